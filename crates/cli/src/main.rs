@@ -1,1 +1,33 @@
-fn main(){}
+//! `iblink`: the command line of the iblink link-layer RTL generator.
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+
+#[derive(Parser, Debug)]
+#[command(name = "iblink", version, about = "InfiniBand-style link-layer RTL generator")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Encode or decode a Flow Control Packet (SPEC.md §2).
+    #[command(subcommand)]
+    Fcp(cmd::fcp::FcpCmd),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Fcp(c) => cmd::fcp::run(c),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
