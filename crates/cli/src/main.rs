@@ -13,6 +13,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Write the Verilog of the blocks into a directory (atomically).
+    Emit(cmd::emit::EmitArgs),
     /// Encode or decode a Flow Control Packet (SPEC.md §2).
     #[command(subcommand)]
     Fcp(cmd::fcp::FcpCmd),
@@ -21,6 +23,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Emit(a) => cmd::emit::run(a),
         Command::Fcp(c) => cmd::fcp::run(c),
     };
     match result {

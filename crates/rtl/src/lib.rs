@@ -1,1 +1,10 @@
+//! iblink's hardware blocks, described in rust-hdl, and their Verilog emission.
+//!
+//! Each block is one file: the rust-hdl description (what the stepper runs), the
+//! Verilog it emits, its [`io::HdlIo`] binding, and unit tests. Its reference-model
+//! twin lives in `iblink-model` under the same name.
 
+pub mod catalog;
+pub mod crc16;
+pub mod emit;
+pub mod io;

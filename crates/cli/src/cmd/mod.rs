@@ -1,1 +1,2 @@
+pub mod emit;
 pub mod fcp;
