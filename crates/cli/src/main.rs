@@ -13,6 +13,14 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// CRC-16 (LPCRC/VCRC) of hex bytes, from any back end.
+    Crc16(cmd::crc16::Crc16Args),
+    /// Run a default testbench (lockstep of all back ends, with waveforms).
+    #[command(subcommand)]
+    Tb(cmd::tb::TbCmd),
+    /// Benchmarks.
+    #[command(subcommand)]
+    Bench(cmd::bench::BenchCmd),
     /// Write the Verilog of the blocks into a directory (atomically).
     Emit(cmd::emit::EmitArgs),
     /// Encode or decode a Flow Control Packet (SPEC.md §2).
@@ -24,6 +32,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Emit(a) => cmd::emit::run(a),
+        Command::Crc16(a) => cmd::crc16::run(a),
+        Command::Tb(c) => cmd::tb::run(c),
+        Command::Bench(c) => cmd::bench::run(c),
         Command::Fcp(c) => cmd::fcp::run(c),
     };
     match result {

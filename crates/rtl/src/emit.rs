@@ -109,6 +109,19 @@ pub fn write_atomically(dir: &Path, modules: &[EmittedModule]) -> Result<Vec<Pat
             source,
         })?;
     }
+    // A destination that exists but is not a regular file would fail at rename time,
+    // after others were replaced: refuse it before anything is written.
+    for m in modules {
+        let dest = dir.join(m.file_name());
+        if let Ok(meta) = fs::symlink_metadata(&dest) {
+            if !meta.is_file() {
+                return Err(EmitError::Write {
+                    path: dest,
+                    source: std::io::Error::other("exists and is not a regular file"),
+                });
+            }
+        }
+    }
     let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let cleanup = |staged: &[(PathBuf, PathBuf)]| {
         for (tmp, _) in staged {

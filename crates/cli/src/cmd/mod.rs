@@ -1,2 +1,5 @@
+pub mod bench;
+pub mod crc16;
 pub mod emit;
 pub mod fcp;
+pub mod tb;

@@ -1,0 +1,66 @@
+//! `iblink bench`: speed figures (benchmarks live here, never in timed tests).
+
+use clap::{Args, Subcommand};
+use iblink_sim::bench::{bench_crc16, bench_crc16_rust_hdl_simulation, crc16_stimulus, BenchResult};
+use iblink_sim::blocks::crc16::Backend;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::process::ExitCode;
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCmd {
+    /// Cycles per second of every simulation back end on the same stimulus.
+    Sim(SimBench),
+}
+
+#[derive(Args, Debug)]
+pub struct SimBench {
+    /// Cycles for the fast back ends.
+    #[arg(long, default_value_t = 5_000_000)]
+    pub cycles: usize,
+    /// Cycles for rust-hdl's own thread-per-testbench `Simulation` (slow).
+    #[arg(long, default_value_t = 20_000)]
+    pub simulation_cycles: usize,
+}
+
+pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
+    match cmd {
+        BenchCmd::Sim(b) => sim(b),
+    }
+}
+
+fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
+    let stim = crc16_stimulus(b.cycles);
+    let bar = ProgressBar::new(4).with_style(ProgressStyle::with_template("{msg} [{bar:20}] {pos}/{len}").unwrap());
+    let mut results: Vec<BenchResult> = Vec::new();
+    for be in [Backend::Model, Backend::Rtl, Backend::Verilator] {
+        bar.set_message(format!("crc16 w32: {}", be.name()));
+        results.push(bench_crc16(be, &stim)?);
+        bar.inc(1);
+    }
+    bar.set_message("crc16 w32: rust-hdl Simulation");
+    results.push(bench_crc16_rust_hdl_simulation(&stim[..b.simulation_cycles.min(stim.len())]));
+    bar.finish_and_clear();
+    if results[0].checksum != results[1].checksum || results[1].checksum != results[2].checksum {
+        anyhow::bail!("back ends produced different outputs on the benchmark stimulus");
+    }
+    println!("CRC-16 unit, 32 bits per clock, one random stimulus (outputs agree across back ends)\n");
+    println!("| back end | cycles | seconds | cycles/s | vs Verilator |");
+    println!("|---|---:|---:|---:|---:|");
+    let vl = results[2].cycles_per_second();
+    for r in &results {
+        println!(
+            "| {} | {} | {:.3} | {:.3e} | {:.2}x |",
+            r.backend,
+            r.cycles,
+            r.seconds,
+            r.cycles_per_second(),
+            r.cycles_per_second() / vl
+        );
+    }
+    println!(
+        "\nmodel / rtl stepper = {:.1}x; rtl stepper / Verilator = {:.2}x",
+        results[0].cycles_per_second() / results[1].cycles_per_second(),
+        results[1].cycles_per_second() / vl
+    );
+    Ok(ExitCode::SUCCESS)
+}
