@@ -34,9 +34,21 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--test");
     let cycles = if quick { 10_000 } else { 20_000_000 };
     let cases = [
-        ("4 VLs, 32-bit, 4 KB packets (PktLen 1024)", PortConfig::default(), 1024u16),
-        ("4 VLs, 32-bit, 256 B packets (PktLen 70)", PortConfig::default(), 70),
-        ("4 VLs, 32-bit, minimum packets (PktLen 6)", PortConfig::default(), 6),
+        (
+            "4 VLs, 32-bit, 4 KB packets (PktLen 1024)",
+            PortConfig::default(),
+            1024u16,
+        ),
+        (
+            "4 VLs, 32-bit, 256 B packets (PktLen 70)",
+            PortConfig::default(),
+            70,
+        ),
+        (
+            "4 VLs, 32-bit, minimum packets (PktLen 6)",
+            PortConfig::default(),
+            6,
+        ),
         (
             "4 VLs, 64-bit, 4 KB packets (PktLen 1024)",
             PortConfig::from_toml("datapath_bits = 64").unwrap(),

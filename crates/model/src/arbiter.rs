@@ -123,7 +123,12 @@ struct TableState {
 }
 
 impl TableState {
-    const EMPTY: Self = Self { entries: [ArbEntry::new(0, 0); MAX_TABLE_ENTRIES], len: 0, ptr: 0, remaining: 0 };
+    const EMPTY: Self = Self {
+        entries: [ArbEntry::new(0, 0); MAX_TABLE_ENTRIES],
+        len: 0,
+        ptr: 0,
+        remaining: 0,
+    };
 
     fn load(&mut self, entries: &[ArbEntry]) {
         self.entries = [ArbEntry::default(); MAX_TABLE_ENTRIES];
@@ -184,7 +189,10 @@ impl VlArbiter {
     /// the new contents. SPEC.md §6 allows the rules to be bent during a rewrite.
     pub fn set_table(&mut self, table: TableId, entries: &[ArbEntry]) -> Result<(), TableTooLong> {
         if entries.len() > MAX_TABLE_ENTRIES {
-            return Err(TableTooLong { table, len: entries.len() });
+            return Err(TableTooLong {
+                table,
+                len: entries.len(),
+            });
         }
         match table {
             TableId::High => self.high.load(entries),
@@ -251,7 +259,9 @@ impl VlArbiter {
     #[inline]
     fn ready(&self, e: ArbEntry, heads: &[Option<u16>; DATA_VLS]) -> bool {
         // VL15 and VLs >= VLCap fail `has_data_vl`; disabled VLs fail the mask.
-        self.vl_cap.has_data_vl(e.vl) && self.enabled & (1 << e.vl) != 0 && heads[e.vl as usize].is_some()
+        self.vl_cap.has_data_vl(e.vl)
+            && self.enabled & (1 << e.vl) != 0
+            && heads[e.vl as usize].is_some()
     }
 
     /// The entry that would send next from table `t`, with its weight before sending:
@@ -385,7 +395,11 @@ mod tests {
         h
     }
     /// (vl, table, entry, weight_left, high_counter) of each grant.
-    fn run(a: &mut VlArbiter, h: &[Option<u16>; DATA_VLS], n: usize) -> Vec<(u8, TableId, u8, i32, i32)> {
+    fn run(
+        a: &mut VlArbiter,
+        h: &[Option<u16>; DATA_VLS],
+        n: usize,
+    ) -> Vec<(u8, TableId, u8, i32, i32)> {
         (0..n)
             .map(|_| {
                 let g = a.grant(h).unwrap();
@@ -400,7 +414,8 @@ mod tests {
     /// = 64 blocks; all VLs have packets and credits.
     fn figure_25_10(policy: LowPolicy) -> VlArbiter {
         let mut a = VlArbiter::new(cap(8), 4, policy);
-        a.set_table(High, &[e(6, 127), e(1, 63), e(7, 254)]).unwrap();
+        a.set_table(High, &[e(6, 127), e(1, 63), e(7, 254)])
+            .unwrap();
         a.set_table(Low, &[e(3, 2), e(0, 64), e(2, 64)]).unwrap();
         a
     }
@@ -415,11 +430,11 @@ mod tests {
             assert_eq!(
                 seq,
                 [
-                    (6, High, 0, 63, 3072),  // 127 - 64 = 63; 4096 - 1024 = 3072
-                    (6, High, 0, -1, 2048),  // 63 - 64 = -1: VL6 must stop
-                    (1, High, 1, -1, 1024),  // VL1 weight 63 -> -1
-                    (7, High, 2, 190, 0),    // 254 - 64 = 190; counter 0: not negative
-                    (7, High, 2, 126, -1024) // negative -> reload, low table active
+                    (6, High, 0, 63, 3072),   // 127 - 64 = 63; 4096 - 1024 = 3072
+                    (6, High, 0, -1, 2048),   // 63 - 64 = -1: VL6 must stop
+                    (1, High, 1, -1, 1024),   // VL1 weight 63 -> -1
+                    (7, High, 2, 190, 0),     // 254 - 64 = 190; counter 0: not negative
+                    (7, High, 2, 126, -1024)  // negative -> reload, low table active
                 ]
             );
             // Reloaded to VLHighLimit * 1024, low table active, VL7 keeps 126.
@@ -428,13 +443,29 @@ mod tests {
             assert_eq!(a.pointer(High), (2, 126));
             // Low table: VL3 (weight 2) sends one 4 KB packet: 2 - 64 = -62.
             let g = a.grant(&h).unwrap();
-            assert_eq!((g.vl, g.table, g.entry, g.blocks, g.weight_left, g.high_counter), (3, Low, 0, 64, -62, 4096));
+            assert_eq!(
+                (
+                    g.vl,
+                    g.table,
+                    g.entry,
+                    g.blocks,
+                    g.weight_left,
+                    g.high_counter
+                ),
+                (3, Low, 0, 64, -62, 4096)
+            );
             // Back to the high table, resuming VL7 with its 126.
             assert_eq!(a.active(), High);
             assert_eq!(a.pointer(High), (2, 126));
             let g = a.grant(&h).unwrap();
-            assert_eq!((g.vl, g.table, g.entry, g.weight_left, g.high_counter), (7, High, 2, 62, 3072));
-            assert_eq!(g.to_string(), "vl=7 table=high entry=2 blocks=64 weight_left=62 high_counter=3072");
+            assert_eq!(
+                (g.vl, g.table, g.entry, g.weight_left, g.high_counter),
+                (7, High, 2, 62, 3072)
+            );
+            assert_eq!(
+                g.to_string(),
+                "vl=7 table=high entry=2 blocks=64 weight_left=62 high_counter=3072"
+            );
         }
     }
 
@@ -506,7 +537,8 @@ mod tests {
     fn skip_rules() {
         // Weight 0, VL15, VL >= VLCap and disabled VLs are skipped.
         let mut a = VlArbiter::new(cap(4), 255, LowPolicy::Weight);
-        a.set_table(High, &[e(0, 0), e(15, 9), e(5, 9), e(1, 9), e(2, 9)]).unwrap();
+        a.set_table(High, &[e(0, 0), e(15, 9), e(5, 9), e(1, 9), e(2, 9)])
+            .unwrap();
         a.set_enabled(0b1011); // VL2 disabled
         let h = {
             let mut h = heads(&[0, 1, 2, 5], 18);
@@ -544,7 +576,9 @@ mod tests {
         // Single entry wraps to itself with its weight reloaded when exhausted.
         let mut a = VlArbiter::new(cap(4), 255, LowPolicy::Weight);
         a.set_table(High, &[e(2, 64)]).unwrap();
-        let w: Vec<i32> = (0..3).map(|_| a.grant(&heads(&[2], 1024)).unwrap().weight_left).collect();
+        let w: Vec<i32> = (0..3)
+            .map(|_| a.grant(&heads(&[2], 1024)).unwrap().weight_left)
+            .collect();
         assert_eq!(w, [0, 0, 0]);
     }
 
@@ -561,6 +595,12 @@ mod tests {
         a.set_table(High, &[e(7, 10)]).unwrap();
         assert_eq!(a.pointer(High), (0, 10));
         let too_long = [e(0, 1); 65];
-        assert_eq!(a.set_table(Low, &too_long), Err(TableTooLong { table: Low, len: 65 }));
+        assert_eq!(
+            a.set_table(Low, &too_long),
+            Err(TableTooLong {
+                table: Low,
+                len: 65
+            })
+        );
     }
 }

@@ -23,7 +23,7 @@ pub const MAX_HEADER_BYTES_AFTER_LRH: u32 = 88;
 /// Largest data packet in blocks: `ceil((4096 + 88) / 64) = ceil(65.375) = 66`.
 /// A receive buffer smaller than this could never accept a full-MTU packet.
 pub const MAX_PACKET_BLOCKS: u16 =
-    ((MTU_PAYLOAD_BYTES + MAX_HEADER_BYTES_AFTER_LRH + BLOCK_BYTES - 1) / BLOCK_BYTES) as u16;
+    (MTU_PAYLOAD_BYTES + MAX_HEADER_BYTES_AFTER_LRH).div_ceil(BLOCK_BYTES) as u16;
 
 /// Largest LRH:PktLen (dwords) of such a packet: LRH 8 + 88 + 4096 = 4192 bytes = 1048 dwords.
 pub const MAX_PKT_LEN: u16 = ((8 + MAX_HEADER_BYTES_AFTER_LRH + MTU_PAYLOAD_BYTES) / 4) as u16;

@@ -103,7 +103,10 @@ pub enum ConfigError {
 
 impl ConfigError {
     fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::Field { field: field.into(), message: message.into() }
+        Self::Field {
+            field: field.into(),
+            message: message.into(),
+        }
     }
     /// The offending field, for field errors.
     pub fn field_name(&self) -> Option<&str> {
@@ -116,7 +119,10 @@ impl ConfigError {
 
 fn in_range(field: &str, v: i64, lo: i64, hi: i64) -> Result<i64, ConfigError> {
     if v < lo || v > hi {
-        Err(ConfigError::field(field, format!("{v} is out of range {lo}..={hi}")))
+        Err(ConfigError::field(
+            field,
+            format!("{v} is out of range {lo}..={hi}"),
+        ))
     } else {
         Ok(v)
     }
@@ -143,13 +149,19 @@ pub struct RawPortConfig {
 
 fn table(name: &str, rows: &[Vec<i64>]) -> Result<Vec<ArbEntry>, ConfigError> {
     if rows.len() > MAX_TABLE_ENTRIES {
-        return Err(ConfigError::field(name, format!("{} entries, at most {MAX_TABLE_ENTRIES}", rows.len())));
+        return Err(ConfigError::field(
+            name,
+            format!("{} entries, at most {MAX_TABLE_ENTRIES}", rows.len()),
+        ));
     }
     rows.iter()
         .enumerate()
         .map(|(i, row)| {
             let [vl, weight] = row[..] else {
-                return Err(ConfigError::field(format!("{name}[{i}]"), format!("{row:?} is not [vl, weight]")));
+                return Err(ConfigError::field(
+                    format!("{name}[{i}]"),
+                    format!("{row:?} is not [vl, weight]"),
+                ));
             };
             // VL15 and VLs >= VLCap are allowed and skipped by the arbiter (SPEC.md §6).
             let vl = in_range(&format!("{name}[{i}].vl"), vl, 0, 15)?;
@@ -169,20 +181,30 @@ impl TryFrom<RawPortConfig> for PortConfig {
             Some(n) => VlCap::new(n as u64)
                 .ok()
                 .filter(|_| n >= 0)
-                .ok_or_else(|| ConfigError::field("vl_cap", format!("{n} is not one of 1, 2, 4, 8, 15")))?,
+                .ok_or_else(|| {
+                    ConfigError::field("vl_cap", format!("{n} is not one of 1, 2, 4, 8, 15"))
+                })?,
         };
         let datapath_bytes = match r.datapath_bits {
             None => d.datapath_bytes,
             Some(32) => 4,
             Some(64) => 8,
-            Some(n) => return Err(ConfigError::field("datapath_bits", format!("{n} is not 32 or 64"))),
+            Some(n) => {
+                return Err(ConfigError::field(
+                    "datapath_bits",
+                    format!("{n} is not 32 or 64"),
+                ))
+            }
         };
         let low_policy = match r.low_policy.as_deref() {
             None => d.low_policy,
             Some("weight") => LowPolicy::Weight,
             Some("one-packet") => LowPolicy::OnePacket,
             Some(s) => {
-                return Err(ConfigError::field("low_policy", format!("{s:?} is not \"weight\" or \"one-packet\"")))
+                return Err(ConfigError::field(
+                    "low_policy",
+                    format!("{s:?} is not \"weight\" or \"one-packet\""),
+                ))
             }
         };
         let num = |field: &str, v: Option<i64>, dflt: i64, lo: i64, hi: i64| match v {
@@ -192,12 +214,35 @@ impl TryFrom<RawPortConfig> for PortConfig {
         let cfg = PortConfig {
             vl_cap,
             datapath_bytes,
-            buffer_blocks: num("buffer_blocks", r.buffer_blocks, d.buffer_blocks as i64, 0, i64::MAX)?
-                .min(u16::MAX as i64 + 1) as u16,
-            refresh_symbols: num("refresh_symbols", r.refresh_symbols, d.refresh_symbols as i64, 0, u32::MAX as i64)?
-                as u32,
-            min_fcp_gap: num("min_fcp_gap", r.min_fcp_gap, d.min_fcp_gap as i64, 0, SPEC_REFRESH_SYMBOLS as i64)? as u32,
-            vl_high_limit: num("vl_high_limit", r.vl_high_limit, d.vl_high_limit as i64, 0, 255)? as u8,
+            buffer_blocks: num(
+                "buffer_blocks",
+                r.buffer_blocks,
+                d.buffer_blocks as i64,
+                0,
+                i64::MAX,
+            )?
+            .min(u16::MAX as i64 + 1) as u16,
+            refresh_symbols: num(
+                "refresh_symbols",
+                r.refresh_symbols,
+                d.refresh_symbols as i64,
+                0,
+                u32::MAX as i64,
+            )? as u32,
+            min_fcp_gap: num(
+                "min_fcp_gap",
+                r.min_fcp_gap,
+                d.min_fcp_gap as i64,
+                0,
+                SPEC_REFRESH_SYMBOLS as i64,
+            )? as u32,
+            vl_high_limit: num(
+                "vl_high_limit",
+                r.vl_high_limit,
+                d.vl_high_limit as i64,
+                0,
+                255,
+            )? as u8,
             low_policy,
             high: match &r.high {
                 None => d.high,
@@ -207,12 +252,21 @@ impl TryFrom<RawPortConfig> for PortConfig {
                 None => default_low(vl_cap),
                 Some(rows) => table("low", rows)?,
             },
-            update_monitor_periods: num("update_monitor_periods", r.update_monitor_periods, 2, 0, 65_535)? as u32,
+            update_monitor_periods: num(
+                "update_monitor_periods",
+                r.update_monitor_periods,
+                2,
+                0,
+                65_535,
+            )? as u32,
             overrun_periods: num("overrun_periods", r.overrun_periods, 2, 0, 65_535)? as u32,
-            vl15_buffer_packets: num("vl15_buffer_packets", r.vl15_buffer_packets, 1, 1, 255)? as u8,
+            vl15_buffer_packets: num("vl15_buffer_packets", r.vl15_buffer_packets, 1, 1, 255)?
+                as u8,
         };
         // buffer_blocks is clamped above to fit u16; anything > 4095 fails here.
-        if r.buffer_blocks.is_some_and(|b| b > MAX_BUFFER_BLOCKS as i64) {
+        if r.buffer_blocks
+            .is_some_and(|b| b > MAX_BUFFER_BLOCKS as i64)
+        {
             let b = r.buffer_blocks.unwrap();
             return Err(ConfigError::field(
                 "buffer_blocks",
@@ -227,33 +281,61 @@ impl TryFrom<RawPortConfig> for PortConfig {
 impl PortConfig {
     /// Parse and validate TOML.
     pub fn from_toml(s: &str) -> Result<Self, ConfigError> {
-        let raw: RawPortConfig = toml::from_str(s).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
+        let raw: RawPortConfig =
+            toml::from_str(s).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
         PortConfig::try_from(raw)
     }
 
     /// Check every rule a hand-built config could break.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        VlCap::new(self.vl_cap.get() as u64)
-            .map_err(|e| ConfigError::field("vl_cap", format!("{} is not one of 1, 2, 4, 8, 15", e.0)))?;
+        VlCap::new(self.vl_cap.get() as u64).map_err(|e| {
+            ConfigError::field("vl_cap", format!("{} is not one of 1, 2, 4, 8, 15", e.0))
+        })?;
         if !matches!(self.datapath_bytes, 4 | 8) {
-            return Err(ConfigError::field("datapath_bits", format!("{} is not 32 or 64", self.datapath_bytes as u32 * 8)));
+            return Err(ConfigError::field(
+                "datapath_bits",
+                format!("{} is not 32 or 64", self.datapath_bytes as u32 * 8),
+            ));
         }
         // A buffer must hold one maximum packet: 4096-byte MTU + 88 header bytes after the
         // LRH = 66 blocks (see blocks::MAX_PACKET_BLOCKS).
-        in_range("buffer_blocks", self.buffer_blocks as i64, MAX_PACKET_BLOCKS as i64, MAX_BUFFER_BLOCKS as i64)?;
+        in_range(
+            "buffer_blocks",
+            self.buffer_blocks as i64,
+            MAX_PACKET_BLOCKS as i64,
+            MAX_BUFFER_BLOCKS as i64,
+        )?;
         // At least one FCP per 64 symbols is already absurd; below that the clock count
         // could round to zero.
-        in_range("refresh_symbols", self.refresh_symbols as i64, 64, MAX_REFRESH_SYMBOLS as i64)?;
-        in_range("min_fcp_gap", self.min_fcp_gap as i64, 0, SPEC_REFRESH_SYMBOLS as i64)?;
+        in_range(
+            "refresh_symbols",
+            self.refresh_symbols as i64,
+            64,
+            MAX_REFRESH_SYMBOLS as i64,
+        )?;
+        in_range(
+            "min_fcp_gap",
+            self.min_fcp_gap as i64,
+            0,
+            SPEC_REFRESH_SYMBOLS as i64,
+        )?;
         for (name, t) in [("high", &self.high), ("low", &self.low)] {
             if t.len() > MAX_TABLE_ENTRIES {
-                return Err(ConfigError::field(name, format!("{} entries, at most {MAX_TABLE_ENTRIES}", t.len())));
+                return Err(ConfigError::field(
+                    name,
+                    format!("{} entries, at most {MAX_TABLE_ENTRIES}", t.len()),
+                ));
             }
             for (i, e) in t.iter().enumerate() {
                 in_range(&format!("{name}[{i}].vl"), e.vl as i64, 0, 15)?;
             }
         }
-        in_range("vl15_buffer_packets", self.vl15_buffer_packets as i64, 1, 255)?;
+        in_range(
+            "vl15_buffer_packets",
+            self.vl15_buffer_packets as i64,
+            1,
+            255,
+        )?;
         Ok(())
     }
 
@@ -317,7 +399,14 @@ mod tests {
         assert_eq!(c.refresh_clocks(), 5000);
         assert_eq!(c.min_gap_clocks(), 13);
         assert_eq!(c.low_policy, LowPolicy::OnePacket);
-        assert_eq!(c.high, [ArbEntry::new(6, 127), ArbEntry::new(1, 63), ArbEntry::new(7, 254)]);
+        assert_eq!(
+            c.high,
+            [
+                ArbEntry::new(6, 127),
+                ArbEntry::new(1, 63),
+                ArbEntry::new(7, 254)
+            ]
+        );
         // A VL15 entry is allowed (and skipped by the arbiter).
         assert_eq!(c.low[1], ArbEntry::new(15, 9));
         // Also through serde directly.
@@ -328,9 +417,14 @@ mod tests {
     #[test]
     fn errors_name_the_field() {
         let (f, m) = err_field("high = [[0,1],[1,1],[2,1],[3,300]]");
-        assert_eq!(format!("{f}: {m}"), "high[3].weight: 300 is out of range 0..=255");
         assert_eq!(
-            PortConfig::from_toml("high = [[0,1],[1,1],[2,1],[3,300]]").unwrap_err().to_string(),
+            format!("{f}: {m}"),
+            "high[3].weight: 300 is out of range 0..=255"
+        );
+        assert_eq!(
+            PortConfig::from_toml("high = [[0,1],[1,1],[2,1],[3,300]]")
+                .unwrap_err()
+                .to_string(),
             "high[3].weight: 300 is out of range 0..=255"
         );
         assert_eq!(err_field("low = [[16, 1]]").0, "low[0].vl");
@@ -338,19 +432,38 @@ mod tests {
         assert_eq!(err_field("vl_cap = 3").0, "vl_cap");
         assert_eq!(err_field("vl_cap = 16").0, "vl_cap");
         assert_eq!(err_field("datapath_bits = 16").0, "datapath_bits");
-        assert_eq!(err_field("buffer_blocks = 65"), ("buffer_blocks".into(), "65 is out of range 66..=4095".into()));
+        assert_eq!(
+            err_field("buffer_blocks = 65"),
+            (
+                "buffer_blocks".into(),
+                "65 is out of range 66..=4095".into()
+            )
+        );
         assert_eq!(err_field("buffer_blocks = 4096").0, "buffer_blocks");
         assert_eq!(err_field("buffer_blocks = 70000").0, "buffer_blocks");
         assert_eq!(err_field("refresh_symbols = 65536").0, "refresh_symbols");
         assert_eq!(err_field("vl_high_limit = 256").0, "vl_high_limit");
         assert_eq!(err_field("low_policy = \"fair\"").0, "low_policy");
         let rows = vec!["[0, 1]"; 65].join(",");
-        assert_eq!(err_field(&format!("high = [{rows}]")), ("high".into(), "65 entries, at most 64".into()));
-        assert!(PortConfig::from_toml(&format!("low = [{}]", vec!["[0, 1]"; 64].join(","))).is_ok());
-        assert!(matches!(PortConfig::from_toml("bogus = 1"), Err(ConfigError::Toml(_))));
+        assert_eq!(
+            err_field(&format!("high = [{rows}]")),
+            ("high".into(), "65 entries, at most 64".into())
+        );
+        assert!(
+            PortConfig::from_toml(&format!("low = [{}]", vec!["[0, 1]"; 64].join(","))).is_ok()
+        );
+        assert!(matches!(
+            PortConfig::from_toml("bogus = 1"),
+            Err(ConfigError::Toml(_))
+        ));
         assert!(PortConfig::from_toml("buffer_blocks = 66").is_ok());
         // Through serde's own entry point the message survives.
-        let e = toml::from_str::<PortConfig>("high = [[0, 300]]").unwrap_err().to_string();
-        assert!(e.contains("high[0].weight: 300 is out of range 0..=255"), "{e}");
+        let e = toml::from_str::<PortConfig>("high = [[0, 300]]")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("high[0].weight: 300 is out of range 0..=255"),
+            "{e}"
+        );
     }
 }

@@ -20,7 +20,10 @@ pub struct TxCredits {
 impl TxCredits {
     /// State after link init or resync: FCTBS = 0, CL = 0 (SPEC.md §4, §8).
     pub const fn new() -> Self {
-        Self { fctbs: Mod4096::ZERO, cl: Mod4096::ZERO }
+        Self {
+            fctbs: Mod4096::ZERO,
+            cl: Mod4096::ZERO,
+        }
     }
     /// Back to the link-init state (SPEC.md §8 resync).
     pub fn reset(&mut self) {
@@ -92,7 +95,12 @@ pub struct RxCredits {
 impl RxCredits {
     /// Link-init state: ABR = 0, free = capacity (SPEC.md §4, §8).
     pub const fn new(capacity: u16) -> Self {
-        Self { abr: Mod4096::ZERO, free: capacity, capacity, overruns: 0 }
+        Self {
+            abr: Mod4096::ZERO,
+            free: capacity,
+            capacity,
+            overruns: 0,
+        }
     }
     /// Resync (SPEC.md §8): ABR = 0, free = capacity. The overrun count is kept: it is
     /// a statistic, not credit state.
@@ -122,7 +130,10 @@ impl RxCredits {
     pub fn accept(&mut self, blocks: u16) -> Result<(), Overrun> {
         if blocks > self.free {
             self.overruns = self.overruns.saturating_add(1);
-            return Err(Overrun { blocks, free: self.free });
+            return Err(Overrun {
+                blocks,
+                free: self.free,
+            });
         }
         self.abr = self.abr.add(blocks);
         self.free -= blocks;
@@ -131,7 +142,10 @@ impl RxCredits {
     /// The higher layer took a packet of `blocks` out of the buffer: free += blocks.
     /// Saturates at capacity so a caller bug cannot inflate the advertised credit.
     pub fn drain(&mut self, blocks: u16) {
-        debug_assert!(self.free + blocks <= self.capacity, "drained more than was held");
+        debug_assert!(
+            self.free + blocks <= self.capacity,
+            "drained more than was held"
+        );
         self.free = (self.free + blocks).min(self.capacity);
     }
     /// An FCP for this VL arrived: ABR = FCTBS (SPEC.md §4; seed 000 "the receiver uses

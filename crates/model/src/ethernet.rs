@@ -103,11 +103,17 @@ impl PauseFrame {
                 for (i, t) in times.iter_mut().enumerate() {
                     *t = be16(18 + 2 * i);
                 }
-                PauseKind::Pfc { enable: be16(16), times }
+                PauseKind::Pfc {
+                    enable: be16(16),
+                    times,
+                }
             }
             other => return Err(EthDecodeError::BadOpcode(other)),
         };
-        Ok(Self { sa: bytes[6..12].try_into().unwrap(), kind })
+        Ok(Self {
+            sa: bytes[6..12].try_into().unwrap(),
+            kind,
+        })
     }
 }
 
@@ -125,7 +131,11 @@ mod tests {
 
     #[test]
     fn pause_layout_and_fcs_residue() {
-        let f = PauseFrame { sa: SA, kind: PauseKind::Pause { quanta: 0xffff } }.encode();
+        let f = PauseFrame {
+            sa: SA,
+            kind: PauseKind::Pause { quanta: 0xffff },
+        }
+        .encode();
         assert_eq!(&f[0..6], &PAUSE_DA);
         assert_eq!(&f[6..12], &SA);
         assert_eq!(&f[12..18], &[0x88, 0x08, 0x00, 0x01, 0xff, 0xff]);
@@ -143,9 +153,18 @@ mod tests {
     fn pfc_layout_roundtrip() {
         // Seed 004 example: PSRQ4 = 0x05 -> PEV 0x05, PT in PT0 and PT2.
         let times = [0x100, 0, 0x100, 0, 0, 0, 0, 0];
-        let fr = PauseFrame { sa: SA, kind: PauseKind::Pfc { enable: 0x05, times } };
+        let fr = PauseFrame {
+            sa: SA,
+            kind: PauseKind::Pfc {
+                enable: 0x05,
+                times,
+            },
+        };
         let f = fr.encode();
-        assert_eq!(&f[14..22], &[0x01, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x00]);
+        assert_eq!(
+            &f[14..22],
+            &[0x01, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x00]
+        );
         assert_eq!(&f[22..24], &[0x01, 0x00]);
         assert!(f[34..60].iter().all(|&b| b == 0));
         assert_eq!(PauseFrame::decode(&f), Ok(fr));
@@ -154,11 +173,21 @@ mod tests {
 
     #[test]
     fn decode_errors() {
-        let good = PauseFrame { sa: SA, kind: PauseKind::Pause { quanta: 7 } }.encode();
-        assert_eq!(PauseFrame::decode(&good[..63]), Err(EthDecodeError::Short { len: 63 }));
+        let good = PauseFrame {
+            sa: SA,
+            kind: PauseKind::Pause { quanta: 7 },
+        }
+        .encode();
+        assert_eq!(
+            PauseFrame::decode(&good[..63]),
+            Err(EthDecodeError::Short { len: 63 })
+        );
         let mut bad = good;
         bad[63] ^= 1;
-        assert!(matches!(PauseFrame::decode(&bad), Err(EthDecodeError::BadFcs { .. })));
+        assert!(matches!(
+            PauseFrame::decode(&bad),
+            Err(EthDecodeError::BadFcs { .. })
+        ));
         let refcs = |mut f: [u8; 64]| {
             let c = CRC32.checksum(&f[..60]);
             f[60..].copy_from_slice(&c.to_le_bytes());
@@ -166,12 +195,21 @@ mod tests {
         };
         let mut f = good;
         f[0] = 0xff;
-        assert!(matches!(PauseFrame::decode(&refcs(f)), Err(EthDecodeError::BadDa(_))));
+        assert!(matches!(
+            PauseFrame::decode(&refcs(f)),
+            Err(EthDecodeError::BadDa(_))
+        ));
         let mut f = good;
         f[13] = 0x00;
-        assert_eq!(PauseFrame::decode(&refcs(f)), Err(EthDecodeError::BadEtherType(0x8800)));
+        assert_eq!(
+            PauseFrame::decode(&refcs(f)),
+            Err(EthDecodeError::BadEtherType(0x8800))
+        );
         let mut f = good;
         f[15] = 0x02;
-        assert_eq!(PauseFrame::decode(&refcs(f)), Err(EthDecodeError::BadOpcode(0x0002)));
+        assert_eq!(
+            PauseFrame::decode(&refcs(f)),
+            Err(EthDecodeError::BadOpcode(0x0002))
+        );
     }
 }

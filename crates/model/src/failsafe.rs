@@ -49,7 +49,10 @@ pub struct Failsafe {
 impl Failsafe {
     pub fn new(vl_cap: VlCap, cfg: FailsafeConfig) -> Self {
         Self {
-            cfg: FailsafeConfig { period_clocks: cfg.period_clocks.max(1), ..cfg },
+            cfg: FailsafeConfig {
+                period_clocks: cfg.period_clocks.max(1),
+                ..cfg
+            },
             vl_cap,
             since_fcp: [0; DATA_VLS],
             period_timer: 0,
@@ -82,7 +85,10 @@ impl Failsafe {
     #[inline]
     pub fn tick(&mut self) -> Option<ResyncReason> {
         let n = self.vl_cap.get() as usize;
-        let limit = self.cfg.update_periods.saturating_mul(self.cfg.period_clocks);
+        let limit = self
+            .cfg
+            .update_periods
+            .saturating_mul(self.cfg.period_clocks);
         let mut reason = None;
         for v in 0..n {
             self.since_fcp[v] = self.since_fcp[v].saturating_add(1);
@@ -116,7 +122,11 @@ mod tests {
     fn fs(update: u32, overrun: u32) -> Failsafe {
         Failsafe::new(
             VlCap::new(2).unwrap(),
-            FailsafeConfig { period_clocks: 10, update_periods: update, overrun_periods: overrun },
+            FailsafeConfig {
+                period_clocks: 10,
+                update_periods: update,
+                overrun_periods: overrun,
+            },
         )
     }
 

@@ -81,7 +81,12 @@ pub fn encode_word(word: u32) -> [u8; FCP_BYTES] {
 }
 
 /// Encode raw fields (any Op nibble) to wire bytes, range-checked.
-pub fn encode_fields(op: u64, fctbs: u64, vl: u64, fccl: u64) -> Result<[u8; FCP_BYTES], FieldRangeError> {
+pub fn encode_fields(
+    op: u64,
+    fctbs: u64,
+    vl: u64,
+    fccl: u64,
+) -> Result<[u8; FCP_BYTES], FieldRangeError> {
     header_word(op, fctbs, vl, fccl).map(encode_word)
 }
 
@@ -89,7 +94,12 @@ impl Fcp {
     /// Build an FCP, checking the 12-bit and 4-bit field ranges.
     pub fn new(op: FcpOp, fctbs: u16, vl: u8, fccl: u16) -> Result<Self, FieldRangeError> {
         header_word(op as u64, fctbs as u64, vl as u64, fccl as u64)?;
-        Ok(Self { op, fctbs, vl, fccl })
+        Ok(Self {
+            op,
+            fctbs,
+            vl,
+            fccl,
+        })
     }
 
     /// The header word (fields are masked to their widths).
@@ -127,9 +137,17 @@ impl Fcp {
             return Err(FcpDecodeError::Vl15);
         }
         if !vl_cap.has_data_vl(vl) {
-            return Err(FcpDecodeError::VlNotImplemented { vl, vl_cap: vl_cap.get() });
+            return Err(FcpDecodeError::VlNotImplemented {
+                vl,
+                vl_cap: vl_cap.get(),
+            });
         }
-        Ok(Self { op, fctbs: ((word >> 16) & 0xfff) as u16, vl, fccl: (word & 0xfff) as u16 })
+        Ok(Self {
+            op,
+            fctbs: ((word >> 16) & 0xfff) as u16,
+            vl,
+            fccl: (word & 0xfff) as u16,
+        })
     }
 }
 
@@ -176,12 +194,18 @@ mod tests {
     fn decode_bad_lpcrc_reports_both_values() {
         assert_eq!(
             Fcp::decode(&[0x10, 0, 0, 0, 0x59, 0x05], cap(4)),
-            Err(FcpDecodeError::BadLpcrc { expected: 0x0558, received: 0x0559 })
+            Err(FcpDecodeError::BadLpcrc {
+                expected: 0x0558,
+                received: 0x0559
+            })
         );
         // Byte order matters: the CRC sent high byte first is wrong.
         assert_eq!(
             Fcp::decode(&[0x10, 0, 0, 0, 0x05, 0x58], cap(4)),
-            Err(FcpDecodeError::BadLpcrc { expected: 0x0558, received: 0x5805 })
+            Err(FcpDecodeError::BadLpcrc {
+                expected: 0x0558,
+                received: 0x5805
+            })
         );
     }
 
@@ -189,7 +213,10 @@ mod tests {
     fn decode_reserved_ops() {
         for op in 2..=15u64 {
             let b = encode_fields(op, 1, 0, 2).unwrap();
-            assert_eq!(Fcp::decode(&b, cap(4)), Err(FcpDecodeError::ReservedOp(op as u8)));
+            assert_eq!(
+                Fcp::decode(&b, cap(4)),
+                Err(FcpDecodeError::ReservedOp(op as u8))
+            );
         }
     }
 
@@ -198,10 +225,16 @@ mod tests {
         let b = encode_fields(0, 0, 15, 0).unwrap();
         assert_eq!(Fcp::decode(&b, cap(15)), Err(FcpDecodeError::Vl15));
         let b = encode_fields(0, 0, 4, 0).unwrap();
-        assert_eq!(Fcp::decode(&b, cap(4)), Err(FcpDecodeError::VlNotImplemented { vl: 4, vl_cap: 4 }));
+        assert_eq!(
+            Fcp::decode(&b, cap(4)),
+            Err(FcpDecodeError::VlNotImplemented { vl: 4, vl_cap: 4 })
+        );
         assert!(Fcp::decode(&b, cap(8)).is_ok());
         let b = encode_fields(0, 0, 1, 0).unwrap();
-        assert_eq!(Fcp::decode(&b, cap(1)), Err(FcpDecodeError::VlNotImplemented { vl: 1, vl_cap: 1 }));
+        assert_eq!(
+            Fcp::decode(&b, cap(1)),
+            Err(FcpDecodeError::VlNotImplemented { vl: 1, vl_cap: 1 })
+        );
     }
 
     #[test]

@@ -15,6 +15,28 @@
 //! | [`ethernet`] | §9 PAUSE / PFC frames |
 //! | [`config`] | port configuration (TOML) |
 //! | [`port`] | the composed port model, stepped per clock |
+//!
+//! ## Readings of the spec this model commits to
+//!
+//! * FCP decode checks, in order: length, LPCRC, Op, VL (a corrupted packet's fields
+//!   mean nothing, so the CRC comes before the Op). Op 0 and Op 1 FCPs both update
+//!   credits when received.
+//! * Seed 000 step 9 prints `CL - CR = 2038` for CL 2048, CR 15; that is a slip
+//!   (2048 − 15 = 2033) and the tests say so; the decision ("may send") is the seed's.
+//! * The largest packet for buffer sizing is 66 blocks (4096-byte payload + 88 header
+//!   bytes after the LRH; [`blocks::MAX_PACKET_BLOCKS`]).
+//! * FCP refresh: 57,344 symbol times by default (1/8 margin under the 65,536 bound;
+//!   [`config::DEFAULT_REFRESH_SYMBOLS`]); configured values must leave at least one
+//!   maximum packet plus 15 FCPs of margin.
+//! * Arbiter: HighPriCounter "may start while not negative" (SPEC.md §6, over seed
+//!   003's "still positive"); VLHighLimit 255 never decrements the counter; the pointer
+//!   moves lazily; when nothing is eligible the arbiter does not change state; under
+//!   [`arbiter::LowPolicy::Weight`] a low turn ends when its entry is exhausted *or*
+//!   has nothing eligible. See [`arbiter`].
+//! * Failsafe periods are the spec's 65,536 symbol times (`65536 / W` clocks), one
+//!   period clock per port; "more than N" is strict.
+//! * Resync is a link retrain: the item on the wire is lost, receive buffers are emptied
+//!   (free = capacity), transmit queues are kept; [`port::PortPair`] resyncs both ends.
 
 pub mod arbiter;
 pub mod blocks;

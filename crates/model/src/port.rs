@@ -125,7 +125,11 @@ struct Ring<T: Copy + Default, const N: usize> {
 
 impl<T: Copy + Default, const N: usize> Ring<T, N> {
     fn new() -> Self {
-        Self { buf: [T::default(); N], head: 0, len: 0 }
+        Self {
+            buf: [T::default(); N],
+            head: 0,
+            len: 0,
+        }
     }
     #[inline]
     fn push(&mut self, v: T) -> bool {
@@ -186,8 +190,12 @@ impl PortModel {
     pub fn new(cfg: &PortConfig) -> Self {
         cfg.validate().expect("invalid PortConfig");
         let mut arbiter = VlArbiter::new(cfg.vl_cap, cfg.vl_high_limit, cfg.low_policy);
-        arbiter.set_table(TableId::High, &cfg.high).expect("validated");
-        arbiter.set_table(TableId::Low, &cfg.low).expect("validated");
+        arbiter
+            .set_table(TableId::High, &cfg.high)
+            .expect("validated");
+        arbiter
+            .set_table(TableId::Low, &cfg.low)
+            .expect("validated");
         Self {
             vl_cap: cfg.vl_cap,
             width: cfg.datapath_bytes as u32,
@@ -249,7 +257,11 @@ impl PortModel {
     }
     /// Rewrite an arbitration table. Steps are packet-boundary safe: a packet already on
     /// the wire is not affected.
-    pub fn set_arb_table(&mut self, table: TableId, entries: &[crate::arbiter::ArbEntry]) -> Result<(), TableTooLong> {
+    pub fn set_arb_table(
+        &mut self,
+        table: TableId,
+        entries: &[crate::arbiter::ArbEntry],
+    ) -> Result<(), TableTooLong> {
         self.arbiter.set_table(table, entries)
     }
     pub fn arbiter_mut(&mut self) -> &mut VlArbiter {
@@ -477,13 +489,23 @@ impl PortModel {
     #[inline]
     fn due_fcp(&mut self) -> Option<LinkItem> {
         let mut fccl = [0u16; DATA_VLS];
-        for v in 0..self.vl_cap.get() as usize {
-            fccl[v] = self.rx[v].fccl();
+        let n = self.vl_cap.get() as usize;
+        for (f, rx) in fccl[..n].iter_mut().zip(&self.rx) {
+            *f = rx.fccl();
         }
         let vl = self.sched.next_due(&fccl)?;
-        let op = if self.link == LinkState::Initialize { FcpOp::Init } else { FcpOp::Normal };
+        let op = if self.link == LinkState::Initialize {
+            FcpOp::Init
+        } else {
+            FcpOp::Normal
+        };
         // The FCP carries this port's transmitter FCTBS and receiver FCCL for the VL.
-        let f = Fcp { op, fctbs: self.tx[vl as usize].fctbs(), vl, fccl: fccl[vl as usize] };
+        let f = Fcp {
+            op,
+            fctbs: self.tx[vl as usize].fctbs(),
+            vl,
+            fccl: fccl[vl as usize],
+        };
         self.sched.on_sent(vl, f.fccl);
         self.stats.fcp_sent += 1;
         Some(LinkItem::Fcp(f.encode()))
@@ -493,10 +515,11 @@ impl PortModel {
     fn next_data(&mut self, out: &mut StepOut) -> Option<LinkItem> {
         let mut heads = [None; DATA_VLS];
         let mut any = false;
-        for v in 0..self.vl_cap.get() as usize {
-            if let Some(p) = self.txq[v].front() {
-                if self.tx[v].can_send(blocks_for_pkt_len(p)) {
-                    heads[v] = Some(p);
+        let n = self.vl_cap.get() as usize;
+        for ((head, q), tx) in heads[..n].iter_mut().zip(&self.txq).zip(&self.tx) {
+            if let Some(p) = q.front() {
+                if tx.can_send(blocks_for_pkt_len(p)) {
+                    *head = Some(p);
                     any = true;
                 }
             }
@@ -511,7 +534,10 @@ impl PortModel {
         self.stats.data_sent += 1;
         self.stats.blocks_sent += g.blocks as u64;
         out.grant = Some(g);
-        Some(LinkItem::Data { vl: g.vl, pkt_len: g.pkt_len })
+        Some(LinkItem::Data {
+            vl: g.vl,
+            pkt_len: g.pkt_len,
+        })
     }
 }
 
@@ -535,7 +561,14 @@ pub const DEFAULT_ACTIVATE_AFTER: u32 = 256;
 impl PortPair {
     /// Both ports start in LinkInitialize and go LinkActive after `activate_after` clocks.
     pub fn new(a: PortModel, b: PortModel, activate_after: u32) -> Self {
-        Self { a, b, a_to_b: None, b_to_a: None, activate_after, init_left: activate_after.max(1) }
+        Self {
+            a,
+            b,
+            a_to_b: None,
+            b_to_a: None,
+            activate_after,
+            init_left: activate_after.max(1),
+        }
     }
 
     /// Items on the wire right now (a->b, b->a), for fault injection.

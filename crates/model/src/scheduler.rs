@@ -67,9 +67,15 @@ impl FcpScheduler {
     pub fn next_due(&self, fccl: &[u16; DATA_VLS]) -> Option<u8> {
         let n = self.vl_cap.get() as usize;
         let order = (0..n).map(|k| (self.rr as usize + k) % n);
-        order.clone().find(|&v| self.since_last[v] >= self.refresh_clocks).or_else(|| {
-            order.clone().find(|&v| fccl[v] != self.last_fccl[v] && self.since_last[v] >= self.min_gap_clocks)
-        }).map(|v| v as u8)
+        order
+            .clone()
+            .find(|&v| self.since_last[v] >= self.refresh_clocks)
+            .or_else(|| {
+                order.clone().find(|&v| {
+                    fccl[v] != self.last_fccl[v] && self.since_last[v] >= self.min_gap_clocks
+                })
+            })
+            .map(|v| v as u8)
     }
     /// An FCP for `vl` carrying `fccl` started now.
     #[inline]

@@ -79,7 +79,10 @@ impl SlToVl {
             return Err(SlToVlError::BadSl(sl));
         }
         if !self.vl_cap.has_data_vl(vl) {
-            return Err(SlToVlError::BadVl { vl, vl_cap: self.vl_cap.get() });
+            return Err(SlToVlError::BadVl {
+                vl,
+                vl_cap: self.vl_cap.get(),
+            });
         }
         self.table[sl as usize] = vl;
         Ok(())
@@ -126,6 +129,9 @@ mod tests {
         assert_eq!(m.set(3, 15), Err(SlToVlError::BadVl { vl: 15, vl_cap: 8 }));
         // Default: s mod VLCap for data SLs.
         let m = SlToVl::new(VlCap::new(4).unwrap());
-        assert_eq!((0..15).map(|s| m.map(s)).collect::<Vec<_>>(), [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2]);
+        assert_eq!(
+            (0..15).map(|s| m.map(s)).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2]
+        );
     }
 }

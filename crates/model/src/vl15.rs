@@ -13,7 +13,12 @@ pub struct Vl15Buffer {
 
 impl Vl15Buffer {
     pub const fn new(capacity: u8) -> Self {
-        Self { capacity, held: 0, dropped: 0, accepted: 0 }
+        Self {
+            capacity,
+            held: 0,
+            dropped: 0,
+            accepted: 0,
+        }
     }
     /// A VL15 packet arrived: kept if there is room, else dropped and counted.
     /// Returns whether it was kept.

@@ -71,7 +71,11 @@ impl Loop {
                 Some(Fwd::Data(b)) if lose && self.data_loss => self.lost_blocks += b as u64,
                 Some(Fwd::Data(b)) => {
                     // Never an overrun: credits are never granted beyond free space.
-                    prop_assert!(self.rx.accept(b).is_ok(), "overrun: {b} blocks, free {}", self.rx.free());
+                    prop_assert!(
+                        self.rx.accept(b).is_ok(),
+                        "overrun: {b} blocks, free {}",
+                        self.rx.free()
+                    );
                     self.held.push_back(b);
                 }
                 Some(Fwd::Fcp { .. }) if lose => {}
@@ -91,7 +95,9 @@ impl Loop {
                     self.rx.drain(b);
                 }
             }
-            Op::TxFcp => self.fwd.push_back(Fwd::Fcp { fctbs: self.tx.fctbs() }),
+            Op::TxFcp => self.fwd.push_back(Fwd::Fcp {
+                fctbs: self.tx.fctbs(),
+            }),
             Op::RxFcp => self.rev.push_back(self.rx.fccl()),
             Op::DeliverRev { lose } => {
                 if let Some(fccl) = self.rev.pop_front() {
@@ -193,24 +199,39 @@ fn ten_thousand_wraps() {
         rounds += 1;
         // Send a burst of mostly large packets.
         for _ in 0..rng.gen_range(1..8) {
-            let np = if rng.gen_bool(0.8) { 64 } else { rng.gen_range(1..=MAX_PACKET_BLOCKS) };
+            let np = if rng.gen_bool(0.8) {
+                64
+            } else {
+                rng.gen_range(1..=MAX_PACKET_BLOCKS)
+            };
             l.apply(Op::Send(np)).unwrap();
         }
         if rng.gen_bool(0.3) {
             l.apply(Op::TxFcp).unwrap();
         }
         while !l.fwd.is_empty() && rng.gen_bool(0.9) {
-            l.apply(Op::DeliverFwd { lose: rng.gen_bool(0.01) }).unwrap();
+            l.apply(Op::DeliverFwd {
+                lose: rng.gen_bool(0.01),
+            })
+            .unwrap();
         }
         for _ in 0..rng.gen_range(0..10) {
             l.apply(Op::Drain).unwrap();
         }
         l.apply(Op::RxFcp).unwrap();
-        l.apply(Op::DeliverRev { lose: rng.gen_bool(0.2) }).unwrap();
+        l.apply(Op::DeliverRev {
+            lose: rng.gen_bool(0.2),
+        })
+        .unwrap();
         assert!(rounds < 50_000_000, "no progress: credit deadlock?");
     }
     l.settle().unwrap();
     assert!(l.sent >= 40_960_000);
     assert!(l.lost_blocks > 0, "the run should have exercised data loss");
-    eprintln!("{} blocks ({} wraps), {} lost, {rounds} rounds", l.sent, l.sent / 4096, l.lost_blocks);
+    eprintln!(
+        "{} blocks ({} wraps), {} lost, {rounds} rounds",
+        l.sent,
+        l.sent / 4096,
+        l.lost_blocks
+    );
 }

@@ -4,7 +4,9 @@ use iblink_model::arbiter::{ArbEntry, TableId};
 use iblink_model::config::PortConfig;
 use iblink_model::failsafe::ResyncReason;
 use iblink_model::fcp::{encode_fields, Fcp, FcpOp};
-use iblink_model::port::{LinkItem, LinkState, PortModel, PortPair, StepOut, DEFAULT_ACTIVATE_AFTER};
+use iblink_model::port::{
+    LinkItem, LinkState, PortModel, PortPair, StepOut, DEFAULT_ACTIVATE_AFTER,
+};
 use iblink_model::sl2vl::VlCap;
 
 fn pair(cfg: &PortConfig) -> PortPair {
@@ -68,7 +70,9 @@ fn vl15_then_fcp_then_data() {
     p.set_link_state(LinkState::Active);
     // Credits for every VL; meanwhile p sends its own four link-init FCPs.
     for vl in 0..4 {
-        p.step(Some(LinkItem::Fcp(Fcp::new(FcpOp::Normal, 0, vl, 200).unwrap().encode())));
+        p.step(Some(LinkItem::Fcp(
+            Fcp::new(FcpOp::Normal, 0, vl, 200).unwrap().encode(),
+        )));
     }
     for _ in 0..20 {
         p.step(None);
@@ -106,7 +110,9 @@ fn fcp_beats_data_when_both_pending() {
     p.set_link_state(LinkState::Active);
     // In the first clock all four VLs are due (link init) and data is queued with credit.
     for vl in 0..4 {
-        p.step(Some(LinkItem::Fcp(Fcp::new(FcpOp::Normal, 0, vl, 500).unwrap().encode())));
+        p.step(Some(LinkItem::Fcp(
+            Fcp::new(FcpOp::Normal, 0, vl, 500).unwrap().encode(),
+        )));
     }
     let mut p2 = PortModel::new(&cfg);
     p2.set_link_state(LinkState::Active);
@@ -123,7 +129,10 @@ fn fcp_beats_data_when_both_pending() {
     assert_eq!(p2.txq_len(0), 1);
     // p had credit and data queued behind due FCPs: FCPs first.
     p.enqueue(0, 100).unwrap();
-    let kinds: Vec<bool> = (0..50).filter_map(|_| p.step(None).started).map(|s| matches!(s, LinkItem::Fcp(_))).collect();
+    let kinds: Vec<bool> = (0..50)
+        .filter_map(|_| p.step(None).started)
+        .map(|s| matches!(s, LinkItem::Fcp(_)))
+        .collect();
     let first_data = kinds.iter().position(|&f| !f).unwrap();
     assert!(kinds[..first_data].iter().all(|&f| f));
 }
@@ -133,7 +142,8 @@ fn fcp_beats_data_when_both_pending() {
 #[test]
 fn refresh_bound_holds_under_saturation() {
     for bits in [32, 64] {
-        let cfg = PortConfig::from_toml(&format!("datapath_bits = {bits}\nbuffer_blocks = 4095")).unwrap();
+        let cfg = PortConfig::from_toml(&format!("datapath_bits = {bits}\nbuffer_blocks = 4095"))
+            .unwrap();
         let w = cfg.datapath_bytes as u64;
         let bound = 65_536 / w;
         let mut p = pair(&cfg);
@@ -151,7 +161,10 @@ fn refresh_bound_holds_under_saturation() {
             }
         }
         assert!(worst > 0);
-        assert!(worst < bound, "{bits}-bit: FCP gap {worst} clocks >= {bound}");
+        assert!(
+            worst < bound,
+            "{bits}-bit: FCP gap {worst} clocks >= {bound}"
+        );
         assert!(p.a.stats().data_sent > 50);
         assert_eq!(p.a.stats().overruns + p.b.stats().overruns, 0);
     }
@@ -178,7 +191,10 @@ fn saturated_pair_keeps_credits_consistent() {
     for vl in 0..4 {
         let fctbs = p.a.tx_credits(vl).fctbs();
         let abr = p.b.rx_credits(vl).abr();
-        assert!(fctbs.wrapping_sub(abr) & 0xfff <= 64, "vl{vl}: FCTBS {fctbs} ABR {abr}");
+        assert!(
+            fctbs.wrapping_sub(abr) & 0xfff <= 64,
+            "vl{vl}: FCTBS {fctbs} ABR {abr}"
+        );
     }
     // VL3 has weight 0 (skipped) and is in no other table: it never sends.
     assert_eq!(p.a.tx_credits(3).fctbs(), 0);
@@ -186,7 +202,9 @@ fn saturated_pair_keeps_credits_consistent() {
 
 #[test]
 fn weights_share_bandwidth() {
-    let cfg = PortConfig::from_toml("low = [[0, 64], [1, 128], [2, 64], [3, 64]]\nbuffer_blocks = 4095").unwrap();
+    let cfg =
+        PortConfig::from_toml("low = [[0, 64], [1, 128], [2, 64], [3, 64]]\nbuffer_blocks = 4095")
+            .unwrap();
     let mut p = pair(&cfg);
     let mut per_vl = [0u64; 4];
     for _ in 0..400_000 {
@@ -199,7 +217,10 @@ fn weights_share_bandwidth() {
     // VL1 has twice the weight: twice the blocks (within a packet or two).
     let ratio = per_vl[1] as f64 / per_vl[0] as f64;
     assert!((1.9..2.1).contains(&ratio), "{per_vl:?}");
-    assert!((per_vl[0] as i64 - per_vl[2] as i64).abs() <= 128, "{per_vl:?}");
+    assert!(
+        (per_vl[0] as i64 - per_vl[2] as i64).abs() <= 128,
+        "{per_vl:?}"
+    );
 }
 
 #[test]
@@ -244,7 +265,9 @@ fn corrupted_fcp_is_discarded() {
     assert_eq!(p.stats().fcp_errors, 4);
     assert_eq!(p.stats().fcp_received, 0);
     assert_eq!((p.tx_credits(1).cl(), p.rx_credits(1).abr()), (0, 0));
-    p.step(Some(LinkItem::Fcp(Fcp::new(FcpOp::Normal, 7, 1, 99).unwrap().encode())));
+    p.step(Some(LinkItem::Fcp(
+        Fcp::new(FcpOp::Normal, 7, 1, 99).unwrap().encode(),
+    )));
     assert_eq!((p.tx_credits(1).cl(), p.rx_credits(1).abr()), (99, 7));
 }
 
@@ -252,7 +275,10 @@ fn corrupted_fcp_is_discarded() {
 fn bad_vl_data_and_vl15_overflow_are_dropped_and_counted() {
     let mut p = PortModel::new(&PortConfig::default());
     p.step(Some(LinkItem::Data { vl: 4, pkt_len: 18 }));
-    p.step(Some(LinkItem::Data { vl: 15, pkt_len: 18 }));
+    p.step(Some(LinkItem::Data {
+        vl: 15,
+        pkt_len: 18,
+    }));
     assert_eq!(p.stats().bad_vl, 2);
     for _ in 0..3 {
         p.step(Some(LinkItem::Vl15 { pkt_len: 64 }));
@@ -279,9 +305,15 @@ fn sl_mapping_routes_packets() {
 fn overrun_drops_without_corrupting_state() {
     let cfg = PortConfig::from_toml("buffer_blocks = 66").unwrap();
     let mut p = PortModel::new(&cfg);
-    p.step(Some(LinkItem::Data { vl: 0, pkt_len: 1024 })); // 64 blocks
+    p.step(Some(LinkItem::Data {
+        vl: 0,
+        pkt_len: 1024,
+    })); // 64 blocks
     let before = *p.rx_credits(0);
-    p.step(Some(LinkItem::Data { vl: 0, pkt_len: 100 })); // 7 blocks > 2 free
+    p.step(Some(LinkItem::Data {
+        vl: 0,
+        pkt_len: 100,
+    })); // 7 blocks > 2 free
     assert_eq!(p.stats().overruns, 1);
     assert_eq!(p.rx_credits(0).abr(), before.abr());
     assert_eq!(p.rx_credits(0).free(), before.free());
@@ -293,14 +325,20 @@ fn overrun_drops_without_corrupting_state() {
 /// FCPs.
 #[test]
 fn overrun_threshold_resyncs() {
-    let cfg = PortConfig::from_toml("buffer_blocks = 66\noverrun_periods = 2\nupdate_monitor_periods = 0").unwrap();
+    let cfg = PortConfig::from_toml(
+        "buffer_blocks = 66\noverrun_periods = 2\nupdate_monitor_periods = 0",
+    )
+    .unwrap();
     let period = cfg.spec_period_clocks() as u64;
     let mut p = PortModel::new(&cfg);
     p.set_link_state(LinkState::Active);
     let mut resync_at = None;
     for t in 0..period * 5 {
         // An overrun early in every period (the buffer is never drained).
-        let input = (t % period == 10).then_some(LinkItem::Data { vl: 1, pkt_len: 1024 });
+        let input = (t % period == 10).then_some(LinkItem::Data {
+            vl: 1,
+            pkt_len: 1024,
+        });
         let out = p.step(input);
         if let Some(r) = out.resync {
             resync_at = Some((t, r));
@@ -309,12 +347,18 @@ fn overrun_threshold_resyncs() {
     }
     // Period 0 fills the buffer (no overrun); periods 1, 2, 3 overrun; at the end of
     // period 3 that is 3 > 2 consecutive periods.
-    assert_eq!(resync_at, Some((4 * period - 1, ResyncReason::OverrunThreshold { vl: 1 })));
+    assert_eq!(
+        resync_at,
+        Some((4 * period - 1, ResyncReason::OverrunThreshold { vl: 1 }))
+    );
     assert_eq!(p.link_state(), LinkState::Initialize);
     assert_eq!(p.rx_credits(1).free(), 66);
     assert_eq!(p.rx_credits(1).abr(), 0);
     assert_eq!(p.rxq_len(1), 0);
-    let first: Vec<Fcp> = (0..20).filter_map(|_| p.step(None).started).filter_map(|s| fcp_of(&s)).collect();
+    let first: Vec<Fcp> = (0..20)
+        .filter_map(|_| p.step(None).started)
+        .filter_map(|s| fcp_of(&s))
+        .collect();
     assert_eq!(first.len(), 4);
     assert!(first.iter().all(|f| f.op == FcpOp::Init && f.fctbs == 0));
 }
@@ -348,7 +392,10 @@ fn update_monitor_resyncs_and_link_recovers() {
     let (t, r) = resync.expect("monitor fired");
     assert_eq!(r, ResyncReason::NoFcUpdate { vl: 2 });
     // The last good FCP for VL2 was at most one refresh period after clock 1000.
-    assert!(t > 2 * period && t <= 1000 + cfg.refresh_clocks() as u64 + 2 * period + 2, "t = {t}");
+    assert!(
+        t > 2 * period && t <= 1000 + cfg.refresh_clocks() as u64 + 2 * period + 2,
+        "t = {t}"
+    );
     assert_eq!(p.a.stats().resyncs, 1);
     assert_eq!(p.b.stats().resyncs, 1);
     assert_eq!(p.a.tx_credits(0).fctbs(), 0);
@@ -374,7 +421,8 @@ fn table_rewrite_while_traffic_flows() {
         fill(&mut p.a, 1024);
         fill(&mut p.b, 1024);
         if t == 100_000 {
-            p.a.set_arb_table(TableId::Low, &[ArbEntry::new(3, 255)]).unwrap();
+            p.a.set_arb_table(TableId::Low, &[ArbEntry::new(3, 255)])
+                .unwrap();
         }
         let (oa, _) = p.step();
         if oa.grant.is_some() && t > 110_000 {
@@ -383,4 +431,30 @@ fn table_rewrite_while_traffic_flows() {
     }
     assert!(!grants.is_empty());
     assert!(grants.iter().all(|o| o.grant.unwrap().vl == 3));
+}
+
+#[test]
+fn link_arm_sends_op0_fcps_but_no_data() {
+    let mut p = PortModel::new(&PortConfig::default());
+    p.set_link_state(LinkState::Arm);
+    let mut started: Vec<LinkItem> = vec![];
+    for vl in 0..4 {
+        let init = Fcp::new(FcpOp::Init, 0, vl, 100).unwrap().encode();
+        started.extend(p.step(Some(LinkItem::Fcp(init))).started);
+        p.enqueue(vl, 18).unwrap();
+    }
+    started.extend((0..1000).filter_map(|_| p.step(None).started));
+    assert_eq!(started.len(), 4);
+    assert!(started
+        .iter()
+        .all(|s| fcp_of(s).unwrap().op == FcpOp::Normal));
+    assert_eq!(p.stats().data_sent, 0);
+    // Op 1 FCPs received in LinkArm still set CL (both operands carry credits).
+    assert_eq!(p.tx_credits(3).cl(), 100);
+    p.set_link_state(LinkState::Active);
+    let data = (0..1000)
+        .filter_map(|_| p.step(None).started)
+        .filter(|s| matches!(s, LinkItem::Data { .. }))
+        .count();
+    assert_eq!(data, 4);
 }

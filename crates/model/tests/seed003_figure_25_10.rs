@@ -8,13 +8,24 @@ use iblink_model::sl2vl::{VlCap, DATA_VLS};
 
 fn scenario(policy: LowPolicy) -> Vec<String> {
     let mut a = VlArbiter::new(VlCap::new(8).unwrap(), 4, policy);
-    a.set_table(TableId::High, &[ArbEntry::new(6, 127), ArbEntry::new(1, 63), ArbEntry::new(7, 254)]).unwrap();
-    a.set_table(TableId::Low, &[ArbEntry::new(3, 2), ArbEntry::new(0, 64)]).unwrap();
+    a.set_table(
+        TableId::High,
+        &[
+            ArbEntry::new(6, 127),
+            ArbEntry::new(1, 63),
+            ArbEntry::new(7, 254),
+        ],
+    )
+    .unwrap();
+    a.set_table(TableId::Low, &[ArbEntry::new(3, 2), ArbEntry::new(0, 64)])
+        .unwrap();
     let mut heads = [None; DATA_VLS];
     for vl in [0, 1, 3, 6, 7] {
         heads[vl] = Some(1024u16);
     }
-    (0..7).map(|_| a.grant(&heads).unwrap().to_string()).collect()
+    (0..7)
+        .map(|_| a.grant(&heads).unwrap().to_string())
+        .collect()
 }
 
 #[test]

@@ -63,7 +63,10 @@ fn parse_num(s: &str) -> Result<u64, String> {
 fn parse_hex(args: &[String]) -> Result<Vec<u8>, String> {
     let joined: String = args.join(" ");
     let mut digits: String = joined.split_whitespace().collect();
-    if let Some(rest) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    if let Some(rest) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         digits = rest.to_string();
     }
     if let Some(c) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
@@ -72,7 +75,10 @@ fn parse_hex(args: &[String]) -> Result<Vec<u8>, String> {
     if digits.len() % 2 != 0 {
         return Err(format!("odd number of hex digits ({})", digits.len()));
     }
-    Ok((0..digits.len()).step_by(2).map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap()).collect())
+    Ok((0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap())
+        .collect())
 }
 
 fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
@@ -82,7 +88,12 @@ fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
 
 pub fn run(cmd: FcpCmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        FcpCmd::Encode { op, fctbs, vl, fccl } => match encode_fields(op, fctbs, vl, fccl) {
+        FcpCmd::Encode {
+            op,
+            fctbs,
+            vl,
+            fccl,
+        } => match encode_fields(op, fctbs, vl, fccl) {
             Ok(bytes) => {
                 let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
                 println!("{}", hex.join(" "));
@@ -93,7 +104,9 @@ pub fn run(cmd: FcpCmd) -> anyhow::Result<ExitCode> {
         FcpCmd::Decode { hex, vl_cap } => {
             let vl_cap = match VlCap::new(vl_cap) {
                 Ok(c) => c,
-                Err(_) => return bad_input(format!("--vl-cap: {vl_cap} is not one of 1, 2, 4, 8, 15")),
+                Err(_) => {
+                    return bad_input(format!("--vl-cap: {vl_cap} is not one of 1, 2, 4, 8, 15"))
+                }
             };
             let bytes = match parse_hex(&hex) {
                 Ok(b) => b,
