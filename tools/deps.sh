@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install what iblink needs, only when it is missing (idempotent; safe to re-run).
+# Debian packages: Verilator (co-simulation, lint), Yosys (lint, synthesis),
+# nextpnr-ice40 + icestorm (place and route, bitstreams), Icarus Verilog.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have verilator     || need+=(verilator)
+have yosys         || need+=(yosys)
+have nextpnr-ice40 || need+=(nextpnr-ice40)
+have icepack       || need+=(fpga-icestorm)
+have iverilog      || need+=(iverilog)
+have setpriv       || need+=(util-linux)
+
+if ((${#need[@]})); then
+  echo "deps: installing ${need[*]}"
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    have sudo || { echo "deps: need root (or sudo) to apt-get install ${need[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+have cargo || { echo "deps: cargo is missing; install Rust with rustup" >&2; exit 1; }
+echo "deps: $(verilator --version | head -1); $(yosys -V); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1)"
