@@ -26,6 +26,8 @@ enum Command {
     /// Encode or decode a Flow Control Packet (SPEC.md §2).
     #[command(subcommand)]
     Fcp(cmd::fcp::FcpCmd),
+    /// Synthesise, place and route every emitted module (Yosys + nextpnr): cells and Fmax.
+    Synth(cmd::synth::SynthArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Command::Tb(c) => cmd::tb::run(c),
         Command::Bench(c) => cmd::bench::run(c),
         Command::Fcp(c) => cmd::fcp::run(c),
+        Command::Synth(a) => cmd::synth::run(a),
     };
     match result {
         Ok(code) => code,

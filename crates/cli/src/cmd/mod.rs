@@ -2,4 +2,5 @@ pub mod bench;
 pub mod crc16;
 pub mod emit;
 pub mod fcp;
+pub mod synth;
 pub mod tb;

@@ -1,0 +1,147 @@
+//! `iblink synth`: every emitted module through Yosys and nextpnr in a registered
+//! wrapper; cell counts and Fmax as a Markdown table and `report.json`.
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use iblink_rtl::catalog::{generate, EmitRequest, BLOCKS};
+use iblink_synth::target::tool_version;
+use iblink_synth::{run_module, tools_for, FlowOptions, Report, Target};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// iCE40-HX8K, CT256 package (Debian's yosys + nextpnr-ice40).
+    #[value(name = "ice40-hx8k")]
+    Ice40Hx8k,
+    /// iCE40-UP5K, SG48 package (Debian's yosys + nextpnr-ice40).
+    #[value(name = "ice40-up5k")]
+    Ice40Up5k,
+    /// ECP5 LFE5U-45F, CABGA381 package (YoWASP yosys + nextpnr-ecp5 from PyPI).
+    #[value(name = "ecp5-45k")]
+    Ecp5_45k,
+}
+
+impl From<TargetArg> for Target {
+    fn from(t: TargetArg) -> Self {
+        match t {
+            TargetArg::Ice40Hx8k => Target::Ice40Hx8k,
+            TargetArg::Ice40Up5k => Target::Ice40Up5k,
+            TargetArg::Ecp5_45k => Target::Ecp5_45k,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Device(s) to synthesise for (repeatable).
+    #[arg(long = "target", required = true, value_enum)]
+    pub targets: Vec<TargetArg>,
+    /// Only these block families (repeatable); default: all.
+    #[arg(long = "block", conflicts_with = "all")]
+    pub blocks: Vec<String>,
+    /// Every block the catalog emits (the default).
+    #[arg(long)]
+    pub all: bool,
+    /// Only these modules, by emitted name, e.g. iblink_crc16_w32 (repeatable).
+    #[arg(long = "module")]
+    pub modules: Vec<String>,
+    /// Output directory: report.json, report.md and one directory per target/module with
+    /// the wrapper, the netlist and the yosys/nextpnr logs.
+    #[arg(long, default_value = "build/synth")]
+    pub out: PathBuf,
+    /// First nextpnr placement seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Seeds to try per module (seed, seed+1, ...); the best Fmax is reported.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub seeds: u64,
+    /// nextpnr target frequency in MHz (default: 250 hx8k, 120 up5k, 300 ecp5).
+    #[arg(long)]
+    pub freq: Option<f64>,
+}
+
+fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
+    eprintln!("error: {msg}");
+    Ok(ExitCode::from(2))
+}
+
+pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
+    for b in &a.blocks {
+        if !BLOCKS.contains(&b.as_str()) {
+            return bad_input(format!("unknown block `{b}`: valid blocks are {}", BLOCKS.join(", ")));
+        }
+    }
+    if let Some(f) = a.freq {
+        if !(f.is_finite() && f > 0.0) {
+            return bad_input(format!("--freq {f}: must be a positive number of MHz"));
+        }
+    }
+    let req = EmitRequest { blocks: a.blocks.clone(), crc_widths: vec![] };
+    let mut modules = match generate(&req) {
+        Ok(m) => m,
+        Err(e) => return bad_input(e),
+    };
+    if !a.modules.is_empty() {
+        let valid: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
+        for want in &a.modules {
+            if !valid.contains(want) {
+                return bad_input(format!("unknown module `{want}`: valid modules are {}", valid.join(", ")));
+            }
+        }
+        modules.retain(|m| a.modules.contains(&m.name));
+    }
+    let targets: Vec<Target> = {
+        let mut t: Vec<Target> = a.targets.iter().map(|&t| t.into()).collect();
+        t.dedup();
+        t
+    };
+    let opts = FlowOptions { seed: a.seed, seeds: a.seeds, freq_mhz: a.freq };
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+
+    let mut report = Report::new(&opts);
+    let mut tools = BTreeMap::new();
+    for &t in &targets {
+        let tl = tools_for(t, &mut |msg| eprintln!("synth: {msg}"))?;
+        let mut v = BTreeMap::new();
+        v.insert("yosys".to_string(), tool_version(&tl.yosys, "-V"));
+        v.insert("nextpnr".to_string(), tool_version(&tl.nextpnr, "--version"));
+        report.tools.insert(t.name().to_string(), v);
+        tools.insert(t, tl);
+    }
+
+    let jobs: Vec<(Target, &iblink_rtl::emit::EmittedModule)> =
+        targets.iter().flat_map(|&t| modules.iter().map(move |m| (t, m))).collect();
+    let bar = ProgressBar::new(jobs.len() as u64)
+        .with_style(ProgressStyle::with_template("{prefix} [{bar:24}] {pos}/{len} modules, {elapsed}: {msg}").unwrap());
+    bar.set_prefix("synth");
+    for (t, m) in jobs {
+        let dir = a.out.join(t.name()).join(&m.name);
+        let label = format!("{} {}", t.name(), m.name);
+        let res = run_module(m, t, &tools[&t], &opts, &dir, &mut |step| bar.set_message(format!("{label}: {step}")));
+        match res {
+            Ok(r) => report.results.push(r),
+            Err(e) => {
+                bar.abandon();
+                // Keep what was measured so far.
+                std::fs::write(a.out.join("report.json"), report.to_json())?;
+                return Err(e.context(format!("{label} (files in {})", dir.display())));
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    let md = report.markdown();
+    std::fs::write(a.out.join("report.json"), report.to_json())
+        .with_context(|| format!("writing {}", a.out.join("report.json").display()))?;
+    std::fs::write(a.out.join("report.md"), &md)?;
+    println!("{md}");
+    for (t, v) in &report.tools {
+        println!("{t}: {}; {}", v["yosys"], v["nextpnr"]);
+    }
+    println!("report: {}", a.out.join("report.json").display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,49 @@
+//! `iblink synth` argument errors: exit status 2 and the valid names listed. These
+//! never reach the tools.
+
+use std::process::Command;
+
+fn iblink(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_iblink")).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).to_string())
+}
+
+#[test]
+fn unknown_target_lists_the_valid_ones() {
+    let (code, err) = iblink(&["synth", "--target", "ice40-lp1k", "--out", "/nonexistent/x"]);
+    assert_eq!(code, 2, "{err}");
+    for t in ["ice40-hx8k", "ice40-up5k", "ecp5-45k"] {
+        assert!(err.contains(t), "{t} missing from: {err}");
+    }
+}
+
+#[test]
+fn missing_target_is_an_error() {
+    let (code, err) = iblink(&["synth", "--all"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--target"), "{err}");
+}
+
+#[test]
+fn unknown_block_lists_the_valid_ones() {
+    let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--block", "crc32", "--out", "/nonexistent/x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown block `crc32`"), "{err}");
+    assert!(err.contains("crc16"), "{err}");
+}
+
+#[test]
+fn unknown_module_lists_the_valid_ones() {
+    let (code, err) = iblink(&["synth", "--target", "ecp5-45k", "--module", "iblink_crc16_w128", "--out", "/nonexistent/x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown module `iblink_crc16_w128`"), "{err}");
+    assert!(err.contains("iblink_crc16_w32") && err.contains("iblink_crc16_w64"), "{err}");
+}
+
+#[test]
+fn block_and_all_conflict_and_seeds_must_be_positive() {
+    let (code, _) = iblink(&["synth", "--target", "ice40-hx8k", "--block", "crc16", "--all"]);
+    assert_eq!(code, 2);
+    let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--seeds", "0"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -1,0 +1,81 @@
+//! Benchmark targets for blocks that have one (reported, never a pass/fail test).
+
+use crate::target::Target;
+
+/// A cost/speed target for one module on one device, with its open anchor.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Benchmark {
+    pub module: &'static str,
+    #[serde(serialize_with = "ser_target")]
+    pub target: Target,
+    pub max_lut4: Option<u64>,
+    pub min_fmax_mhz: Option<f64>,
+    /// What the numbers come from.
+    pub anchor: &'static str,
+}
+
+fn ser_target<S: serde::Serializer>(t: &Target, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(t.name())
+}
+
+pub const BENCHMARKS: &[Benchmark] = &[Benchmark {
+    module: "iblink_crc16_w32",
+    target: Target::Ice40Hx8k,
+    max_lut4: Some(129),
+    min_fmax_mhz: Some(225.0),
+    anchor: "verilog-ethernet lfsr CRC16 at 32 bits per clock: 129 LUT4, 205-224 MHz register-to-register on HX8K",
+}];
+
+pub fn benchmark_for(module: &str, target: Target) -> Option<&'static Benchmark> {
+    BENCHMARKS.iter().find(|b| b.module == module && b.target == target)
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchmarkResult {
+    pub benchmark: Benchmark,
+    pub lut4_met: Option<bool>,
+    pub fmax_met: Option<bool>,
+    pub met: bool,
+}
+
+impl Benchmark {
+    pub fn evaluate(&self, lut4: u64, fmax_mhz: f64) -> BenchmarkResult {
+        let lut4_met = self.max_lut4.map(|m| lut4 <= m);
+        let fmax_met = self.min_fmax_mhz.map(|m| fmax_mhz >= m);
+        BenchmarkResult {
+            benchmark: self.clone(),
+            lut4_met,
+            fmax_met,
+            met: lut4_met.unwrap_or(true) && fmax_met.unwrap_or(true),
+        }
+    }
+
+    /// `<=129 LUT4, >=225 MHz`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(l) = self.max_lut4 {
+            parts.push(format!("≤{l} LUT4"));
+        }
+        if let Some(f) = self.min_fmax_mhz {
+            parts.push(format!("≥{f} MHz"));
+        }
+        parts.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_target_is_checked_on_both_axes() {
+        let b = benchmark_for("iblink_crc16_w32", Target::Ice40Hx8k).unwrap();
+        assert!(b.evaluate(129, 225.0).met);
+        let r = b.evaluate(130, 300.0);
+        assert_eq!((r.lut4_met, r.fmax_met, r.met), (Some(false), Some(true), false));
+        let r = b.evaluate(100, 224.9);
+        assert_eq!((r.lut4_met, r.fmax_met, r.met), (Some(true), Some(false), false));
+        assert!(benchmark_for("iblink_crc16_w32", Target::Ecp5_45k).is_none());
+        assert_eq!(b.describe(), "≤129 LUT4, ≥225 MHz");
+    }
+}
