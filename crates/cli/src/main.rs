@@ -18,6 +18,8 @@ enum Command {
     /// Run a default testbench (lockstep of all back ends, with waveforms).
     #[command(subcommand)]
     Tb(cmd::tb::TbCmd),
+    /// Grant sequence of a VLArbitrationTable for given queues (SPEC.md §6).
+    ArbTrace(cmd::arb_trace::ArbTraceArgs),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCmd),
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Crc16(a) => cmd::crc16::run(a),
         Command::Tb(c) => cmd::tb::run(c),
         Command::Bench(c) => cmd::bench::run(c),
+        Command::ArbTrace(a) => cmd::arb_trace::run(a),
         Command::Fcp(c) => cmd::fcp::run(c),
         Command::Synth(a) => cmd::synth::run(a),
     };

@@ -11,6 +11,7 @@
 //! [`lockstep`] drives any set of them with the same stimulus and stops at the first
 //! clock where their outputs differ.
 
+pub mod arb_trace;
 pub mod bench;
 pub mod blocks;
 pub mod hdl;

@@ -1,3 +1,4 @@
+pub mod arb_trace;
 pub mod bench;
 pub mod crc16;
 pub mod emit;

@@ -1,0 +1,72 @@
+//! `iblink arb-trace` as a user runs it.
+
+use std::process::{Command, Output};
+
+fn iblink(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iblink")).args(args).output().unwrap()
+}
+
+fn scenario_path(name: &str) -> String {
+    format!("{}/../../tb/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Seed 003's walk-through: VL6, VL6, VL1, VL7, VL7, VL3, then VL7 resuming with 126.
+/// The numbers are the seed's (weights 127 -> 63 -> -1, 63 -> -1, 254 -> 190 -> 126,
+/// low VL3 2 -> -62, HighPriCounter 4096 - 1024 per packet, reloaded when negative).
+#[test]
+fn figure_25_10_trace_from_the_seed() {
+    let o = iblink(&["arb-trace", &scenario_path("arb_figure_25_10.toml")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    let want = [
+        "vl=6 table=high entry=0 blocks=64 weight_left=63 high_counter=3072",
+        "vl=6 table=high entry=0 blocks=64 weight_left=-1 high_counter=2048",
+        "vl=1 table=high entry=1 blocks=64 weight_left=-1 high_counter=1024",
+        "vl=7 table=high entry=2 blocks=64 weight_left=190 high_counter=0",
+        "vl=7 table=high entry=2 blocks=64 weight_left=126 high_counter=-1024",
+        "vl=3 table=low entry=0 blocks=64 weight_left=-62 high_counter=4096",
+        "vl=7 table=high entry=2 blocks=64 weight_left=62 high_counter=3072",
+    ];
+    assert_eq!(&lines[..7], &want);
+    // Every packet of the scenario is granted exactly once.
+    assert_eq!(lines.len(), 12);
+}
+
+fn write_tmp(text: &str) -> tempfile::NamedTempFile {
+    let f = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    std::fs::write(f.path(), text).unwrap();
+    f
+}
+
+fn expect_field_error(text: &str, field: &str) {
+    let f = write_tmp(text);
+    let o = iblink(&["arb-trace", f.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains(field), "error should name {field}: {e}");
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn invalid_files_name_the_field() {
+    let port = "vl_cap = 4\nvl_high_limit = 0\nhigh = [[0, 10]]\nlow = [[1, 10]]\n";
+    expect_field_error(&format!("{port}[[queue]]\nvl = 15\npktlen_dwords = [100]\n"), "queue[0].vl");
+    expect_field_error(&format!("{port}[[queue]]\nvl = 4\npktlen_dwords = [100]\n"), "queue[0].vl");
+    expect_field_error(&format!("{port}[[queue]]\nvl = 1\npktlen_dwords = [100, 5000]\n"), "queue[0].pktlen_dwords[1]");
+    expect_field_error(&format!("{port}[[queue]]\nvl = 1\npktlen = [100]\n"), "queue[0].pktlen");
+    expect_field_error("vl_cap = 3\n", "vl_cap");
+    expect_field_error("vl_cap = 4\nhigh = [[0, 300]]\n", "high[0].weight");
+    let many: Vec<String> = (0..65).map(|_| "[0, 1]".to_string()).collect();
+    expect_field_error(&format!("vl_cap = 4\nlow = [{}]\n", many.join(", ")), "low");
+    expect_field_error("vl_cap = 4\nlow_policy = \"sometimes\"\n", "low_policy");
+}
+
+#[test]
+fn rtl_back_ends_are_refused_until_the_arbiter_rtl_exists() {
+    for be in ["rtl", "verilator"] {
+        let o = iblink(&["arb-trace", "--backend", be, &scenario_path("arb_figure_25_10.toml")]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("does not exist yet"));
+    }
+}
