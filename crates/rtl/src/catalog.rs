@@ -2,10 +2,12 @@
 
 use crate::crc16::{Crc16W16, Crc16W32, Crc16W64, Crc16W8, WIDTHS};
 use crate::emit::{render, EmitError, EmittedModule};
+use crate::rx_credits::{self, DEFAULT_CAPACITY};
+use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16"];
+pub const BLOCKS: &[&str] = &["crc16", "tx_credits", "rx_credits"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -22,6 +24,10 @@ pub enum RequestError {
     UnknownBlock { name: String },
     #[error("--width {0} is not supported: the CRC unit takes 8, 16, 32 or 64 bits per clock")]
     UnsupportedWidth(usize),
+    #[error("VLCap {0} is not supported: the credit blocks take 1, 2, 4, 8 or 15 data VLs")]
+    UnsupportedVlCap(usize),
+    #[error("a receive buffer of {0} blocks is not supported here: generated sizes are 256, 3072 and 4095 (and 66..=4095 in general)")]
+    UnsupportedCapacity(u16),
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -47,6 +53,66 @@ pub fn crc16_module(width: usize) -> Result<EmittedModule, RequestError> {
     })
 }
 
+/// Name of the TX credits module for VLCap `vls`.
+pub fn tx_credits_module_name(vls: usize) -> String {
+    format!("iblink_tx_credits_vl{vls}")
+}
+
+/// Render the TX credits block for VLCap `vls` (SPEC.md §4).
+pub fn tx_credits_module(vls: usize) -> Result<EmittedModule, RequestError> {
+    use tx_credits::*;
+    let name = tx_credits_module_name(vls);
+    let cfg = vec![
+        ("vl_cap".to_string(), vls.to_string()),
+        ("head_blocks_width".to_string(), (NP_BITS * vls).to_string()),
+    ];
+    Ok(match vls {
+        1 => render(&mut TxCreditsVl1::default(), &name, "tx_credits", cfg)?,
+        2 => render(&mut TxCreditsVl2::default(), &name, "tx_credits", cfg)?,
+        4 => render(&mut TxCreditsVl4::default(), &name, "tx_credits", cfg)?,
+        8 => render(&mut TxCreditsVl8::default(), &name, "tx_credits", cfg)?,
+        15 => render(&mut TxCreditsVl15::default(), &name, "tx_credits", cfg)?,
+        n => return Err(RequestError::UnsupportedVlCap(n)),
+    })
+}
+
+/// Name of the RX credits module: the default buffer size goes unnamed.
+pub fn rx_credits_module_name(vls: usize, capacity: u16) -> String {
+    if capacity == DEFAULT_CAPACITY {
+        format!("iblink_rx_credits_vl{vls}")
+    } else {
+        format!("iblink_rx_credits_vl{vls}_buf{capacity}")
+    }
+}
+
+/// Render the RX credits block for VLCap `vls` and `capacity` blocks of buffer per VL
+/// (SPEC.md §4). `hdl_out/` holds the default buffer size; the others are for tests
+/// (seed 000's 3072-block example, the largest buffer).
+pub fn rx_credits_module(vls: usize, capacity: u16) -> Result<EmittedModule, RequestError> {
+    use rx_credits::*;
+    if !VL_CAPS.contains(&vls) {
+        return Err(RequestError::UnsupportedVlCap(vls));
+    }
+    let name = rx_credits_module_name(vls, capacity);
+    let cfg = vec![
+        ("vl_cap".to_string(), vls.to_string()),
+        ("buffer_blocks".to_string(), capacity.to_string()),
+        ("overrun_counter_bits".to_string(), OVERRUN_BITS.to_string()),
+    ];
+    Ok(match (vls, capacity) {
+        (1, DEFAULT_CAPACITY) => render(&mut RxCreditsVl1::default(), &name, "rx_credits", cfg)?,
+        (2, DEFAULT_CAPACITY) => render(&mut RxCreditsVl2::default(), &name, "rx_credits", cfg)?,
+        (4, DEFAULT_CAPACITY) => render(&mut RxCreditsVl4::default(), &name, "rx_credits", cfg)?,
+        (8, DEFAULT_CAPACITY) => render(&mut RxCreditsVl8::default(), &name, "rx_credits", cfg)?,
+        (15, DEFAULT_CAPACITY) => render(&mut RxCreditsVl15::default(), &name, "rx_credits", cfg)?,
+        (1, 3072) => render(&mut RxCreditsVl1Buf3072::default(), &name, "rx_credits", cfg)?,
+        (4, 3072) => render(&mut RxCreditsVl4Buf3072::default(), &name, "rx_credits", cfg)?,
+        (15, 3072) => render(&mut RxCreditsVl15Buf3072::default(), &name, "rx_credits", cfg)?,
+        (15, MAX_CAPACITY) => render(&mut RxCreditsVl15Buf4095::default(), &name, "rx_credits", cfg)?,
+        (_, c) => return Err(RequestError::UnsupportedCapacity(c)),
+    })
+}
+
 /// Render everything a request names, in memory (nothing touches the file system).
 pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
     for b in &req.blocks {
@@ -69,6 +135,18 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
         };
         for w in widths {
             out.push(crc16_module(w)?);
+        }
+    }
+    // The credit blocks come in every VLCap the spec allows (SPEC.md §7), with the
+    // default configuration's 256-block receive buffers.
+    if wants("tx_credits") {
+        for n in VL_CAPS {
+            out.push(tx_credits_module(n)?);
+        }
+    }
+    if wants("rx_credits") {
+        for n in VL_CAPS {
+            out.push(rx_credits_module(n, DEFAULT_CAPACITY)?);
         }
     }
     Ok(out)

@@ -8,3 +8,5 @@ pub mod catalog;
 pub mod crc16;
 pub mod emit;
 pub mod io;
+pub mod rx_credits;
+pub mod tx_credits;

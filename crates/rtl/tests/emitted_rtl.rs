@@ -1,7 +1,7 @@
 //! Snapshots of the emitted RTL (one feature per snapshot; review with
 //! `cargo insta review`), and the check that `hdl_out/` is what the generator emits now.
 
-use iblink_rtl::catalog::{crc16_module, default_request, generate};
+use iblink_rtl::catalog::{crc16_module, default_request, generate, rx_credits_module, tx_credits_module};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -23,6 +23,24 @@ fn crc16_w32_snapshot() {
 #[test]
 fn crc16_w64_snapshot() {
     insta::assert_snapshot!("crc16_w64", crc16_module(64).unwrap().text);
+}
+
+/// TX credits, one snapshot per VLCap (SPEC.md §4, §7).
+#[test]
+fn tx_credits_snapshots() {
+    for n in [1, 2, 4, 8, 15] {
+        insta::assert_snapshot!(format!("tx_credits_vl{n}"), tx_credits_module(n).unwrap().text);
+    }
+}
+
+/// RX credits, one snapshot per VLCap with the default 256-block buffer, and seed 000's
+/// 3072-block buffer (where FCCL is capped at ABR + 2048).
+#[test]
+fn rx_credits_snapshots() {
+    for n in [1, 2, 4, 8, 15] {
+        insta::assert_snapshot!(format!("rx_credits_vl{n}"), rx_credits_module(n, 256).unwrap().text);
+    }
+    insta::assert_snapshot!("rx_credits_vl1_buf3072", rx_credits_module(1, 3072).unwrap().text);
 }
 
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
