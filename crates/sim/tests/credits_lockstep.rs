@@ -1,0 +1,404 @@
+//! TX and RX credits: reference model, rust-hdl stepper and Verilator in lockstep on
+//! random traffic, and seed 000's three worked examples replayed through every back end
+//! with the seed's numbers.
+
+use iblink_rtl::rx_credits::{RxCreditsIn, RxCreditsOut};
+use iblink_rtl::tx_credits::{TxCreditsIn, TxCreditsOut};
+use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::rx_credits::{rx_credits_sim, RxCreditsModelSim, RxCreditsSim, RxCreditsStimulus};
+use iblink_sim::blocks::tx_credits::{tx_credits_sim, TxCreditsModelSim, TxCreditsSim, TxCreditsStimulus};
+use iblink_sim::{lockstep, CycleSim};
+use std::sync::Mutex;
+
+/// The Verilator bridge names its private build directory by process id, so two test
+/// threads building the same module at once collide: build one at a time.
+static BUILD: Mutex<()> = Mutex::new(());
+
+fn tx_sim(vls: usize, b: Backend) -> TxCreditsSim {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    tx_credits_sim(vls, b, None).unwrap()
+}
+
+fn rx_sim(vls: usize, capacity: u16, b: Backend) -> RxCreditsSim {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    rx_credits_sim(vls, capacity, b, None).unwrap()
+}
+
+/// Cycles per block and configuration (at least a million); `IBLINK_LOCKSTEP_CYCLES`
+/// raises it for soak runs.
+fn cycles() -> usize {
+    std::env::var("IBLINK_LOCKSTEP_CYCLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// Counts what the TX stimulus exercised, from the model's state and outputs.
+struct TxCoverage {
+    inner: TxCreditsModelSim,
+    fctbs_wraps: u64,
+    sends: u64,
+    /// Clocks in which some data VL's head packet failed the credit check.
+    blocked: u64,
+    /// Clocks in which a head packet's margin (CL - CR) was exactly 2048 / 2049.
+    at_window: u64,
+    past_window: u64,
+    resets: u64,
+}
+
+impl CycleSim for TxCoverage {
+    type In = TxCreditsIn;
+    type Out = TxCreditsOut;
+    fn backend(&self) -> &str {
+        self.inner.backend()
+    }
+    fn step(&mut self, i: &TxCreditsIn) -> TxCreditsOut {
+        let n = self.inner.vls();
+        for v in 0..n {
+            let m = self.inner.vl(v).margin(i.head_blocks[v] as u16 & 0x7f);
+            self.at_window += (m == 2048) as u64;
+            self.past_window += (m == 2049) as u64;
+        }
+        let before: Vec<u16> = (0..n).map(|v| self.inner.vl(v).fctbs()).collect();
+        let o = self.inner.step(i);
+        self.blocked += (o.credit_ok != ((1u32 << n) - 1) as u16) as u64;
+        self.resets += i.reset as u64;
+        if !i.reset && i.send && (i.send_vl as usize) < n {
+            self.sends += 1;
+            let v = i.send_vl as usize;
+            // FCTBS passed 4095 -> 0.
+            self.fctbs_wraps += (self.inner.vl(v).fctbs() < before[v]) as u64;
+        }
+        o
+    }
+}
+
+fn run_tx(vls: usize) {
+    let mut model = TxCoverage {
+        inner: TxCreditsModelSim::new(vls),
+        fctbs_wraps: 0,
+        sends: 0,
+        blocked: 0,
+        at_window: 0,
+        past_window: 0,
+        resets: 0,
+    };
+    let mut rtl = tx_sim(vls, Backend::Rtl);
+    let mut vl = tx_sim(vls, Backend::Verilator);
+    let n = cycles();
+    let report = lockstep(
+        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
+        TxCreditsStimulus::new(vls, 0x7c00 + vls as u64).take(n),
+    )
+    .unwrap_or_else(|m| panic!("tx_credits VLCap {vls}: {m}"));
+    assert_eq!(report.cycles, n as u64);
+    eprintln!(
+        "tx_credits VLCap {vls}: {n} cycles, {} sends, {} FCTBS wraps, {} credit-blocked cycles, \
+         margin 2048/2049 seen {}/{} times, {} resets, 0 mismatches",
+        model.sends, model.fctbs_wraps, model.blocked, model.at_window, model.past_window, model.resets
+    );
+    assert!(model.fctbs_wraps >= 100, "too few FCTBS wraps: {}", model.fctbs_wraps);
+    assert!(model.blocked > (n / 100) as u64, "too few credit-blocked cycles: {}", model.blocked);
+    assert!(model.at_window > 100 && model.past_window > 100, "window edges not exercised");
+    assert!(model.resets >= 10, "too few resets: {}", model.resets);
+}
+
+/// Counts what the RX stimulus exercised.
+struct RxCoverage {
+    inner: RxCreditsModelSim,
+    abr_wraps: u64,
+    accepts: u64,
+    overruns: u64,
+    /// Clocks in which some VL had more than 2048 blocks free (FCCL capped at ABR + 2048).
+    capped: u64,
+    resets: u64,
+}
+
+impl CycleSim for RxCoverage {
+    type In = RxCreditsIn;
+    type Out = RxCreditsOut;
+    fn backend(&self) -> &str {
+        self.inner.backend()
+    }
+    fn step(&mut self, i: &RxCreditsIn) -> RxCreditsOut {
+        let n = self.inner.vls();
+        let before: Vec<u16> = (0..n).map(|v| self.inner.vl(v).abr()).collect();
+        self.capped += (0..n).any(|v| self.inner.vl(v).free() > 2048) as u64;
+        let o = self.inner.step(i);
+        self.resets += i.reset as u64;
+        self.accepts += o.accepted as u64;
+        self.overruns += o.dropped as u64;
+        let v = i.accept_vl as usize;
+        if !i.reset && i.accept && v < n && !(i.fcp_valid && i.fcp_vl == i.accept_vl) {
+            // ABR passed 4095 -> 0 on an accept.
+            self.abr_wraps += (self.inner.vl(v).abr() < before[v]) as u64;
+        }
+        o
+    }
+}
+
+fn run_rx(vls: usize, capacity: u16) {
+    let mut model = RxCoverage {
+        inner: RxCreditsModelSim::new(vls, capacity),
+        abr_wraps: 0,
+        accepts: 0,
+        overruns: 0,
+        capped: 0,
+        resets: 0,
+    };
+    let mut rtl = rx_sim(vls, capacity, Backend::Rtl);
+    let mut vl = rx_sim(vls, capacity, Backend::Verilator);
+    let n = cycles();
+    let report = lockstep(
+        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
+        RxCreditsStimulus::new(vls, capacity, 0x8c00 + vls as u64).take(n),
+    )
+    .unwrap_or_else(|m| panic!("rx_credits VLCap {vls}, {capacity} blocks: {m}"));
+    assert_eq!(report.cycles, n as u64);
+    eprintln!(
+        "rx_credits VLCap {vls}, {capacity} blocks: {n} cycles, {} accepted, {} overruns, {} ABR wraps, \
+         {} cycles with FCCL capped, {} resets, 0 mismatches",
+        model.accepts, model.overruns, model.abr_wraps, model.capped, model.resets
+    );
+    assert!(model.abr_wraps >= 100, "too few ABR wraps: {}", model.abr_wraps);
+    assert!(model.overruns > (n / 1000) as u64, "too few overruns: {}", model.overruns);
+    assert!(model.resets >= 10, "too few resets: {}", model.resets);
+    if capacity > 2048 {
+        assert!(model.capped > (n / 100) as u64, "free > 2048 not exercised: {}", model.capped);
+    }
+}
+
+#[test]
+fn tx_lockstep_vl4() {
+    run_tx(4);
+}
+#[test]
+fn tx_lockstep_vl15() {
+    run_tx(15);
+}
+#[test]
+fn rx_lockstep_vl4() {
+    run_rx(4, 256);
+}
+/// 3072 blocks (seed 000's buffer): FCCL is capped at ABR + 2048 while more is free.
+#[test]
+fn rx_lockstep_vl15_buf3072() {
+    run_rx(15, 3072);
+}
+
+/// One data VL, both ends of the link: our transmitter's credits and the far end's
+/// receiver credits, each in the same back end, driven one operation per clock.
+struct Link {
+    tx: TxCreditsSim,
+    rx: RxCreditsSim,
+}
+
+impl Link {
+    fn new(b: Backend) -> Self {
+        Self {
+            tx: tx_sim(1, b),
+            rx: rx_sim(1, 3072, b),
+        }
+    }
+    fn name(&self) -> String {
+        self.tx.backend().to_string()
+    }
+    /// The credit check for a head packet of `np` blocks on VL0.
+    fn credit_ok(&mut self, np: u8) -> bool {
+        let mut i = TxCreditsIn::default();
+        i.head_blocks[0] = np;
+        self.tx.step(&i).credit_ok & 1 == 1
+    }
+    fn fctbs(&mut self) -> u16 {
+        self.tx.step(&TxCreditsIn::default()).fcp_tx_fctbs
+    }
+    /// Transmit the head packet (its check must pass); the receiver accepts it.
+    fn send(&mut self, np: u8) {
+        assert!(self.credit_ok(np), "{}: a {np}-block packet must pass the check", self.name());
+        let mut i = TxCreditsIn {
+            send: true,
+            ..Default::default()
+        };
+        i.head_blocks[0] = np;
+        self.tx.step(&i);
+        assert_eq!(self.accept(np), (true, false), "{}: the receiver must take {np} blocks", self.name());
+    }
+    /// The receiver's (accepted, dropped) for a packet of `blocks`.
+    fn accept(&mut self, blocks: u8) -> (bool, bool) {
+        self.rx.step(&RxCreditsIn {
+            accept: true,
+            accept_blocks: blocks,
+            ..Default::default()
+        });
+        let o = self.rx.step(&RxCreditsIn::default());
+        (o.accepted, o.dropped)
+    }
+    fn drain(&mut self, blocks: u8) {
+        self.rx.step(&RxCreditsIn {
+            drain: true,
+            drain_blocks: blocks,
+            ..Default::default()
+        });
+    }
+    fn fccl(&mut self) -> u16 {
+        self.rx.step(&RxCreditsIn::default()).fccl[0]
+    }
+    /// An FCP from the receiver to the transmitter: CL := FCCL.
+    fn fcp(&mut self, fccl: u16) {
+        self.tx.step(&TxCreditsIn {
+            fcp_valid: true,
+            fcp_fccl: fccl,
+            ..Default::default()
+        });
+    }
+    /// The receiver advertises its current FCCL (lossless link).
+    fn refresh(&mut self) {
+        let f = self.fccl();
+        self.fcp(f);
+    }
+}
+
+/// Seed 000 "Step-by-Step Explanation" and "Receive Buffer Full Example", numbers from
+/// the seed, through the model, the rust-hdl stepper and Verilator.
+#[test]
+fn seed000_step_by_step_and_buffer_full() {
+    for b in Backend::ALL {
+        let mut l = Link::new(b);
+        let who = l.name();
+        // Before the first FCP nothing may go (CL = 0, SPEC.md §4).
+        assert!(!l.credit_ok(10), "{who}");
+        // Steps 1-4: empty 3072-block buffer advertises ABR 0 + 2048 = 2048.
+        assert_eq!(l.fccl(), 2048, "{who}");
+        l.fcp(2048);
+        // Steps 6-8: 10 blocks go (2048 - 10 = 2038 >= 0); FCTBS 10; FCCL 2058.
+        l.send(10);
+        assert_eq!(l.fctbs(), 10, "{who}");
+        assert_eq!(l.fccl(), 2058, "{who}");
+        // Steps 9-11: 5 more (CR 15, CL still 2048); FCTBS 15; FCCL 2063.
+        l.send(5);
+        assert_eq!(l.fctbs(), 15, "{who}");
+        assert_eq!(l.fccl(), 2063, "{who}");
+        // Steps 12-14: 1024 blocks received in all, nothing offloaded, FCCL 3072 sent.
+        let mut sent = 15u16;
+        while sent < 1024 {
+            let np = (1024 - sent).min(66) as u8;
+            l.refresh();
+            l.send(np);
+            sent += np as u16;
+        }
+        assert_eq!(l.fctbs(), 1024, "{who}");
+        assert_eq!(l.fccl(), 3072, "{who}: ABR 1024 + free 2048");
+        l.fcp(3072);
+        // Steps 15-17: 3 blocks: FCTBS 1027, free 2045, FCCL = 2045 + 1027 = 3072.
+        l.send(3);
+        sent += 3;
+        assert_eq!(l.fctbs(), 1027, "{who}");
+        assert_eq!(l.fccl(), 3072, "{who}");
+        // Receive buffer full: the transmitter sends until 3072 blocks in all; the
+        // receiver takes exactly the 2045 blocks it had free (this is what shows free
+        // was 2045), and FCCL stays 3072 throughout.
+        while sent < 3072 {
+            let np = (3072 - sent).min(66) as u8;
+            l.send(np);
+            sent += np as u16;
+            assert_eq!(l.fccl(), 3072, "{who}");
+        }
+        assert_eq!(l.fctbs(), 3072, "{who}");
+        // FCCL 3072 with Free Space Count 0: a 1-block packet gives CR 3073 > CL.
+        assert!(!l.credit_ok(1), "{who}: CR 3073 vs CL 3072 must be blocked");
+        assert_eq!(l.accept(1), (false, true), "{who}: a full buffer drops the packet");
+        // One block offloaded: FCCL 3073, sent in the next FCP; the packet may go.
+        l.drain(1);
+        assert_eq!(l.fccl(), 3073, "{who}");
+        assert!(!l.credit_ok(1), "{who}: still blocked until the FCP arrives");
+        l.fcp(3073);
+        assert!(l.credit_ok(1), "{who}: released by FCCL 3073");
+        l.send(1);
+        assert_eq!(l.fctbs(), 3073, "{who}");
+    }
+}
+
+/// Seed 000 "FCCL Rollover Condition": CL 4090, ABR 3586 with 504 free; six blocks
+/// offloaded roll FCCL over to 000h; the transmitter still sees a go (4090 - 3587 =
+/// 503); after the FCP with 000h, CL - CR with CR = E03h is 509 blocks.
+#[test]
+fn seed000_fccl_rollover() {
+    for b in Backend::ALL {
+        let mut l = Link::new(b);
+        let who = l.name();
+        // Reach ABR = FCTBS = 3586 with 3072 - 504 = 2568 blocks held: 20 packets of 66,
+        // offload 1018 blocks, then 34 packets of 66 and one of 22.
+        for _ in 0..20 {
+            l.refresh();
+            l.send(66);
+        }
+        for _ in 0..15 {
+            l.drain(66);
+        }
+        l.drain(28);
+        for np in std::iter::repeat(66u8).take(34).chain([22]) {
+            l.refresh();
+            l.send(np);
+        }
+        assert_eq!(l.fctbs(), 3586, "{who}");
+        // The last FCCL sent: 3586 + 504 = 4090.
+        assert_eq!(l.fccl(), 4090, "{who}");
+        l.fcp(4090);
+        // Five blocks offloaded: FCCL 4095; one more: free 510, 3586 + 510 = 4096 -> 000h.
+        l.drain(5);
+        assert_eq!(l.fccl(), 4095, "{who}");
+        l.drain(1);
+        assert_eq!(l.fccl(), 0, "{who}: FCCL rolls over to 000h");
+        // The transmitter, with CL still 4090, sends one block: 4090 - 3587 = 503, go.
+        l.send(1);
+        assert_eq!(l.fctbs(), 3587, "{who}");
+        // ABR +1, free -1: FCCL unchanged.
+        assert_eq!(l.fccl(), 0, "{who}");
+        // FCP: CL = 000h. CL - CR with CR = E03h (NP 0) is 1FDh = 509: a go, and exactly
+        // 509 more blocks fit — 4 x 127 + 1 pass, and then even 1 more does not.
+        l.fcp(0);
+        assert!(l.credit_ok(0), "{who}: CL 000h - CR E03h = 509");
+        for np in [127u8, 127, 127, 127] {
+            l.send(np);
+        }
+        assert!(l.credit_ok(1), "{who}: the 509th block still fits");
+        assert!(!l.credit_ok(2), "{who}: a 510th block does not");
+        l.send(1);
+        assert!(!l.credit_ok(1), "{who}: margin used up");
+    }
+}
+
+/// The overrun counter is a 16-bit saturating register (a design choice, documented in
+/// the RTL): after 70,000 drops every back end shows 0xFFFF.
+#[test]
+fn overrun_counter_saturates() {
+    let mut sims: Vec<RxCreditsSim> = Backend::ALL
+        .iter()
+        .map(|b| rx_sim(4, 256, *b))
+        .collect();
+    let mut refs: Vec<&mut dyn CycleSim<In = RxCreditsIn, Out = RxCreditsOut>> =
+        sims.iter_mut().map(|s| s.as_mut() as _).collect();
+    // Fill VL2 (256 blocks), then offer 100-block packets that never fit.
+    let fill = (0..4).map(|_| RxCreditsIn {
+        accept: true,
+        accept_vl: 2,
+        accept_blocks: 64,
+        ..Default::default()
+    });
+    let overrun = std::iter::repeat(RxCreditsIn {
+        accept: true,
+        accept_vl: 2,
+        accept_blocks: 100,
+        ..Default::default()
+    })
+    .take(70_000);
+    let tail = std::iter::once(RxCreditsIn::default());
+    lockstep(&mut refs, fill.chain(overrun).chain(tail)).unwrap_or_else(|m| panic!("{m}"));
+    for s in refs.iter_mut() {
+        let o = s.step(&RxCreditsIn::default());
+        assert_eq!(o.overruns[2], 0xffff, "{}", s.backend());
+        assert_eq!(o.overruns[..2], [0, 0], "{}", s.backend());
+        // The buffer is still full and untouched by the drops: FCCL = 256 + 0.
+        assert_eq!(o.fccl[2], 256, "{}", s.backend());
+    }
+}
