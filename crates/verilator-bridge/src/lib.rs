@@ -14,6 +14,7 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A top-level port of the module to verilate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,8 +187,14 @@ impl VerilatorBuild {
         }
         std::fs::create_dir_all(&root)?;
         // Build in a private directory, then rename: concurrent builders of the same
-        // key never see a half-built library.
-        let work = root.join(format!("{key}.tmp{}", std::process::id()));
+        // key (other processes, or other threads of this one) never share or see a
+        // half-built library.
+        static BUILDS: AtomicU64 = AtomicU64::new(0);
+        let work = root.join(format!(
+            "{key}.tmp{}-{}",
+            std::process::id(),
+            BUILDS.fetch_add(1, Ordering::Relaxed)
+        ));
         let _ = std::fs::remove_dir_all(&work);
         std::fs::create_dir_all(&work)?;
         let vfile = work.join(format!("{}.v", self.top));
@@ -369,3 +376,44 @@ impl Drop for VerilatedModel {
 
 // The model is only ever used from one thread at a time through `&mut`.
 unsafe impl Send for VerilatedModel {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Several threads building the same module at once (as parallel tests do) must all
+    /// get a working library.
+    #[test]
+    fn concurrent_builds_of_one_module() {
+        if verilator_version().is_err() {
+            panic!("verilator is required (make deps)");
+        }
+        let cache = std::env::temp_dir().join(format!("iblink-bridge-test-{}", std::process::id()));
+        std::env::set_var("IBLINK_VERILATOR_CACHE", &cache);
+        let b = VerilatorBuild {
+            verilog: "module inv(clock, a, y);\n input wire clock;\n input wire [7:0] a;\n output reg [7:0] y;\n always @(posedge clock) y <= ~a;\nendmodule\n".into(),
+            top: "inv".into(),
+            clock: "clock".into(),
+            inputs: vec![BridgePort::new("a", 8)],
+            outputs: vec![BridgePort::new("y", 8)],
+            trace: false,
+        };
+        let handles: Vec<_> = (0..3)
+            .map(|_| {
+                let b = b.clone();
+                std::thread::spawn(move || {
+                    let mut m = b.load().expect("build and load");
+                    let mut out = [0u64];
+                    m.step(&[0x0f], &mut out);
+                    m.step(&[0x00], &mut out);
+                    out[0]
+                })
+            })
+            .collect();
+        for h in handles {
+            // y is registered: during the second clock it shows ~0x0f.
+            assert_eq!(h.join().unwrap(), 0xf0);
+        }
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+}
