@@ -3,11 +3,12 @@
 //!
 //! RTL: [`iblink_rtl::crc16`]; reference: [`iblink_model::crc16`].
 
-use crate::{CycleSim, HdlStepper, VerilatedSim};
+pub use crate::blocks::SimBuildError;
+use crate::blocks::{hdl_box, vl_box};
+use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;
 use iblink_rtl::catalog::crc16_module;
 use iblink_rtl::crc16::{Crc16In, Crc16Out, Crc16W16, Crc16W32, Crc16W64, Crc16W8};
-use iblink_verilator::BridgeError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -98,38 +99,24 @@ pub fn crc16_sim(width_bits: usize, b: Backend, vcd: Option<&Path>) -> Result<Cr
     if !iblink_rtl::crc16::WIDTHS.contains(&width_bits) {
         return Err(SimBuildError::Width(width_bits));
     }
-    fn hdl<B: iblink_rtl::io::HdlIo + 'static>(vcd: Option<&Path>) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
-        let mut s = HdlStepper::<B>::default();
-        if let Some(p) = vcd {
-            s.trace_to(p).map_err(|e| SimBuildError::Vcd(p.display().to_string(), e))?;
+    match b {
+        Backend::Model => Ok(Box::new(Crc16ModelSim::new(width_bits))),
+        Backend::Rtl => match width_bits {
+            8 => hdl_box::<Crc16W8>(vcd),
+            16 => hdl_box::<Crc16W16>(vcd),
+            32 => hdl_box::<Crc16W32>(vcd),
+            _ => hdl_box::<Crc16W64>(vcd),
+        },
+        Backend::Verilator => {
+            let m = crc16_module(width_bits)?;
+            match width_bits {
+                8 => vl_box::<Crc16W8>(&m.text, &m.name, vcd),
+                16 => vl_box::<Crc16W16>(&m.text, &m.name, vcd),
+                32 => vl_box::<Crc16W32>(&m.text, &m.name, vcd),
+                _ => vl_box::<Crc16W64>(&m.text, &m.name, vcd),
+            }
         }
-        Ok(Box::new(s))
     }
-    fn vl<B: iblink_rtl::io::HdlIo + 'static>(w: usize, vcd: Option<&Path>) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
-        let m = crc16_module(w).expect("supported width");
-        Ok(Box::new(VerilatedSim::<B>::with_trace(&m.text, &m.name, vcd)?))
-    }
-    Ok(match (b, width_bits) {
-        (Backend::Model, w) => Box::new(Crc16ModelSim::new(w)),
-        (Backend::Rtl, 8) => hdl::<Crc16W8>(vcd)?,
-        (Backend::Rtl, 16) => hdl::<Crc16W16>(vcd)?,
-        (Backend::Rtl, 32) => hdl::<Crc16W32>(vcd)?,
-        (Backend::Rtl, _) => hdl::<Crc16W64>(vcd)?,
-        (Backend::Verilator, 8) => vl::<Crc16W8>(8, vcd)?,
-        (Backend::Verilator, 16) => vl::<Crc16W16>(16, vcd)?,
-        (Backend::Verilator, 32) => vl::<Crc16W32>(32, vcd)?,
-        (Backend::Verilator, _) => vl::<Crc16W64>(64, vcd)?,
-    })
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SimBuildError {
-    #[error("width {0} is not supported: the CRC unit takes 8, 16, 32 or 64 bits per clock")]
-    Width(usize),
-    #[error(transparent)]
-    Verilator(#[from] BridgeError),
-    #[error("writing VCD {0}: {1}")]
-    Vcd(String, std::io::Error),
 }
 
 /// The words that carry `bytes` as one packet at `width_bits` per clock.

@@ -1,3 +1,51 @@
+//! Per-block back-end wiring: each block's model adapter, constructors and stimulus.
+
 pub mod crc16;
 pub mod rx_credits;
 pub mod tx_credits;
+
+use crate::{CycleSim, HdlStepper, VerilatedSim};
+use iblink_rtl::io::HdlIo;
+use iblink_verilator::BridgeError;
+use std::path::Path;
+
+pub use crc16::Backend;
+
+/// Why a back end could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SimBuildError {
+    #[error("width {0} is not supported: the CRC unit takes 8, 16, 32 or 64 bits per clock")]
+    Width(usize),
+    #[error("VLCap {0} is not supported: 1, 2, 4, 8 or 15")]
+    VlCap(usize),
+    #[error("a {0}-block receive buffer is not generated for VLCap {1}")]
+    Capacity(u16, usize),
+    #[error("{0} is not a generated variant")]
+    Variant(String),
+    #[error(transparent)]
+    Rtl(#[from] iblink_rtl::catalog::RequestError),
+    #[error(transparent)]
+    Verilator(#[from] BridgeError),
+    #[error("writing VCD {0}: {1}")]
+    Vcd(String, std::io::Error),
+}
+
+/// The rust-hdl stepper of block `B`, optionally tracing to a VCD.
+pub fn hdl_box<B: HdlIo + 'static>(
+    vcd: Option<&Path>,
+) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
+    let mut s = HdlStepper::<B>::default();
+    if let Some(p) = vcd {
+        s.trace_to(p).map_err(|e| SimBuildError::Vcd(p.display().to_string(), e))?;
+    }
+    Ok(Box::new(s))
+}
+
+/// Block `B` verilated from its emitted text, optionally tracing to a VCD.
+pub fn vl_box<B: HdlIo + 'static>(
+    text: &str,
+    name: &str,
+    vcd: Option<&Path>,
+) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
+    Ok(Box::new(VerilatedSim::<B>::with_trace(text, name, vcd)?))
+}

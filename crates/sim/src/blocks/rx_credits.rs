@@ -3,7 +3,8 @@
 //! RTL: [`iblink_rtl::rx_credits`]; reference: [`iblink_model::credits::RxCredits`].
 
 use crate::blocks::crc16::Backend;
-use crate::blocks::tx_credits::{hdl_box, random_blocks, vl_box, CreditsSimError};
+use crate::blocks::tx_credits::{random_blocks, CreditsSimError};
+use crate::blocks::{hdl_box, vl_box};
 use crate::CycleSim;
 use iblink_model::credits::{RxCredits, TxCredits};
 use iblink_rtl::catalog::rx_credits_module;

@@ -3,16 +3,15 @@
 //! RTL: [`iblink_rtl::tx_credits`]; reference: [`iblink_model::credits::TxCredits`].
 
 use crate::blocks::crc16::Backend;
-use crate::{CycleSim, HdlStepper, VerilatedSim};
+use crate::blocks::{hdl_box, vl_box};
+use crate::CycleSim;
 use iblink_model::blocks::MAX_PACKET_BLOCKS;
 use iblink_model::credits::{RxCredits, TxCredits};
 use iblink_rtl::catalog::tx_credits_module;
-use iblink_rtl::io::HdlIo;
 use iblink_rtl::tx_credits::{
     TxCreditsIn, TxCreditsOut, TxCreditsVl1, TxCreditsVl15, TxCreditsVl2, TxCreditsVl4, TxCreditsVl8, MAX_VLS,
     VL_CAPS,
 };
-use iblink_verilator::BridgeError;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -81,37 +80,8 @@ impl CycleSim for TxCreditsModelSim {
 
 pub type TxCreditsSim = Box<dyn CycleSim<In = TxCreditsIn, Out = TxCreditsOut>>;
 
-#[derive(Debug, thiserror::Error)]
-pub enum CreditsSimError {
-    #[error("VLCap {0} is not supported: 1, 2, 4, 8 or 15")]
-    VlCap(usize),
-    #[error("a {0}-block receive buffer is not generated for VLCap {1}")]
-    Capacity(u16, usize),
-    #[error(transparent)]
-    Rtl(#[from] iblink_rtl::catalog::RequestError),
-    #[error(transparent)]
-    Verilator(#[from] BridgeError),
-    #[error("writing VCD {0}: {1}")]
-    Vcd(String, std::io::Error),
-}
-
-pub(crate) fn hdl_box<B: HdlIo + 'static>(
-    vcd: Option<&Path>,
-) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, CreditsSimError> {
-    let mut s = HdlStepper::<B>::default();
-    if let Some(p) = vcd {
-        s.trace_to(p).map_err(|e| CreditsSimError::Vcd(p.display().to_string(), e))?;
-    }
-    Ok(Box::new(s))
-}
-
-pub(crate) fn vl_box<B: HdlIo + 'static>(
-    text: &str,
-    name: &str,
-    vcd: Option<&Path>,
-) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, CreditsSimError> {
-    Ok(Box::new(VerilatedSim::<B>::with_trace(text, name, vcd)?))
-}
+/// Kept for callers of the credit blocks; the one error type of every block.
+pub type CreditsSimError = crate::blocks::SimBuildError;
 
 /// TX credits for VLCap `vls` in back end `b`, optionally writing a VCD.
 pub fn tx_credits_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<TxCreditsSim, CreditsSimError> {
