@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "tx_credits", "rx_credits"];
+pub const BLOCKS: &[&str] = &["crc16", "tx_credits", "rx_credits", "sl2vl", "vl15_rx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -28,6 +28,8 @@ pub enum RequestError {
     UnsupportedVlCap(usize),
     #[error("a receive buffer of {0} blocks is not supported here: generated sizes are 256, 3072 and 4095 (and 66..=4095 in general)")]
     UnsupportedCapacity(u16),
+    #[error("a VL15 buffer of {0} packets is not generated: sizes are 1 and 4")]
+    UnsupportedVl15Capacity(usize),
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -149,7 +151,57 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             out.push(rx_credits_module(n, DEFAULT_CAPACITY)?);
         }
     }
+    if wants("sl2vl") {
+        for n in VL_CAPS {
+            out.push(sl2vl_module(n)?);
+        }
+    }
+    if wants("vl15_rx") {
+        for c in VL15_CAPACITIES {
+            out.push(vl15_rx_module(c)?);
+        }
+    }
     Ok(out)
+}
+
+/// Name of the SLtoVL table module for VLCap `vls`.
+pub fn sl2vl_module_name(vls: usize) -> String {
+    format!("iblink_sl2vl_vl{vls}")
+}
+
+/// Render the SLtoVL table for VLCap `vls`.
+pub fn sl2vl_module(vls: usize) -> Result<EmittedModule, RequestError> {
+    use crate::sl2vl::*;
+    let name = sl2vl_module_name(vls);
+    let cfg = vec![("vl_cap".to_string(), vls.to_string())];
+    Ok(match vls {
+        1 => render(&mut SlToVlVl1::default(), &name, "sl2vl", cfg)?,
+        2 => render(&mut SlToVlVl2::default(), &name, "sl2vl", cfg)?,
+        4 => render(&mut SlToVlVl4::default(), &name, "sl2vl", cfg)?,
+        8 => render(&mut SlToVlVl8::default(), &name, "sl2vl", cfg)?,
+        15 => render(&mut SlToVlVl15::default(), &name, "sl2vl", cfg)?,
+        n => return Err(RequestError::UnsupportedVlCap(n)),
+    })
+}
+
+/// VL15 buffer sizes generated: the IBA minimum (one packet, the default) and four.
+pub const VL15_CAPACITIES: [usize; 2] = [1, 4];
+
+/// Name of the VL15 receive buffer module holding `cap` packets.
+pub fn vl15_rx_module_name(cap: usize) -> String {
+    format!("iblink_vl15_rx_cap{cap}")
+}
+
+/// Render the VL15 receive buffer for `cap` packets.
+pub fn vl15_rx_module(cap: usize) -> Result<EmittedModule, RequestError> {
+    use crate::vl15_rx::*;
+    let name = vl15_rx_module_name(cap);
+    let cfg = vec![("capacity_packets".to_string(), cap.to_string())];
+    Ok(match cap {
+        1 => render(&mut Vl15RxCap1::default(), &name, "vl15_rx", cfg)?,
+        4 => render(&mut Vl15RxCap4::default(), &name, "vl15_rx", cfg)?,
+        c => return Err(RequestError::UnsupportedVl15Capacity(c)),
+    })
 }
 
 /// The default emission: what `hdl_out/` holds.

@@ -90,3 +90,34 @@ pub fn top_ports(uut: &dyn Block) -> Vec<Port> {
     uut.accept("top", &mut p);
     p.ports
 }
+
+/// Plain Rust state inside a block (tables, register files the Verilog declares itself):
+/// invisible to rust-hdl's visitors, so it is neither a port nor emitted as a signal.
+#[derive(Clone, Debug, Default)]
+pub struct Opaque<T>(pub T);
+
+impl<T> Logic for Opaque<T> {
+    fn update(&mut self) {}
+}
+
+impl<T> Block for Opaque<T> {
+    fn connect_all(&mut self) {}
+    fn update_all(&mut self) {}
+    fn has_changed(&self) -> bool {
+        false
+    }
+    fn accept(&self, _name: &str, _probe: &mut dyn Probe) {}
+}
+
+impl<T> std::ops::Deref for Opaque<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Opaque<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}

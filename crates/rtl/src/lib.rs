@@ -8,5 +8,7 @@ pub mod catalog;
 pub mod crc16;
 pub mod emit;
 pub mod io;
+pub mod sl2vl;
 pub mod rx_credits;
 pub mod tx_credits;
+pub mod vl15_rx;

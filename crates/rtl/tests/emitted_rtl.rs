@@ -43,6 +43,20 @@ fn rx_credits_snapshots() {
     insta::assert_snapshot!("rx_credits_vl1_buf3072", rx_credits_module(1, 3072).unwrap().text);
 }
 
+#[test]
+fn sl2vl_snapshots() {
+    for n in [1, 2, 4, 8, 15] {
+        insta::assert_snapshot!(format!("sl2vl_vl{n}"), iblink_rtl::catalog::sl2vl_module(n).unwrap().text);
+    }
+}
+
+#[test]
+fn vl15_rx_snapshots() {
+    for c in iblink_rtl::catalog::VL15_CAPACITIES {
+        insta::assert_snapshot!(format!("vl15_rx_cap{c}"), iblink_rtl::catalog::vl15_rx_module(c).unwrap().text);
+    }
+}
+
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
 #[test]
 fn hdl_out_is_current() {

@@ -2,6 +2,7 @@
 
 pub mod crc16;
 pub mod rx_credits;
+pub mod sl2vl;
 pub mod tx_credits;
 
 use crate::{CycleSim, HdlStepper, VerilatedSim};
