@@ -30,7 +30,7 @@
 //!   rate, small enough at 15 VLs (240 flip-flops); they are statistics, so resync keeps
 //!   them, as the model does.
 
-use crate::io::{HdlIo, PortSpec};
+use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::tx_credits::{bits_from_words, field, pack_fields, read_words, MAX_VLS, VL_CAPS, WINDOW};
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
@@ -59,18 +59,6 @@ pub struct RxRegs {
     pub dropped: bool,
 }
 
-impl Logic for RxRegs {
-    fn update(&mut self) {}
-}
-impl Block for RxRegs {
-    fn connect_all(&mut self) {}
-    fn update_all(&mut self) {}
-    fn has_changed(&self) -> bool {
-        false
-    }
-    fn accept(&self, _name: &str, _probe: &mut dyn Probe) {}
-}
-
 /// RX credits for `N` data VLs with `CAP` blocks of buffer each; `FW = 12 * N`,
 /// `OW = 16 * N` (the widths of `fccl` and `overruns`).
 #[derive(LogicBlock)]
@@ -90,7 +78,7 @@ pub struct RxCreditsUnit<const N: usize, const FW: usize, const OW: usize, const
     pub dropped: Signal<Out, Bit>,
     pub fccl: Signal<Out, Bits<FW>>,
     pub overruns: Signal<Out, Bits<OW>>,
-    regs: RxRegs,
+    regs: Opaque<RxRegs>,
 }
 
 impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Default for RxCreditsUnit<N, FW, OW, CAP> {
@@ -116,13 +104,13 @@ impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Default f
             dropped: Default::default(),
             fccl: Default::default(),
             overruns: Default::default(),
-            regs: RxRegs {
+            regs: Opaque(RxRegs {
                 abr: [0; MAX_VLS],
                 free: [CAP; MAX_VLS],
                 overruns: [0; MAX_VLS],
                 accepted: false,
                 dropped: false,
-            },
+            }),
         };
         s.publish();
         s

@@ -42,7 +42,7 @@
 //! about 142 MHz at 8 VLs (the two carry chains in series are the critical path).
 
 use crate::crc16::mask;
-use crate::io::{HdlIo, PortSpec};
+use crate::io::{HdlIo, Opaque, PortSpec};
 use rust_hdl::core::bitvec::BitVec;
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
@@ -68,18 +68,6 @@ pub struct TxRegs {
     pub cl: [u16; MAX_VLS],
 }
 
-impl Logic for TxRegs {
-    fn update(&mut self) {}
-}
-impl Block for TxRegs {
-    fn connect_all(&mut self) {}
-    fn update_all(&mut self) {}
-    fn has_changed(&self) -> bool {
-        false
-    }
-    fn accept(&self, _name: &str, _probe: &mut dyn Probe) {}
-}
-
 /// TX credits for `N` data VLs; `HB = 7 * N` (the width of `head_blocks`).
 #[derive(LogicBlock)]
 pub struct TxCreditsUnit<const N: usize, const HB: usize> {
@@ -94,7 +82,7 @@ pub struct TxCreditsUnit<const N: usize, const HB: usize> {
     pub fcp_tx_vl: Signal<In, Bits<4>>,
     pub credit_ok: Signal<Out, Bits<N>>,
     pub fcp_tx_fctbs: Signal<Out, Bits<12>>,
-    regs: TxRegs,
+    regs: Opaque<TxRegs>,
 }
 
 impl<const N: usize, const HB: usize> Default for TxCreditsUnit<N, HB> {
@@ -112,7 +100,7 @@ impl<const N: usize, const HB: usize> Default for TxCreditsUnit<N, HB> {
             fcp_tx_vl: Default::default(),
             credit_ok: Default::default(),
             fcp_tx_fctbs: Default::default(),
-            regs: TxRegs::default(),
+            regs: Opaque(TxRegs::default()),
         }
     }
 }
@@ -131,7 +119,7 @@ impl<const N: usize, const HB: usize> Logic for TxCreditsUnit<N, HB> {
         if self.clock.pos_edge() {
             let r = &mut self.regs;
             if self.reset.val() {
-                *r = TxRegs::default();
+                **r = TxRegs::default();
             } else {
                 let sv = self.send_vl.val().to_u64() as usize;
                 if self.send.val() && sv < N {
