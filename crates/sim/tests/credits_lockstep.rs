@@ -176,6 +176,19 @@ fn tx_lockstep_vl4() {
 fn tx_lockstep_vl15() {
     run_tx(15);
 }
+/// The other generated VLCaps (SPEC.md §7: 1, 2, 8 data VLs).
+#[test]
+fn tx_lockstep_vl1_vl2_vl8() {
+    for vls in [1, 2, 8] {
+        run_tx(vls);
+    }
+}
+#[test]
+fn rx_lockstep_vl1_vl2_vl8() {
+    for vls in [1, 2, 8] {
+        run_rx(vls, 256);
+    }
+}
 #[test]
 fn rx_lockstep_vl4() {
     run_rx(4, 256);
