@@ -6,19 +6,9 @@
 
 use anyhow::{bail, Context};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dir {
-    Input,
-    Output,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Port {
-    pub name: String,
-    pub width: usize,
-    pub dir: Dir,
-}
+/// The same port record the rest of the project uses (read there off the rust-hdl
+/// description; here off the Verilog text).
+pub use iblink_rtl::io::{Dir, Port};
 
 /// The ports of module `top` in `text`, in the order of its port list.
 pub fn parse_ports(text: &str, top: &str) -> anyhow::Result<Vec<Port>> {
