@@ -102,7 +102,8 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
-    fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+    /// An error about `field` (a dotted/indexed path such as `queue[0].vl`).
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self::Field {
             field: field.into(),
             message: message.into(),

@@ -19,13 +19,6 @@ pub struct ArbScenario {
     pub queues: Vec<VecDeque<u16>>,
 }
 
-fn field(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
-    ConfigError::Field {
-        field: field.into(),
-        message: message.into(),
-    }
-}
-
 impl ArbScenario {
     /// Parse TOML; every error names the field it is about.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
@@ -39,38 +32,38 @@ impl ArbScenario {
         let items = match queue_items {
             None => vec![],
             Some(toml::Value::Array(a)) => a,
-            Some(_) => return Err(field("queue", "must be an array of tables: [[queue]]")),
+            Some(_) => return Err(ConfigError::field("queue", "must be an array of tables: [[queue]]")),
         };
         for (i, item) in items.iter().enumerate() {
             let t = item
                 .as_table()
-                .ok_or_else(|| field(format!("queue[{i}]"), "must be a table"))?;
+                .ok_or_else(|| ConfigError::field(format!("queue[{i}]"), "must be a table"))?;
             for k in t.keys() {
                 if k != "vl" && k != "pktlen_dwords" {
-                    return Err(field(format!("queue[{i}].{k}"), "unknown field (expected vl, pktlen_dwords)"));
+                    return Err(ConfigError::field(format!("queue[{i}].{k}"), "unknown field (expected vl, pktlen_dwords)"));
                 }
             }
             let vl = t
                 .get("vl")
-                .ok_or_else(|| field(format!("queue[{i}].vl"), "missing"))?
+                .ok_or_else(|| ConfigError::field(format!("queue[{i}].vl"), "missing"))?
                 .as_integer()
-                .ok_or_else(|| field(format!("queue[{i}].vl"), "must be an integer"))?;
+                .ok_or_else(|| ConfigError::field(format!("queue[{i}].vl"), "must be an integer"))?;
             if vl == 15 {
-                return Err(field(format!("queue[{i}].vl"), "15 is VL15 (management), which the data VL arbiter does not serve"));
+                return Err(ConfigError::field(format!("queue[{i}].vl"), "15 is VL15 (management), which the data VL arbiter does not serve"));
             }
             if !(0..vl_cap).contains(&vl) {
-                return Err(field(format!("queue[{i}].vl"), format!("{vl} is out of range 0..={} (vl_cap {vl_cap})", vl_cap - 1)));
+                return Err(ConfigError::field(format!("queue[{i}].vl"), format!("{vl} is out of range 0..={} (vl_cap {vl_cap})", vl_cap - 1)));
             }
             let lens = t
                 .get("pktlen_dwords")
-                .ok_or_else(|| field(format!("queue[{i}].pktlen_dwords"), "missing"))?
+                .ok_or_else(|| ConfigError::field(format!("queue[{i}].pktlen_dwords"), "missing"))?
                 .as_array()
-                .ok_or_else(|| field(format!("queue[{i}].pktlen_dwords"), "must be an array of integers"))?;
+                .ok_or_else(|| ConfigError::field(format!("queue[{i}].pktlen_dwords"), "must be an array of integers"))?;
             for (j, v) in lens.iter().enumerate() {
                 let name = format!("queue[{i}].pktlen_dwords[{j}]");
-                let n = v.as_integer().ok_or_else(|| field(&name, "must be an integer"))?;
+                let n = v.as_integer().ok_or_else(|| ConfigError::field(&name, "must be an integer"))?;
                 if n < MIN_PKT_LEN as i64 || n > MAX_PKT_LEN as i64 {
-                    return Err(field(&name, format!("{n} is out of range {MIN_PKT_LEN}..={MAX_PKT_LEN} dwords")));
+                    return Err(ConfigError::field(&name, format!("{n} is out of range {MIN_PKT_LEN}..={MAX_PKT_LEN} dwords")));
                 }
                 queues[vl as usize].push_back(n as u16);
             }
