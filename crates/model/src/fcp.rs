@@ -29,12 +29,16 @@ pub struct Fcp {
     pub fccl: u16,
 }
 
-/// Why six bytes are not a valid FCP for this port. Checked in this order: length,
-/// LPCRC (a corrupted packet's fields mean nothing), Op, VL.
+/// Why a link packet is not a valid FCP for this port. Checked in this order: length
+/// (exactly six bytes: a link packet is delimited, so a short or long one is damaged
+/// framing, not an FCP with padding), LPCRC (a corrupted packet's fields mean nothing),
+/// Op, VL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FcpDecodeError {
     #[error("short FCP: {len} bytes, need 6")]
     Short { len: usize },
+    #[error("long FCP: {len} bytes, an FCP is 6")]
+    Long { len: usize },
     #[error("bad LPCRC: expected {expected:#06x}, received {received:#06x}")]
     BadLpcrc { expected: u16, received: u16 },
     #[error("reserved op {0} (only 0 and 1 are defined)")]
@@ -115,11 +119,15 @@ impl Fcp {
         encode_word(self.word())
     }
 
-    /// Decode the first six bytes of `bytes` (extra bytes are not looked at) for a port
-    /// with `vl_cap` data VLs.
+    /// Decode one link packet's bytes for a port with `vl_cap` data VLs. It must be
+    /// exactly six bytes (SPEC.md §2: the 6-byte form holds; seed 000's two reserved
+    /// bytes 6–7 are not sent, so a longer link packet is damaged framing).
     pub fn decode(bytes: &[u8], vl_cap: VlCap) -> Result<Self, FcpDecodeError> {
         if bytes.len() < FCP_BYTES {
             return Err(FcpDecodeError::Short { len: bytes.len() });
+        }
+        if bytes.len() > FCP_BYTES {
+            return Err(FcpDecodeError::Long { len: bytes.len() });
         }
         let expected = crc16(&bytes[0..4]);
         let received = u16::from_le_bytes([bytes[4], bytes[5]]);
@@ -174,10 +182,30 @@ mod tests {
         let b = f.encode();
         assert_eq!(&b[..4], &[0x0a, 0xbc, 0x31, 0x23]);
         assert_eq!(Fcp::decode(&b, cap(4)), Ok(f));
-        // Extra bytes (seed 000's reserved 6–7) are ignored.
-        let mut long = b.to_vec();
-        long.extend_from_slice(&[0xee, 0xee]);
-        assert_eq!(Fcp::decode(&long, cap(4)), Ok(f));
+    }
+
+    #[test]
+    fn decode_long() {
+        // Seed 000's 8-byte form (two reserved bytes after the LPCRC) is not an FCP
+        // here (SPEC.md §2), nor is any longer link packet, even with a good LPCRC.
+        let b = Fcp::new(FcpOp::Init, 0, 0, 0).unwrap().encode();
+        for extra in 1..=10 {
+            let mut long = b.to_vec();
+            long.extend(std::iter::repeat(0).take(extra));
+            assert_eq!(
+                Fcp::decode(&long, cap(4)),
+                Err(FcpDecodeError::Long { len: 6 + extra })
+            );
+        }
+        // Length comes first: a long packet with a bad LPCRC and a reserved Op is long.
+        let mut bad = encode_fields(7, 1, 15, 2).unwrap().to_vec();
+        bad[4] ^= 1;
+        bad.push(0);
+        assert_eq!(Fcp::decode(&bad, cap(4)), Err(FcpDecodeError::Long { len: 7 }));
+        assert_eq!(
+            FcpDecodeError::Long { len: 8 }.to_string(),
+            "long FCP: 8 bytes, an FCP is 6"
+        );
     }
 
     #[test]

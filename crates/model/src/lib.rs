@@ -18,9 +18,9 @@
 //!
 //! ## Readings of the spec this model commits to
 //!
-//! * FCP decode checks, in order: length, LPCRC, Op, VL (a corrupted packet's fields
-//!   mean nothing, so the CRC comes before the Op). Op 0 and Op 1 FCPs both update
-//!   credits when received.
+//! * FCP decode checks, in order: length (exactly 6 bytes), LPCRC, Op, VL (a corrupted
+//!   packet's fields mean nothing, so the CRC comes before the Op). Op 0 and Op 1 FCPs
+//!   both update credits when received.
 //! * Seed 000 step 9 prints `CL - CR = 2038` for CL 2048, CR 15; that is a slip
 //!   (2048 − 15 = 2033) and the tests say so; the decision ("may send") is the seed's.
 //! * The largest packet for buffer sizing is 66 blocks (4096-byte payload + 88 header
