@@ -1,6 +1,6 @@
 //! What `iblink emit` can generate: every block family and its supported variants.
 
-use crate::crc16::{Crc16W16, Crc16W32, Crc16W64, Crc16W8, WIDTHS};
+use crate::crc16::WIDTHS;
 use crate::emit::{render, EmitError, EmittedModule};
 use crate::rx_credits::{self, DEFAULT_CAPACITY};
 use crate::tx_credits::{self, VL_CAPS};
@@ -46,13 +46,8 @@ pub fn crc16_module(width: usize) -> Result<EmittedModule, RequestError> {
         ("data_width".to_string(), width.to_string()),
         ("keep_width".to_string(), (width / 8).to_string()),
     ];
-    Ok(match width {
-        8 => render(&mut Crc16W8::default(), &name, "crc16", cfg)?,
-        16 => render(&mut Crc16W16::default(), &name, "crc16", cfg)?,
-        32 => render(&mut Crc16W32::default(), &name, "crc16", cfg)?,
-        64 => render(&mut Crc16W64::default(), &name, "crc16", cfg)?,
-        w => return Err(RequestError::UnsupportedWidth(w)),
-    })
+    crate::with_crc16!(width, |T| Ok(render(&mut T::default(), &name, "crc16", cfg)?),
+        _ => Err(RequestError::UnsupportedWidth(width)))
 }
 
 /// Name of the TX credits module for VLCap `vls`.
@@ -68,14 +63,8 @@ pub fn tx_credits_module(vls: usize) -> Result<EmittedModule, RequestError> {
         ("vl_cap".to_string(), vls.to_string()),
         ("head_blocks_width".to_string(), (NP_BITS * vls).to_string()),
     ];
-    Ok(match vls {
-        1 => render(&mut TxCreditsVl1::default(), &name, "tx_credits", cfg)?,
-        2 => render(&mut TxCreditsVl2::default(), &name, "tx_credits", cfg)?,
-        4 => render(&mut TxCreditsVl4::default(), &name, "tx_credits", cfg)?,
-        8 => render(&mut TxCreditsVl8::default(), &name, "tx_credits", cfg)?,
-        15 => render(&mut TxCreditsVl15::default(), &name, "tx_credits", cfg)?,
-        n => return Err(RequestError::UnsupportedVlCap(n)),
-    })
+    crate::with_tx_credits!(vls, |T| Ok(render(&mut T::default(), &name, "tx_credits", cfg)?),
+        _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
 /// Name of the RX credits module: the default buffer size goes unnamed.
@@ -101,18 +90,8 @@ pub fn rx_credits_module(vls: usize, capacity: u16) -> Result<EmittedModule, Req
         ("buffer_blocks".to_string(), capacity.to_string()),
         ("overrun_counter_bits".to_string(), OVERRUN_BITS.to_string()),
     ];
-    Ok(match (vls, capacity) {
-        (1, DEFAULT_CAPACITY) => render(&mut RxCreditsVl1::default(), &name, "rx_credits", cfg)?,
-        (2, DEFAULT_CAPACITY) => render(&mut RxCreditsVl2::default(), &name, "rx_credits", cfg)?,
-        (4, DEFAULT_CAPACITY) => render(&mut RxCreditsVl4::default(), &name, "rx_credits", cfg)?,
-        (8, DEFAULT_CAPACITY) => render(&mut RxCreditsVl8::default(), &name, "rx_credits", cfg)?,
-        (15, DEFAULT_CAPACITY) => render(&mut RxCreditsVl15::default(), &name, "rx_credits", cfg)?,
-        (1, 3072) => render(&mut RxCreditsVl1Buf3072::default(), &name, "rx_credits", cfg)?,
-        (4, 3072) => render(&mut RxCreditsVl4Buf3072::default(), &name, "rx_credits", cfg)?,
-        (15, 3072) => render(&mut RxCreditsVl15Buf3072::default(), &name, "rx_credits", cfg)?,
-        (15, MAX_CAPACITY) => render(&mut RxCreditsVl15Buf4095::default(), &name, "rx_credits", cfg)?,
-        (_, c) => return Err(RequestError::UnsupportedCapacity(c)),
-    })
+    crate::with_rx_credits!((vls, capacity), |T| Ok(render(&mut T::default(), &name, "rx_credits", cfg)?),
+        _ => Err(RequestError::UnsupportedCapacity(capacity)))
 }
 
 /// Render everything a request names, in memory (nothing touches the file system).
@@ -171,17 +150,10 @@ pub fn sl2vl_module_name(vls: usize) -> String {
 
 /// Render the SLtoVL table for VLCap `vls`.
 pub fn sl2vl_module(vls: usize) -> Result<EmittedModule, RequestError> {
-    use crate::sl2vl::*;
     let name = sl2vl_module_name(vls);
     let cfg = vec![("vl_cap".to_string(), vls.to_string())];
-    Ok(match vls {
-        1 => render(&mut SlToVlVl1::default(), &name, "sl2vl", cfg)?,
-        2 => render(&mut SlToVlVl2::default(), &name, "sl2vl", cfg)?,
-        4 => render(&mut SlToVlVl4::default(), &name, "sl2vl", cfg)?,
-        8 => render(&mut SlToVlVl8::default(), &name, "sl2vl", cfg)?,
-        15 => render(&mut SlToVlVl15::default(), &name, "sl2vl", cfg)?,
-        n => return Err(RequestError::UnsupportedVlCap(n)),
-    })
+    crate::with_sl2vl!(vls, |T| Ok(render(&mut T::default(), &name, "sl2vl", cfg)?),
+        _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
 /// VL15 buffer sizes generated: the IBA minimum (one packet, the default) and four.
@@ -194,14 +166,10 @@ pub fn vl15_rx_module_name(cap: usize) -> String {
 
 /// Render the VL15 receive buffer for `cap` packets.
 pub fn vl15_rx_module(cap: usize) -> Result<EmittedModule, RequestError> {
-    use crate::vl15_rx::*;
     let name = vl15_rx_module_name(cap);
     let cfg = vec![("capacity_packets".to_string(), cap.to_string())];
-    Ok(match cap {
-        1 => render(&mut Vl15RxCap1::default(), &name, "vl15_rx", cfg)?,
-        4 => render(&mut Vl15RxCap4::default(), &name, "vl15_rx", cfg)?,
-        c => return Err(RequestError::UnsupportedVl15Capacity(c)),
-    })
+    crate::with_vl15_rx!(cap, |T| Ok(render(&mut T::default(), &name, "vl15_rx", cfg)?),
+        _ => Err(RequestError::UnsupportedVl15Capacity(cap)))
 }
 
 /// The default emission: what `hdl_out/` holds.

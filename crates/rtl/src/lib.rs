@@ -11,4 +11,5 @@ pub mod io;
 pub mod sl2vl;
 pub mod rx_credits;
 pub mod tx_credits;
+pub mod variants;
 pub mod vl15_rx;

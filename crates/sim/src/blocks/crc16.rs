@@ -4,11 +4,11 @@
 //! RTL: [`iblink_rtl::crc16`]; reference: [`iblink_model::crc16`].
 
 pub use crate::blocks::SimBuildError;
-use crate::blocks::{hdl_box, vl_box};
+use crate::blocks::rtl_box;
 use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;
 use iblink_rtl::catalog::crc16_module;
-use iblink_rtl::crc16::{Crc16In, Crc16Out, Crc16W16, Crc16W32, Crc16W64, Crc16W8};
+use iblink_rtl::crc16::{Crc16In, Crc16Out};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -101,21 +101,8 @@ pub fn crc16_sim(width_bits: usize, b: Backend, vcd: Option<&Path>) -> Result<Cr
     }
     match b {
         Backend::Model => Ok(Box::new(Crc16ModelSim::new(width_bits))),
-        Backend::Rtl => match width_bits {
-            8 => hdl_box::<Crc16W8>(vcd),
-            16 => hdl_box::<Crc16W16>(vcd),
-            32 => hdl_box::<Crc16W32>(vcd),
-            _ => hdl_box::<Crc16W64>(vcd),
-        },
-        Backend::Verilator => {
-            let m = crc16_module(width_bits)?;
-            match width_bits {
-                8 => vl_box::<Crc16W8>(&m.text, &m.name, vcd),
-                16 => vl_box::<Crc16W16>(&m.text, &m.name, vcd),
-                32 => vl_box::<Crc16W32>(&m.text, &m.name, vcd),
-                _ => vl_box::<Crc16W64>(&m.text, &m.name, vcd),
-            }
-        }
+        _ => iblink_rtl::with_crc16!(width_bits, |T| rtl_box::<T>(b, || crc16_module(width_bits), vcd),
+            _ => Err(SimBuildError::Width(width_bits))),
     }
 }
 

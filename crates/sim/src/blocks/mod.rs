@@ -31,6 +31,23 @@ pub enum SimBuildError {
     Vcd(String, std::io::Error),
 }
 
+/// Block `B` in an RTL back end: the rust-hdl stepper, or Verilator on the text that
+/// `module` renders (only rendered when needed). The model back end is each block's own.
+pub fn rtl_box<B: HdlIo + 'static>(
+    b: Backend,
+    module: impl FnOnce() -> Result<iblink_rtl::emit::EmittedModule, iblink_rtl::catalog::RequestError>,
+    vcd: Option<&Path>,
+) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
+    match b {
+        Backend::Rtl => hdl_box::<B>(vcd),
+        Backend::Verilator => {
+            let m = module()?;
+            vl_box::<B>(&m.text, &m.name, vcd)
+        }
+        Backend::Model => Err(SimBuildError::Variant("the model back end of an RTL block".into())),
+    }
+}
+
 /// The rust-hdl stepper of block `B`, optionally tracing to a VCD.
 pub fn hdl_box<B: HdlIo + 'static>(
     vcd: Option<&Path>,

@@ -4,7 +4,7 @@
 
 use crate::blocks::crc16::Backend;
 use crate::blocks::tx_credits::{random_blocks, CreditsSimError};
-use crate::blocks::{hdl_box, vl_box};
+use crate::blocks::rtl_box;
 use crate::CycleSim;
 use iblink_model::credits::{RxCredits, TxCredits};
 use iblink_rtl::catalog::rx_credits_module;
@@ -99,34 +99,8 @@ pub fn rx_credits_sim(vls: usize, capacity: u16, b: Backend, vcd: Option<&Path>)
     if b == Backend::Model {
         return Ok(Box::new(RxCreditsModelSim::new(vls, capacity)));
     }
-    if b == Backend::Rtl {
-        return match (vls, capacity) {
-            (1, DEFAULT_CAPACITY) => hdl_box::<RxCreditsVl1>(vcd),
-            (2, DEFAULT_CAPACITY) => hdl_box::<RxCreditsVl2>(vcd),
-            (4, DEFAULT_CAPACITY) => hdl_box::<RxCreditsVl4>(vcd),
-            (8, DEFAULT_CAPACITY) => hdl_box::<RxCreditsVl8>(vcd),
-            (15, DEFAULT_CAPACITY) => hdl_box::<RxCreditsVl15>(vcd),
-            (1, 3072) => hdl_box::<RxCreditsVl1Buf3072>(vcd),
-            (4, 3072) => hdl_box::<RxCreditsVl4Buf3072>(vcd),
-            (15, 3072) => hdl_box::<RxCreditsVl15Buf3072>(vcd),
-            (15, MAX_CAPACITY) => hdl_box::<RxCreditsVl15Buf4095>(vcd),
-            (n, c) => Err(CreditsSimError::Capacity(c, n)),
-        };
-    }
-    let m = rx_credits_module(vls, capacity)?;
-    let (t, n) = (m.text.as_str(), m.name.as_str());
-    match (vls, capacity) {
-        (1, DEFAULT_CAPACITY) => vl_box::<RxCreditsVl1>(t, n, vcd),
-        (2, DEFAULT_CAPACITY) => vl_box::<RxCreditsVl2>(t, n, vcd),
-        (4, DEFAULT_CAPACITY) => vl_box::<RxCreditsVl4>(t, n, vcd),
-        (8, DEFAULT_CAPACITY) => vl_box::<RxCreditsVl8>(t, n, vcd),
-        (15, DEFAULT_CAPACITY) => vl_box::<RxCreditsVl15>(t, n, vcd),
-        (1, 3072) => vl_box::<RxCreditsVl1Buf3072>(t, n, vcd),
-        (4, 3072) => vl_box::<RxCreditsVl4Buf3072>(t, n, vcd),
-        (15, 3072) => vl_box::<RxCreditsVl15Buf3072>(t, n, vcd),
-        (15, MAX_CAPACITY) => vl_box::<RxCreditsVl15Buf4095>(t, n, vcd),
-        (n, c) => Err(CreditsSimError::Capacity(c, n)),
-    }
+    iblink_rtl::with_rx_credits!((vls, capacity), |T| rtl_box::<T>(b, || rx_credits_module(vls, capacity), vcd),
+        _ => Err(CreditsSimError::Capacity(capacity, vls)))
 }
 
 /// Random stimulus for the receiver, played against a simulated link peer: the peer's

@@ -2,7 +2,7 @@
 //! RTL: [`iblink_rtl::sl2vl`], [`iblink_rtl::vl15_rx`]; models:
 //! [`iblink_model::sl2vl`], [`iblink_model::vl15`].
 
-use crate::blocks::{hdl_box, vl_box, Backend, SimBuildError};
+use crate::blocks::{rtl_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::sl2vl::{SlToVl, VlCap};
 use iblink_model::vl15::Vl15Buffer;
@@ -61,23 +61,8 @@ pub fn sl2vl_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<SlToVlSim
     }
     match b {
         Backend::Model => Ok(Box::new(SlToVlModelSim::new(vls))),
-        Backend::Rtl => match vls {
-            1 => hdl_box::<SlToVlVl1>(vcd),
-            2 => hdl_box::<SlToVlVl2>(vcd),
-            4 => hdl_box::<SlToVlVl4>(vcd),
-            8 => hdl_box::<SlToVlVl8>(vcd),
-            _ => hdl_box::<SlToVlVl15>(vcd),
-        },
-        Backend::Verilator => {
-            let m = sl2vl_module(vls)?;
-            match vls {
-                1 => vl_box::<SlToVlVl1>(&m.text, &m.name, vcd),
-                2 => vl_box::<SlToVlVl2>(&m.text, &m.name, vcd),
-                4 => vl_box::<SlToVlVl4>(&m.text, &m.name, vcd),
-                8 => vl_box::<SlToVlVl8>(&m.text, &m.name, vcd),
-                _ => vl_box::<SlToVlVl15>(&m.text, &m.name, vcd),
-            }
-        }
+        _ => iblink_rtl::with_sl2vl!(vls, |T| rtl_box::<T>(b, || sl2vl_module(vls), vcd),
+            _ => Err(SimBuildError::VlCap(vls))),
     }
 }
 
@@ -170,17 +155,9 @@ pub type Vl15RxSim = Box<dyn CycleSim<In = Vl15RxIn, Out = Vl15RxOut>>;
 pub fn vl15_rx_sim(cap: usize, b: Backend, vcd: Option<&Path>) -> Result<Vl15RxSim, SimBuildError> {
     match (b, cap) {
         (Backend::Model, c) if (1..=255).contains(&c) => Ok(Box::new(Vl15RxModelSim::new(c))),
-        (Backend::Rtl, 1) => hdl_box::<Vl15RxCap1>(vcd),
-        (Backend::Rtl, 4) => hdl_box::<Vl15RxCap4>(vcd),
-        (Backend::Verilator, 1 | 4) => {
-            let m = vl15_rx_module(cap)?;
-            if cap == 1 {
-                vl_box::<Vl15RxCap1>(&m.text, &m.name, vcd)
-            } else {
-                vl_box::<Vl15RxCap4>(&m.text, &m.name, vcd)
-            }
-        }
-        _ => Err(SimBuildError::Variant(format!("VL15 buffer of {cap} packets"))),
+        (Backend::Model, _) => Err(SimBuildError::Variant(format!("VL15 buffer of {cap} packets"))),
+        _ => iblink_rtl::with_vl15_rx!(cap, |T| rtl_box::<T>(b, || vl15_rx_module(cap), vcd),
+            _ => Err(SimBuildError::Variant(format!("VL15 buffer of {cap} packets")))),
     }
 }
 

@@ -3,13 +3,13 @@
 //! RTL: [`iblink_rtl::tx_credits`]; reference: [`iblink_model::credits::TxCredits`].
 
 use crate::blocks::crc16::Backend;
-use crate::blocks::{hdl_box, vl_box};
+use crate::blocks::rtl_box;
 use crate::CycleSim;
 use iblink_model::blocks::MAX_PACKET_BLOCKS;
 use iblink_model::credits::{RxCredits, TxCredits};
 use iblink_rtl::catalog::tx_credits_module;
 use iblink_rtl::tx_credits::{
-    TxCreditsIn, TxCreditsOut, TxCreditsVl1, TxCreditsVl15, TxCreditsVl2, TxCreditsVl4, TxCreditsVl8, MAX_VLS,
+    TxCreditsIn, TxCreditsOut, MAX_VLS,
     VL_CAPS,
 };
 use rand::{Rng, SeedableRng};
@@ -91,23 +91,8 @@ pub fn tx_credits_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<TxCr
     if b == Backend::Model {
         return Ok(Box::new(TxCreditsModelSim::new(vls)));
     }
-    if b == Backend::Rtl {
-        return match vls {
-            1 => hdl_box::<TxCreditsVl1>(vcd),
-            2 => hdl_box::<TxCreditsVl2>(vcd),
-            4 => hdl_box::<TxCreditsVl4>(vcd),
-            8 => hdl_box::<TxCreditsVl8>(vcd),
-            _ => hdl_box::<TxCreditsVl15>(vcd),
-        };
-    }
-    let m = tx_credits_module(vls)?;
-    match vls {
-        1 => vl_box::<TxCreditsVl1>(&m.text, &m.name, vcd),
-        2 => vl_box::<TxCreditsVl2>(&m.text, &m.name, vcd),
-        4 => vl_box::<TxCreditsVl4>(&m.text, &m.name, vcd),
-        8 => vl_box::<TxCreditsVl8>(&m.text, &m.name, vcd),
-        _ => vl_box::<TxCreditsVl15>(&m.text, &m.name, vcd),
-    }
+    iblink_rtl::with_tx_credits!(vls, |T| rtl_box::<T>(b, || tx_credits_module(vls), vcd),
+        _ => Err(CreditsSimError::VlCap(vls)))
 }
 
 /// A random packet size: mostly 1..=66 blocks, sometimes up to the port's 127.

@@ -1,0 +1,99 @@
+//! Every generated variant of every block family, listed once.
+//!
+//! A block family is one const-generic rust-hdl type; each variant (a data width, a
+//! VLCap, a buffer size) is one instantiation. Three places need to go from a runtime
+//! key to that type — emission ([`crate::catalog`]), the rust-hdl stepper and the
+//! Verilated model (`iblink-sim`) — and all three use the `with_<family>!` macro here,
+//! so a new variant is added in one line.
+//!
+//! ```ignore
+//! with_tx_credits!(vls, |T| render(&mut T::default(), ..), _ => Err(..))
+//! ```
+//! runs the body with `T` bound to the variant's type, or the fallback arm when the key
+//! names no generated variant.
+
+/// Match `$key` against `$pat`s and run `$body` with `$t` aliased to the matching type.
+#[macro_export]
+macro_rules! dispatch_variant {
+    ($key:expr; $($pat:pat => $ty:ty),+ ; |$t:ident| $body:expr ; _ => $other:expr) => {
+        match $key {
+            $($pat => {
+                #[allow(dead_code)]
+                type $t = $ty;
+                $body
+            })+
+            _ => $other,
+        }
+    };
+}
+
+/// CRC-16 unit by data width in bits.
+#[macro_export]
+macro_rules! with_crc16 {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            8 => $crate::crc16::Crc16W8,
+            16 => $crate::crc16::Crc16W16,
+            32 => $crate::crc16::Crc16W32,
+            64 => $crate::crc16::Crc16W64;
+            |$t| $body; _ => $other)
+    };
+}
+
+/// TX credits by VLCap.
+#[macro_export]
+macro_rules! with_tx_credits {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            1 => $crate::tx_credits::TxCreditsVl1,
+            2 => $crate::tx_credits::TxCreditsVl2,
+            4 => $crate::tx_credits::TxCreditsVl4,
+            8 => $crate::tx_credits::TxCreditsVl8,
+            15 => $crate::tx_credits::TxCreditsVl15;
+            |$t| $body; _ => $other)
+    };
+}
+
+/// RX credits by (VLCap, buffer blocks per VL): the default buffer for every VLCap, and
+/// the sizes the tests need (seed 000's 3072 blocks, the largest buffer).
+#[macro_export]
+macro_rules! with_rx_credits {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, $crate::rx_credits::DEFAULT_CAPACITY) => $crate::rx_credits::RxCreditsVl1,
+            (2, $crate::rx_credits::DEFAULT_CAPACITY) => $crate::rx_credits::RxCreditsVl2,
+            (4, $crate::rx_credits::DEFAULT_CAPACITY) => $crate::rx_credits::RxCreditsVl4,
+            (8, $crate::rx_credits::DEFAULT_CAPACITY) => $crate::rx_credits::RxCreditsVl8,
+            (15, $crate::rx_credits::DEFAULT_CAPACITY) => $crate::rx_credits::RxCreditsVl15,
+            (1, 3072) => $crate::rx_credits::RxCreditsVl1Buf3072,
+            (4, 3072) => $crate::rx_credits::RxCreditsVl4Buf3072,
+            (15, 3072) => $crate::rx_credits::RxCreditsVl15Buf3072,
+            (15, $crate::rx_credits::MAX_CAPACITY) => $crate::rx_credits::RxCreditsVl15Buf4095;
+            |$t| $body; _ => $other)
+    };
+}
+
+/// SLtoVL table by VLCap.
+#[macro_export]
+macro_rules! with_sl2vl {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            1 => $crate::sl2vl::SlToVlVl1,
+            2 => $crate::sl2vl::SlToVlVl2,
+            4 => $crate::sl2vl::SlToVlVl4,
+            8 => $crate::sl2vl::SlToVlVl8,
+            15 => $crate::sl2vl::SlToVlVl15;
+            |$t| $body; _ => $other)
+    };
+}
+
+/// VL15 receive buffer by capacity in packets.
+#[macro_export]
+macro_rules! with_vl15_rx {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            1 => $crate::vl15_rx::Vl15RxCap1,
+            4 => $crate::vl15_rx::Vl15RxCap4;
+            |$t| $body; _ => $other)
+    };
+}
