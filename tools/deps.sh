@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what iblink needs, only when it is missing (idempotent; safe to re-run).
 # Debian packages: Verilator (co-simulation, lint), Yosys (lint, synthesis),
-# nextpnr-ice40 + icestorm (place and route, bitstreams), Icarus Verilog.
+# nextpnr-ice40 + icestorm (place and route, bitstreams), Icarus Verilog, tshark (the
+# capture test decodes iblink's ERF captures with it).
 set -euo pipefail
 
 need=()
@@ -12,6 +13,7 @@ have nextpnr-ice40 || need+=(nextpnr-ice40)
 have icepack       || need+=(fpga-icestorm)
 have iverilog      || need+=(iverilog)
 have setpriv       || need+=(util-linux)
+have tshark        || need+=(tshark)
 
 if ((${#need[@]})); then
   echo "deps: installing ${need[*]}"
@@ -21,8 +23,14 @@ if ((${#need[@]})); then
     sudo=sudo
   fi
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  if [[ " ${need[*]} " == *" tshark "* ]]; then
+    # wireshark-common asks whether non-root users may capture; answer "no" up front so
+    # the install never stops at a prompt (iblink only reads capture files).
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
+  fi
+  # `env` so the setting survives sudo's environment reset.
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
 have cargo || { echo "deps: cargo is missing; install Rust with rustup" >&2; exit 1; }
-echo "deps: $(verilator --version | head -1); $(yosys -V); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1)"
+echo "deps: $(verilator --version | head -1); $(yosys -V); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1); $(tshark --version 2>/dev/null | head -1)"
