@@ -23,30 +23,47 @@ module iblink_tx_credits_vl1(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
     // TX credits for VLCap 1 (SPEC.md 4). Per data VL v, in generate block vl[v]:
     //   fctbs  FCTBS, blocks sent since link init, mod 4096
     //   cl     CL, the FCCL of the latest FCP received (0 after link init: nothing goes)
+    //   cr_q   CR = FCTBS + NP of the previous clock; cl_q: CL of the previous clock
     // The head packet of VL v (NP blocks) may go iff (CL - CR) mod 4096 <= 2048, CR = FCTBS + NP.
+    // credit_ok is that check one clock late: CR is registered so the adder and the compare
+    // sit in different clocks (timing); ok_en holds it at 0 in the clock after a reset.
     localparam VLS = 1;
     wire [VLS-1:0] ok;
     wire [12*VLS-1:0] fctbs_bus;
+    reg ok_en;
+    initial ok_en = 1'b0;
+    always @(posedge clock) ok_en <= ~reset;
+    // One-hot VL selects, decoded once for all VLs (VL15 and VLs at or above VLCap hit nothing).
+    wire [VLS-1:0] send_hit = send ? 1'd1 << send_vl : 1'd0;
+    wire [VLS-1:0] fcp_hit = fcp_valid ? 1'd1 << fcp_vl : 1'd0;
     genvar v;
     generate
        for (v = 0; v < VLS; v = v + 1) begin : vl
-          localparam [3:0] VL = v;
           reg [11:0] fctbs;
           reg [11:0] cl;
+          reg [11:0] cr_q;
+          reg [11:0] cl_q;
           initial begin
              fctbs = 12'd0;
              cl = 12'd0;
+             cr_q = 12'd0;
+             cl_q = 12'd0;
           end
           wire [11:0] np = {5'd0, head_blocks[7*v +: 7]};
           // CR: FCTBS once the head packet has gone; it is FCTBS's next value on a send.
           wire [11:0] cr = fctbs + np;
+          // The pipeline registers load every clock, reset or not.
+          always @(posedge clock) begin
+             cr_q <= cr;
+             cl_q <= cl;
+          end
           // (CL - CR) mod 4096: only its top bit is needed (set: 2048 or more).
           wire cl_minus_cr_msb;
           wire [10:0] unused_cl_minus_cr_low;
-          assign {cl_minus_cr_msb, unused_cl_minus_cr_low} = cl - cr;
+          assign {cl_minus_cr_msb, unused_cl_minus_cr_low} = cl_q - cr_q;
           // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
-          wire at_window = cr == {~cl[11], cl[10:0]};
-          assign ok[v] = ~cl_minus_cr_msb | at_window;
+          wire at_window = cr_q == {~cl_q[11], cl_q[10:0]};
+          assign ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
           assign fctbs_bus[12*v +: 12] = fctbs;
           always @(posedge clock) begin
              if (reset) begin
@@ -54,8 +71,8 @@ module iblink_tx_credits_vl1(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
                 fctbs <= 12'd0;
                 cl <= 12'd0;
              end else begin
-                if (send && send_vl == VL) fctbs <= cr;
-                if (fcp_valid && fcp_vl == VL) cl <= fcp_fccl;
+                if (send_hit[v]) fctbs <= cr;
+                if (fcp_hit[v]) cl <= fcp_fccl;
              end
           end
        end

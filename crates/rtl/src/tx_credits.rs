@@ -13,13 +13,28 @@
 //! | `fcp_valid` | in | an FCP for `fcp_vl` was received: CL := `fcp_fccl` |
 //! | `fcp_vl`, `fcp_fccl` | in | 4 and 12 bits |
 //! | `fcp_tx_vl` | in | 4 bits: the VL whose FCP the framer is building |
-//! | `credit_ok` | out | `N` bits, combinational: bit `v` = `(CL - (FCTBS + NP)) mod 4096 <= 2048` for VL `v`'s head packet |
+//! | `credit_ok` | out | `N` bits, **registered, one clock late**: bit `v` = `(CL - (FCTBS + NP)) mod 4096 <= 2048` for VL `v`'s head packet, as of the previous clock |
 //! | `fcp_tx_fctbs` | out | 12 bits, combinational: FCTBS of `fcp_tx_vl` (0 for a VL at or above VLCap) |
 //!
 //! Every send is recorded, checked or not: FCTBS counts the blocks that went on the wire
 //! (an arbiter sends only when `credit_ok` says so; if it did not, the receiver's ABR
-//! still has to meet FCTBS). `credit_ok` and `fcp_tx_fctbs` describe the state before
-//! this clock's edge. A send and an FCP for the same VL in one clock both take effect.
+//! still has to meet FCTBS). A send and an FCP for the same VL in one clock both take
+//! effect at that clock's edge.
+//!
+//! # Cycle contract
+//! - `fcp_tx_fctbs` during clock `t` is FCTBS as it is during clock `t` (latency 0).
+//! - `credit_ok` during clock `t` is the credit check of clock `t - 1`: FCTBS and CL as
+//!   they were during clock `t - 1` (before that clock's send and FCP took effect) and
+//!   `head_blocks` as driven during clock `t - 1` (latency 1). It is 0 during the first
+//!   clock and during the clock after a `reset` (link init: CL = 0, nothing may go).
+//!   So after a send on VL `v` in clock `t`, bit `v` still shows the sent packet's check
+//!   in clock `t + 1` and the next head packet's from clock `t + 2` (a consumer choosing
+//!   again in `t + 1` would use a stale bit; the link arbiter chooses at packet
+//!   boundaries, and the shortest packet is several words long). A new CL from an FCP in
+//!   clock `t` likewise shows in `credit_ok` from clock `t + 2`.
+//! - Registered: FCTBS and CL (the state); per VL, CR (= FCTBS + NP) and a copy of CL
+//!   (the pipeline register before the compare); one `ok_en` flip-flop (not reset in the
+//!   previous clock).
 //!
 //! # Why these ports
 //! - The send carries no block count: it is always the head packet, whose NP the check
@@ -38,8 +53,17 @@
 //! FCCL through the flip-flop enable): about 45 LUT4 per VL with the select included.
 //! The compare `<= 2048` is split so it does not follow the second adder: the result's
 //! sign bit, OR `CR == CL ^ 0x800` (the margin is exactly 2048), which runs in parallel
-//! with `CL - CR`. Measured with nextpnr on an HX8K with registered inputs and outputs:
-//! about 142 MHz at 8 VLs (the two carry chains in series are the critical path).
+//! with `CL - CR`.
+//!
+//! # Why `credit_ok` is a clock late
+//! With the check combinational, the CR adder and the compare behind it (`CL - CR`, or
+//! the `CR == CL ^ 0x800` equality) were one path: 137.8 MHz at 8 VLs on an HX8K
+//! (`iblink synth`, best of 3 seeds), against a target of 150. Registering CR (the adder
+//! output FCTBS already loads from, so no extra LUTs) and a copy of CL puts the adder and
+//! the compare in different clocks; the VL selects of `send` and `fcp_valid` are decoded
+//! once into one-hot vectors shared by all VLs, so each flip-flop enable is two LUT
+//! levels. Result: about 45 LUT4 per VL (as before) and 24 more flip-flops per VL;
+//! the critical path is now an enable decode (`fcp_vl` → `cl` enable).
 
 use crate::crc16::mask;
 use crate::io::{HdlIo, Opaque, PortSpec};
@@ -66,6 +90,12 @@ pub struct TxRegs {
     pub fctbs: [u16; MAX_VLS],
     /// CL per VL (SPEC.md §4): FCCL of the latest FCP received; 0 after link init.
     pub cl: [u16; MAX_VLS],
+    /// Pipeline: CR = FCTBS + NP of the previous clock, per VL.
+    pub cr_q: [u16; MAX_VLS],
+    /// Pipeline: CL of the previous clock, per VL.
+    pub cl_q: [u16; MAX_VLS],
+    /// Pipeline: the previous clock was not a reset (`credit_ok` is 0 when clear).
+    pub ok_en: bool,
 }
 
 /// TX credits for `N` data VLs; `HB = 7 * N` (the width of `head_blocks`).
@@ -109,7 +139,12 @@ impl<const N: usize, const HB: usize> Default for TxCreditsUnit<N, HB> {
 /// `(CL - CR) mod 4096 <= 2048` (SPEC.md §4).
 #[inline]
 pub fn credit_check(fctbs: u16, cl: u16, np: u16) -> bool {
-    let cr = fctbs.wrapping_add(np) & CREDIT_MASK;
+    window_ok(cl, fctbs.wrapping_add(np) & CREDIT_MASK)
+}
+
+/// The compare half of the check, on a CR already summed: `(CL - CR) mod 4096 <= 2048`.
+#[inline]
+pub fn window_ok(cl: u16, cr: u16) -> bool {
     cl.wrapping_sub(cr) & CREDIT_MASK <= WINDOW
 }
 
@@ -118,8 +153,16 @@ impl<const N: usize, const HB: usize> Logic for TxCreditsUnit<N, HB> {
         let hb = read_words::<HB>(&self.head_blocks.val());
         if self.clock.pos_edge() {
             let r = &mut self.regs;
+            // The pipeline registers load every clock, reset or not.
+            for v in 0..N {
+                let np = field(&hb, v, NP_BITS) as u16;
+                r.cr_q[v] = r.fctbs[v].wrapping_add(np) & CREDIT_MASK;
+                r.cl_q[v] = r.cl[v];
+            }
+            r.ok_en = !self.reset.val();
             if self.reset.val() {
-                **r = TxRegs::default();
+                r.fctbs = [0; MAX_VLS];
+                r.cl = [0; MAX_VLS];
             } else {
                 let sv = self.send_vl.val().to_u64() as usize;
                 if self.send.val() && sv < N {
@@ -132,11 +175,12 @@ impl<const N: usize, const HB: usize> Logic for TxCreditsUnit<N, HB> {
                 }
             }
         }
-        // Combinational outputs, from the registers and this clock's inputs.
+        // credit_ok from the pipeline registers only; fcp_tx_fctbs from FCTBS and this
+        // clock's fcp_tx_vl.
+        let r = &self.regs;
         let mut ok = 0u64;
         for v in 0..N {
-            let np = field(&hb, v, NP_BITS) as u16;
-            ok |= (credit_check(self.regs.fctbs[v], self.regs.cl[v], np) as u64) << v;
+            ok |= ((r.ok_en && window_ok(r.cl_q[v], r.cr_q[v])) as u64) << v;
         }
         self.credit_ok.next = ok.into();
         let tv = self.fcp_tx_vl.val().to_u64() as usize;
@@ -162,30 +206,47 @@ pub fn tx_credits_verilog_body(vls: usize) -> String {
 // TX credits for VLCap {vls} (SPEC.md 4). Per data VL v, in generate block vl[v]:
 //   fctbs  FCTBS, blocks sent since link init, mod 4096
 //   cl     CL, the FCCL of the latest FCP received (0 after link init: nothing goes)
+//   cr_q   CR = FCTBS + NP of the previous clock; cl_q: CL of the previous clock
 // The head packet of VL v (NP blocks) may go iff (CL - CR) mod 4096 <= 2048, CR = FCTBS + NP.
+// credit_ok is that check one clock late: CR is registered so the adder and the compare
+// sit in different clocks (timing); ok_en holds it at 0 in the clock after a reset.
 localparam VLS = {vls};
 wire [VLS-1:0] ok;
 wire [12*VLS-1:0] fctbs_bus;
+reg ok_en;
+initial ok_en = 1'b0;
+always @(posedge clock) ok_en <= ~reset;
+// One-hot VL selects, decoded once for all VLs (VL15 and VLs at or above VLCap hit nothing).
+wire [VLS-1:0] send_hit = send ? {vls}'d1 << send_vl : {vls}'d0;
+wire [VLS-1:0] fcp_hit = fcp_valid ? {vls}'d1 << fcp_vl : {vls}'d0;
 genvar v;
 generate
    for (v = 0; v < VLS; v = v + 1) begin : vl
-      localparam [3:0] VL = v;
       reg [11:0] fctbs;
       reg [11:0] cl;
+      reg [11:0] cr_q;
+      reg [11:0] cl_q;
       initial begin
          fctbs = 12'd0;
          cl = 12'd0;
+         cr_q = 12'd0;
+         cl_q = 12'd0;
       end
       wire [11:0] np = {{5'd0, head_blocks[7*v +: 7]}};
       // CR: FCTBS once the head packet has gone; it is FCTBS's next value on a send.
       wire [11:0] cr = fctbs + np;
+      // The pipeline registers load every clock, reset or not.
+      always @(posedge clock) begin
+         cr_q <= cr;
+         cl_q <= cl;
+      end
       // (CL - CR) mod 4096: only its top bit is needed (set: 2048 or more).
       wire cl_minus_cr_msb;
       wire [10:0] unused_cl_minus_cr_low;
-      assign {{cl_minus_cr_msb, unused_cl_minus_cr_low}} = cl - cr;
+      assign {{cl_minus_cr_msb, unused_cl_minus_cr_low}} = cl_q - cr_q;
       // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
-      wire at_window = cr == {{~cl[11], cl[10:0]}};
-      assign ok[v] = ~cl_minus_cr_msb | at_window;
+      wire at_window = cr_q == {{~cl_q[11], cl_q[10:0]}};
+      assign ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
       assign fctbs_bus[12*v +: 12] = fctbs;
       always @(posedge clock) begin
          if (reset) begin
@@ -193,8 +254,8 @@ generate
             fctbs <= 12'd0;
             cl <= 12'd0;
          end else begin
-            if (send && send_vl == VL) fctbs <= cr;
-            if (fcp_valid && fcp_vl == VL) cl <= fcp_fccl;
+            if (send_hit[v]) fctbs <= cr;
+            if (fcp_hit[v]) cl <= fcp_fccl;
          end
       end
    end

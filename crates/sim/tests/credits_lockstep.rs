@@ -216,10 +216,13 @@ impl Link {
     fn name(&self) -> String {
         self.tx.backend().to_string()
     }
-    /// The credit check for a head packet of `np` blocks on VL0.
+    /// The credit check for a head packet of `np` blocks on VL0. `credit_ok` is a clock
+    /// late (the block's cycle contract), so the head is shown for two clocks and the
+    /// check read in the second.
     fn credit_ok(&mut self, np: u8) -> bool {
         let mut i = TxCreditsIn::default();
         i.head_blocks[0] = np;
+        self.tx.step(&i);
         self.tx.step(&i).credit_ok & 1 == 1
     }
     fn fctbs(&mut self) -> u16 {
@@ -268,6 +271,46 @@ impl Link {
     fn refresh(&mut self) {
         let f = self.fccl();
         self.fcp(f);
+    }
+}
+
+/// The TX block's cycle contract: `credit_ok` during a clock is the credit check
+/// (SPEC.md §4) of the previous clock, and 0 in the first clock and in the clock after a
+/// reset. Expected values from the spec's check on the numbers driven, not from a model.
+#[test]
+fn tx_credit_ok_is_one_clock_late() {
+    for b in Backend::ALL {
+        let mut tx = tx_sim(2, b);
+        let who = tx.backend().to_string();
+        let head = |np0: u8, np1: u8| {
+            let mut i = TxCreditsIn::default();
+            i.head_blocks[0] = np0;
+            i.head_blocks[1] = np1;
+            i
+        };
+        let mut ok = |i: TxCreditsIn| tx.step(&i).credit_ok;
+        // Clock 0: reset; nothing before the first clock.
+        assert_eq!(ok(TxCreditsIn { reset: true, ..head(10, 0) }), 0, "{who}: first clock");
+        // Clock 1: FCP CL 2048 on VL0; shows the clock after the reset: 0.
+        assert_eq!(
+            ok(TxCreditsIn { fcp_valid: true, fcp_fccl: 2048, ..head(10, 0) }),
+            0,
+            "{who}: clock after reset"
+        );
+        // Clock 2: the check of clock 1 (CL 0, NP 10: blocked; VL1 NP 0: margin 0, go).
+        assert_eq!(ok(head(10, 0)), 0b10, "{who}: check of clock 1");
+        // Clock 3: the check of clock 2 (VL0: CL 2048, CR 10, go; VL1: NP 0, go). VL0's
+        // 10 blocks are sent; VL1's head is now 1 block.
+        assert_eq!(ok(TxCreditsIn { send: true, ..head(10, 1) }), 0b11, "{who}: check of clock 2");
+        // Clock 4: the check of clock 3, before its send: still the 10-block packet, go;
+        // VL1 with NP 1 against CL 0: blocked.
+        assert_eq!(ok(head(127, 1)), 0b01, "{who}: check of clock 3");
+        // Clock 5: FCTBS 10, NP 127: CR 137, CL 2048: go. Reset in this clock...
+        assert_eq!(ok(TxCreditsIn { reset: true, ..head(127, 0) }), 0b01, "{who}: check of clock 4");
+        // ... so clock 6 shows 0 although clock 5's (pre-reset) check passed.
+        assert_eq!(ok(head(1, 0)), 0, "{who}: clock after reset");
+        // Clock 7: the check of clock 6: CL 0 again (VL0 NP 1 blocked, VL1 NP 0 go).
+        assert_eq!(ok(head(1, 0)), 0b10, "{who}: check of clock 6");
     }
 }
 

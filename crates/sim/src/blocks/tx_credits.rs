@@ -17,12 +17,16 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 use std::path::Path;
 
-/// The reference model as a cycle simulation: one [`TxCredits`] per data VL.
-/// `credit_ok` and `fcp_tx_fctbs` are combinational in the RTL (the registers and this
-/// clock's inputs), so they are computed before this clock's events are applied.
+/// The reference model as a cycle simulation: one [`TxCredits`] per data VL, wrapped in
+/// the block's cycle contract ([`iblink_rtl::tx_credits`]): `fcp_tx_fctbs` is
+/// combinational (the model's FCTBS before this clock's events), and `credit_ok` is the
+/// model's check one clock late — the check of the previous clock (its state and
+/// `head_blocks`), 0 in the first clock and in the clock after a reset.
 pub struct TxCreditsModelSim {
     vls: usize,
     tx: [TxCredits; MAX_VLS],
+    /// The model's `can_send` of the previous clock: what `credit_ok` shows now.
+    ok_q: u16,
 }
 
 impl TxCreditsModelSim {
@@ -30,6 +34,7 @@ impl TxCreditsModelSim {
         Self {
             vls,
             tx: [TxCredits::new(); MAX_VLS],
+            ok_q: 0,
         }
     }
     /// The model state of VL `v` (for coverage counting).
@@ -53,15 +58,18 @@ impl CycleSim for TxCreditsModelSim {
         "model"
     }
     fn step(&mut self, i: &TxCreditsIn) -> TxCreditsOut {
-        let mut credit_ok = 0u16;
-        for v in 0..self.vls {
-            credit_ok |= (self.tx[v].can_send(np(i, v)) as u16) << v;
-        }
         let tv = (i.fcp_tx_vl & 0xf) as usize;
         let out = TxCreditsOut {
-            credit_ok,
+            credit_ok: self.ok_q,
             fcp_tx_fctbs: if tv < self.vls { self.tx[tv].fctbs() } else { 0 },
         };
+        // This clock's check (state before the edge), shown during the next clock.
+        self.ok_q = 0;
+        if !i.reset {
+            for v in 0..self.vls {
+                self.ok_q |= (self.tx[v].can_send(np(i, v)) as u16) << v;
+            }
+        }
         if i.reset {
             self.tx.iter_mut().for_each(TxCredits::reset);
             return out;
