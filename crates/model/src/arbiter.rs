@@ -113,6 +113,14 @@ pub struct TableTooLong {
     pub len: usize,
 }
 
+/// A single-entry write naming an index past the end of a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{table} table: entry index {index} is out of range 0..=63")]
+pub struct EntryIndexOutOfRange {
+    pub table: TableId,
+    pub index: usize,
+}
+
 /// One table with its active-entry pointer and that entry's remaining weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TableState {
@@ -199,6 +207,52 @@ impl VlArbiter {
             TableId::Low => self.low.load(entries),
         }
         Ok(())
+    }
+
+    /// Write one entry of a table: the single-entry write port the RTL has (SPEC.md §6:
+    /// tables may be rewritten while traffic flows). Semantics:
+    /// * The table is 64 entries long from then on; entries never written have weight 0
+    ///   and are skipped (SPEC.md §6), so a table written entry by entry arbitrates like
+    ///   the same entries given to [`set_table`](Self::set_table) (see the tests).
+    /// * If `index` is the table's active entry, its remaining weight is reloaded from the
+    ///   new weight (as `set_table` reloads the active entry); the pointer never moves.
+    ///   Any other entry takes effect when the pointer next reaches it.
+    /// * A grant already made is never touched: the model commits a grant when it makes
+    ///   it, so a write can only affect the next decision.
+    ///
+    /// One difference from `set_table`: that call moves a pointer which falls off the end
+    /// of a shorter table back to entry 0 (with entry 0's weight). Written entry by entry
+    /// the table has no end, so the pointer stays on a zero-weight entry, which is
+    /// skipped: the next grant is the same, except during an open low-table turn (the
+    /// `Weight` policy), which `set_table` continues with entry 0 and this ends (SPEC.md
+    /// §6 lets a rewrite bend the rules).
+    pub fn write_entry(
+        &mut self,
+        table: TableId,
+        index: usize,
+        entry: ArbEntry,
+    ) -> Result<(), EntryIndexOutOfRange> {
+        if index >= MAX_TABLE_ENTRIES {
+            return Err(EntryIndexOutOfRange { table, index });
+        }
+        let t = match table {
+            TableId::High => &mut self.high,
+            TableId::Low => &mut self.low,
+        };
+        t.entries[index] = entry;
+        // Entries past the old length are zero (load clears them), so growing the length
+        // changes no decision; it only lets the scan reach the new entry.
+        t.len = t.len.max(index as u8 + 1);
+        if index == t.ptr as usize {
+            t.remaining = entry.weight as i32;
+        }
+        Ok(())
+    }
+
+    /// The grant [`grant`](Self::grant) would return for `heads`, without committing it
+    /// (the RTL shows it as an *offer* until the consumer takes it).
+    pub fn peek(&self, heads: &[Option<u16>; DATA_VLS]) -> Option<Grant> {
+        self.clone().grant(heads)
     }
 
     /// Change VLHighLimit; the HighPriCounter is reloaded with the new value.
@@ -580,6 +634,150 @@ mod tests {
             .map(|_| a.grant(&heads(&[2], 1024)).unwrap().weight_left)
             .collect();
         assert_eq!(w, [0, 0, 0]);
+    }
+
+    /// Random heads: each data VL present with probability 3/4, PktLen 6..=1048.
+    fn random_heads(r: &mut impl rand::Rng) -> [Option<u16>; DATA_VLS] {
+        std::array::from_fn(|_| r.gen_ratio(3, 4).then(|| r.gen_range(6..=1048)))
+    }
+
+    fn random_table(r: &mut impl rand::Rng, len: usize) -> Vec<ArbEntry> {
+        (0..len)
+            .map(|_| {
+                let w = if r.gen_ratio(1, 5) {
+                    0
+                } else {
+                    r.gen_range(1..=255)
+                };
+                e(r.gen_range(0..16), w)
+            })
+            .collect()
+    }
+
+    /// `set_table(t, E)` and the 64 single-entry writes `write_entry(t, i, E[i])` (weight 0
+    /// past the end of E) give the same grants afterwards, from any state the arbiter was
+    /// in: the one documented exception is an open low-table turn whose pointer falls off
+    /// the end of the new, shorter table (counted here, shown in the next test).
+    #[test]
+    fn write_entry_sequence_arbitrates_like_set_table() {
+        use rand::{Rng, SeedableRng};
+        let mut r = rand::rngs::StdRng::seed_from_u64(0x5e7_7ab1e);
+        let (mut compared, mut ptr_past_end, mut excepted) = (0, 0, 0);
+        for _ in 0..3000 {
+            let policy = if r.gen() {
+                LowPolicy::Weight
+            } else {
+                LowPolicy::OnePacket
+            };
+            let limit = [0, 1, 4, 254, 255][r.gen_range(0..5)];
+            let mut a = VlArbiter::new(cap([1, 2, 4, 8, 15][r.gen_range(0..5)]), limit, policy);
+            let (hl, ll) = (r.gen_range(0..=64), r.gen_range(0..=64));
+            a.set_table(High, &random_table(&mut r, hl)).unwrap();
+            a.set_table(Low, &random_table(&mut r, ll)).unwrap();
+            for _ in 0..r.gen_range(0..40) {
+                a.grant(&random_heads(&mut r));
+            }
+            let table = if r.gen() { High } else { Low };
+            let new_len = r.gen_range(0..=64);
+            let new = random_table(&mut r, new_len);
+            let mut b = a.clone();
+            let exception = table == Low
+                && a.active == Low
+                && a.low_turn_open
+                && a.low.ptr as usize >= new.len();
+            ptr_past_end += (a.pointer(table).0 as usize >= new.len()) as u32;
+            a.set_table(table, &new).unwrap();
+            for i in 0..MAX_TABLE_ENTRIES {
+                b.write_entry(table, i, new.get(i).copied().unwrap_or_default())
+                    .unwrap();
+            }
+            if exception {
+                excepted += 1;
+                continue;
+            }
+            for k in 0..60 {
+                let h = random_heads(&mut r);
+                assert_eq!(
+                    a.grant(&h),
+                    b.grant(&h),
+                    "grant {k} after rewriting the {table} table with {new:?}"
+                );
+            }
+            compared += 1;
+        }
+        assert!(
+            compared > 2500 && ptr_past_end > 300 && excepted > 0,
+            "{compared} {ptr_past_end} {excepted}"
+        );
+    }
+
+    #[test]
+    fn write_entry_past_the_end_during_an_open_low_turn() {
+        // Low entry 1 (VL1) is mid-turn with weight left; the table shrinks to one entry.
+        let mut a = VlArbiter::new(cap(4), 0, LowPolicy::Weight);
+        a.set_table(High, &[e(0, 10)]).unwrap();
+        a.set_table(Low, &[e(2, 0), e(1, 10)]).unwrap();
+        let h = heads(&[0, 1, 2], 18);
+        assert_eq!(a.grant(&h).unwrap().table, High);
+        let g = a.grant(&h).unwrap();
+        assert_eq!((g.table, g.entry, g.weight_left), (Low, 1, 9));
+        let mut b = a.clone();
+        a.set_table(Low, &[e(2, 5)]).unwrap();
+        for i in 0..MAX_TABLE_ENTRIES {
+            let entry = if i == 0 { e(2, 5) } else { ArbEntry::default() };
+            b.write_entry(Low, i, entry).unwrap();
+        }
+        // set_table moved the pointer to entry 0 and the turn goes on there; entry by
+        // entry, the active entry 1 now has weight 0, so the turn ends and the high table
+        // sends.
+        let (ga, gb) = (a.grant(&h).unwrap(), b.grant(&h).unwrap());
+        assert_eq!((ga.table, ga.vl, ga.entry), (Low, 2, 0));
+        assert_eq!((gb.table, gb.vl), (High, 0));
+    }
+
+    #[test]
+    fn write_entry_reloads_only_the_active_entry() {
+        let mut a = VlArbiter::new(cap(4), 255, LowPolicy::Weight);
+        a.write_entry(High, 0, e(0, 100)).unwrap();
+        a.write_entry(High, 1, e(1, 50)).unwrap();
+        assert_eq!(a.entries(High), &[e(0, 100), e(1, 50)]);
+        let h = heads(&[0, 1], 1024); // 64 blocks
+        assert_eq!(a.grant(&h).unwrap().weight_left, 36);
+        // Another entry: the active one keeps its 36.
+        a.write_entry(High, 1, e(1, 70)).unwrap();
+        assert_eq!(a.pointer(High), (0, 36));
+        // The active entry: reloaded from the new weight, pointer unmoved.
+        a.write_entry(High, 0, e(2, 80)).unwrap();
+        assert_eq!(a.pointer(High), (0, 80));
+        let g = a.grant(&heads(&[1, 2], 1024)).unwrap();
+        assert_eq!((g.vl, g.entry, g.weight_left), (2, 0, 16));
+        // Weight 0 on the active entry: it is skipped from now on.
+        a.write_entry(High, 0, e(2, 0)).unwrap();
+        let g = a.grant(&heads(&[1, 2], 1024)).unwrap();
+        assert_eq!((g.vl, g.entry, g.weight_left), (1, 1, 6));
+        // An entry far out: the table is 64 long, the scan reaches it.
+        a.write_entry(High, 63, e(3, 9)).unwrap();
+        let g = a.grant(&heads(&[3], 18)).unwrap();
+        assert_eq!((g.vl, g.entry, g.weight_left), (3, 63, 8));
+        assert_eq!(
+            a.write_entry(Low, 64, e(0, 1)),
+            Err(EntryIndexOutOfRange {
+                table: Low,
+                index: 64
+            })
+        );
+    }
+
+    #[test]
+    fn peek_does_not_commit() {
+        let mut a = figure_25_10(LowPolicy::Weight);
+        let h = heads(&[0, 1, 2, 3, 6, 7], 1024);
+        let before = a.clone();
+        let p = a.peek(&h);
+        assert_eq!(a, before);
+        assert_eq!(p, a.grant(&h));
+        assert_ne!(a, before);
+        assert_eq!(a.peek(&heads(&[], 1024)), None);
     }
 
     #[test]
