@@ -14,6 +14,7 @@
 //! | [`failsafe`] | §8 update monitor, overrun threshold |
 //! | [`ethernet`] | §9 PAUSE / PFC frames |
 //! | [`config`] | port configuration (TOML) |
+//! | [`iba`] | §1, §3 IBA local data packets (LRH, BTH, DETH, ICRC, VCRC) for testbenches and captures |
 //! | [`port`] | the composed port model, stepped per clock |
 //!
 //! ## Readings of the spec this model commits to
@@ -46,6 +47,7 @@ pub mod credits;
 pub mod ethernet;
 pub mod failsafe;
 pub mod fcp;
+pub mod iba;
 pub mod port;
 pub mod scheduler;
 pub mod sl2vl;
