@@ -26,7 +26,7 @@
 //!
 //! [`ItemPackets`] turns the port model's [`LinkItem`]s into wire bytes (data packets
 //! with deterministic payload, FCPs as they are), for captures of a model run
-//! (see the `erf` module).
+//! (see [`crate::erf`]).
 
 use crate::blocks::{MAX_PKT_LEN, MTU_PAYLOAD_BYTES};
 use crate::crc16::crc16;

@@ -16,6 +16,7 @@
 //! | [`config`] | port configuration (TOML) |
 //! | [`iba`] | §1, §3 IBA local data packets (LRH, BTH, DETH, ICRC, VCRC) for testbenches and captures |
 //! | [`port`] | the composed port model, stepped per clock |
+//! | [`erf`] | ERF captures of both link directions (data packets type 21, FCPs type 25) |
 //!
 //! ## Readings of the spec this model commits to
 //!
@@ -44,6 +45,7 @@ pub mod blocks;
 pub mod config;
 pub mod crc16;
 pub mod credits;
+pub mod erf;
 pub mod ethernet;
 pub mod failsafe;
 pub mod fcp;
