@@ -4,7 +4,7 @@
 // config: vl_cap = 8
 // config: head_blocks_width = 56
 `default_nettype none
-module iblink_tx_credits_vl8(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_vl,fcp_fccl,fcp_tx_vl,credit_ok,fcp_tx_fctbs);
+module iblink_tx_credits_vl8(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_vl,fcp_fccl,credit_ok,fctbs);
 
     // Module arguments
     input wire  clock;
@@ -15,9 +15,8 @@ module iblink_tx_credits_vl8(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
     input wire  fcp_valid;
     input wire  [3:0] fcp_vl;
     input wire  [11:0] fcp_fccl;
-    input wire  [3:0] fcp_tx_vl;
     output reg  [7:0] credit_ok;
-    output reg  [11:0] fcp_tx_fctbs;
+    output reg  [95:0] fctbs;
 
     // Update code (custom)
     // TX credits for VLCap 8 (SPEC.md 4). Per data VL v, in generate block vl[v]:
@@ -79,13 +78,6 @@ module iblink_tx_credits_vl8(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
     endgenerate
 
     always @(*) credit_ok = ok;
-
-    // FCTBS for the FCP the framer is building (0 for VL15 or a VL at or above VLCap).
-    integer i;
-    always @(*) begin
-       fcp_tx_fctbs = 12'd0;
-       for (i = 0; i < VLS; i = i + 1)
-          if ({28'd0, fcp_tx_vl} == i) fcp_tx_fctbs = fctbs_bus[12*i +: 12];
-    end
+    always @(*) fctbs = fctbs_bus;
 endmodule // iblink_tx_credits_vl8
 `default_nettype wire

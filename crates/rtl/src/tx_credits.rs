@@ -12,9 +12,8 @@
 //! | `send_vl` | in | 4 bits; a VL at or above VLCap (VL15 included) is ignored |
 //! | `fcp_valid` | in | an FCP for `fcp_vl` was received: CL := `fcp_fccl` |
 //! | `fcp_vl`, `fcp_fccl` | in | 4 and 12 bits |
-//! | `fcp_tx_vl` | in | 4 bits: the VL whose FCP the framer is building |
 //! | `credit_ok` | out | `N` bits, **registered, one clock late**: bit `v` = `(CL - (FCTBS + NP)) mod 4096 <= 2048` for VL `v`'s head packet, as of the previous clock |
-//! | `fcp_tx_fctbs` | out | 12 bits, combinational: FCTBS of `fcp_tx_vl` (0 for a VL at or above VLCap) |
+//! | `fctbs` | out | `12N` bits, the registers themselves: FCTBS of VL `v` at `[12v+11:12v]` (for the FCP TX framer) |
 //!
 //! Every send is recorded, checked or not: FCTBS counts the blocks that went on the wire
 //! (an arbiter sends only when `credit_ok` says so; if it did not, the receiver's ABR
@@ -22,7 +21,7 @@
 //! effect at that clock's edge.
 //!
 //! # Cycle contract
-//! - `fcp_tx_fctbs` during clock `t` is FCTBS as it is during clock `t` (latency 0).
+//! - `fctbs` during clock `t` is FCTBS as it is during clock `t` (latency 0).
 //! - `credit_ok` during clock `t` is the credit check of clock `t - 1`: FCTBS and CL as
 //!   they were during clock `t - 1` (before that clock's send and FCP took effect) and
 //!   `head_blocks` as driven during clock `t - 1` (latency 1). It is 0 during the first
@@ -40,9 +39,8 @@
 //! - The send carries no block count: it is always the head packet, whose NP the check
 //!   has just added to FCTBS, so `FCTBS := CR` reuses that adder and the count that was
 //!   checked is by construction the count that is recorded.
-//! - FCTBS leaves through a VL select rather than a packed bus because its one consumer,
-//!   the FCP TX framer, builds one FCP at a time; the select is a 12-bit N:1 mux either
-//!   here or in the framer, and here the framer needs no knowledge of the packing.
+//! - FCTBS leaves as a packed bus of the registers: its one consumer, the FCP TX framer,
+//!   selects the VL it builds (it keeps the next FCP pre-built, so it owns that select).
 //! - `credit_ok` is a vector because the arbiter needs every VL's eligibility at once.
 //!
 //! # Why FCTBS and CL are the registers (and not CL − FCTBS)
@@ -98,9 +96,10 @@ pub struct TxRegs {
     pub ok_en: bool,
 }
 
-/// TX credits for `N` data VLs; `HB = 7 * N` (the width of `head_blocks`).
+/// TX credits for `N` data VLs; `HB = 7 * N` (the width of `head_blocks`), `FB = 12 * N`
+/// (the width of `fctbs`).
 #[derive(LogicBlock)]
-pub struct TxCreditsUnit<const N: usize, const HB: usize> {
+pub struct TxCreditsUnit<const N: usize, const HB: usize, const FB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub head_blocks: Signal<In, Bits<HB>>,
@@ -109,15 +108,17 @@ pub struct TxCreditsUnit<const N: usize, const HB: usize> {
     pub fcp_valid: Signal<In, Bit>,
     pub fcp_vl: Signal<In, Bits<4>>,
     pub fcp_fccl: Signal<In, Bits<12>>,
-    pub fcp_tx_vl: Signal<In, Bits<4>>,
     pub credit_ok: Signal<Out, Bits<N>>,
-    pub fcp_tx_fctbs: Signal<Out, Bits<12>>,
+    pub fctbs: Signal<Out, Bits<FB>>,
     regs: Opaque<TxRegs>,
 }
 
-impl<const N: usize, const HB: usize> Default for TxCreditsUnit<N, HB> {
+impl<const N: usize, const HB: usize, const FB: usize> Default for TxCreditsUnit<N, HB, FB> {
     fn default() -> Self {
-        assert!(VL_CAPS.contains(&N) && HB == NP_BITS * N, "TxCreditsUnit<{N}, {HB}>: unsupported");
+        assert!(
+            VL_CAPS.contains(&N) && HB == NP_BITS * N && FB == 12 * N,
+            "TxCreditsUnit<{N}, {HB}, {FB}>: unsupported"
+        );
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -127,9 +128,8 @@ impl<const N: usize, const HB: usize> Default for TxCreditsUnit<N, HB> {
             fcp_valid: Default::default(),
             fcp_vl: Default::default(),
             fcp_fccl: Default::default(),
-            fcp_tx_vl: Default::default(),
             credit_ok: Default::default(),
-            fcp_tx_fctbs: Default::default(),
+            fctbs: Default::default(),
             regs: Opaque(TxRegs::default()),
         }
     }
@@ -148,7 +148,7 @@ pub fn window_ok(cl: u16, cr: u16) -> bool {
     cl.wrapping_sub(cr) & CREDIT_MASK <= WINDOW
 }
 
-impl<const N: usize, const HB: usize> Logic for TxCreditsUnit<N, HB> {
+impl<const N: usize, const HB: usize, const FB: usize> Logic for TxCreditsUnit<N, HB, FB> {
     fn update(&mut self) {
         let hb = read_words::<HB>(&self.head_blocks.val());
         if self.clock.pos_edge() {
@@ -175,21 +175,21 @@ impl<const N: usize, const HB: usize> Logic for TxCreditsUnit<N, HB> {
                 }
             }
         }
-        // credit_ok from the pipeline registers only; fcp_tx_fctbs from FCTBS and this
-        // clock's fcp_tx_vl.
+        // credit_ok from the pipeline registers only; fctbs is the registers.
         let r = &self.regs;
         let mut ok = 0u64;
         for v in 0..N {
             ok |= ((r.ok_en && window_ok(r.cl_q[v], r.cr_q[v])) as u64) << v;
         }
         self.credit_ok.next = ok.into();
-        let tv = self.fcp_tx_vl.val().to_u64() as usize;
-        self.fcp_tx_fctbs.next = (if tv < N { self.regs.fctbs[tv] as u64 } else { 0 }).into();
+        let mut w = [0u64; 3];
+        pack_fields(&self.regs.fctbs[..N], 12, &mut w);
+        self.fctbs.next = bits_from_words::<FB>(&w);
     }
 
     fn connect(&mut self) {
         self.credit_ok.connect();
-        self.fcp_tx_fctbs.connect();
+        self.fctbs.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -262,14 +262,7 @@ generate
 endgenerate
 
 always @(*) credit_ok = ok;
-
-// FCTBS for the FCP the framer is building (0 for VL15 or a VL at or above VLCap).
-integer i;
-always @(*) begin
-   fcp_tx_fctbs = 12'd0;
-   for (i = 0; i < VLS; i = i + 1)
-      if ({{28'd0, fcp_tx_vl}} == i) fcp_tx_fctbs = fctbs_bus[12*i +: 12];
-end
+always @(*) fctbs = fctbs_bus;
 "
     );
     v
@@ -286,7 +279,6 @@ pub struct TxCreditsIn {
     pub fcp_valid: bool,
     pub fcp_vl: u8,
     pub fcp_fccl: u16,
-    pub fcp_tx_vl: u8,
 }
 
 /// The outputs during a clock.
@@ -294,10 +286,11 @@ pub struct TxCreditsIn {
 pub struct TxCreditsOut {
     /// Bit `v`: VL `v`'s head packet passes the credit check.
     pub credit_ok: u16,
-    pub fcp_tx_fctbs: u16,
+    /// FCTBS of each VL (0 above VLCap).
+    pub fctbs: [u16; MAX_VLS],
 }
 
-impl<const N: usize, const HB: usize> HdlIo for TxCreditsUnit<N, HB> {
+impl<const N: usize, const HB: usize, const FB: usize> HdlIo for TxCreditsUnit<N, HB, FB> {
     type In = TxCreditsIn;
     type Out = TxCreditsOut;
     const INPUTS: &'static [PortSpec] = &[
@@ -308,9 +301,8 @@ impl<const N: usize, const HB: usize> HdlIo for TxCreditsUnit<N, HB> {
         PortSpec::new("fcp_valid"),
         PortSpec::new("fcp_vl"),
         PortSpec::new("fcp_fccl"),
-        PortSpec::new("fcp_tx_vl"),
     ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("credit_ok"), PortSpec::new("fcp_tx_fctbs")];
+    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("credit_ok"), PortSpec::new("fctbs")];
 
     fn clock(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -325,12 +317,11 @@ impl<const N: usize, const HB: usize> HdlIo for TxCreditsUnit<N, HB> {
         self.fcp_valid.next = i.fcp_valid;
         self.fcp_vl.next = (i.fcp_vl as u64 & 0xf).into();
         self.fcp_fccl.next = (i.fcp_fccl as u64 & 0xfff).into();
-        self.fcp_tx_vl.next = (i.fcp_tx_vl as u64 & 0xf).into();
     }
     fn sample(&self) -> TxCreditsOut {
         TxCreditsOut {
             credit_ok: self.credit_ok.val().to_u64() as u16,
-            fcp_tx_fctbs: self.fcp_tx_fctbs.val().to_u64() as u16,
+            fctbs: unpack_fctbs::<N>(&read_words::<FB>(&self.fctbs.val())),
         }
     }
     fn pack(i: &TxCreditsIn, slots: &mut [u64]) {
@@ -344,14 +335,22 @@ impl<const N: usize, const HB: usize> HdlIo for TxCreditsUnit<N, HB> {
         s[2] = i.fcp_valid as u64;
         s[3] = i.fcp_vl as u64 & 0xf;
         s[4] = i.fcp_fccl as u64 & 0xfff;
-        s[5] = i.fcp_tx_vl as u64 & 0xf;
     }
     fn unpack(slots: &[u64]) -> TxCreditsOut {
         TxCreditsOut {
             credit_ok: (slots[0] & mask(N)) as u16,
-            fcp_tx_fctbs: slots[1] as u16 & CREDIT_MASK,
+            fctbs: unpack_fctbs::<N>(&slots[1..]),
         }
     }
+}
+
+/// FCTBS of each VL from the packed `fctbs` bus (as little-endian words).
+fn unpack_fctbs<const N: usize>(words: &[u64]) -> [u16; MAX_VLS] {
+    let mut f = [0u16; MAX_VLS];
+    for (v, x) in f.iter_mut().enumerate().take(N) {
+        *x = field(words, v, 12) as u16;
+    }
+    f
 }
 
 /// Write `vals[k]` (low `width` bits) at bit `k * width` of the little-endian words `out`
@@ -405,11 +404,11 @@ pub fn read_words<const W: usize>(b: &Bits<W>) -> [u64; 4] {
     w
 }
 
-pub type TxCreditsVl1 = TxCreditsUnit<1, 7>;
-pub type TxCreditsVl2 = TxCreditsUnit<2, 14>;
-pub type TxCreditsVl4 = TxCreditsUnit<4, 28>;
-pub type TxCreditsVl8 = TxCreditsUnit<8, 56>;
-pub type TxCreditsVl15 = TxCreditsUnit<15, 105>;
+pub type TxCreditsVl1 = TxCreditsUnit<1, 7, 12>;
+pub type TxCreditsVl2 = TxCreditsUnit<2, 14, 24>;
+pub type TxCreditsVl4 = TxCreditsUnit<4, 28, 48>;
+pub type TxCreditsVl8 = TxCreditsUnit<8, 56, 96>;
+pub type TxCreditsVl15 = TxCreditsUnit<15, 105, 180>;
 
 #[cfg(test)]
 mod tests {

@@ -226,7 +226,7 @@ impl Link {
         self.tx.step(&i).credit_ok & 1 == 1
     }
     fn fctbs(&mut self) -> u16 {
-        self.tx.step(&TxCreditsIn::default()).fcp_tx_fctbs
+        self.tx.step(&TxCreditsIn::default()).fctbs[0]
     }
     /// Transmit the head packet (its check must pass); the receiver accepts it.
     fn send(&mut self, np: u8) {

@@ -18,8 +18,8 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 /// The reference model as a cycle simulation: one [`TxCredits`] per data VL, wrapped in
-/// the block's cycle contract ([`iblink_rtl::tx_credits`]): `fcp_tx_fctbs` is
-/// combinational (the model's FCTBS before this clock's events), and `credit_ok` is the
+/// the block's cycle contract ([`iblink_rtl::tx_credits`]): `fctbs` is the model's
+/// FCTBS before this clock's events, and `credit_ok` is the
 /// model's check one clock late — the check of the previous clock (its state and
 /// `head_blocks`), 0 in the first clock and in the clock after a reset.
 pub struct TxCreditsModelSim {
@@ -58,10 +58,13 @@ impl CycleSim for TxCreditsModelSim {
         "model"
     }
     fn step(&mut self, i: &TxCreditsIn) -> TxCreditsOut {
-        let tv = (i.fcp_tx_vl & 0xf) as usize;
+        let mut fctbs = [0u16; MAX_VLS];
+        for (f, t) in fctbs.iter_mut().zip(&self.tx[..self.vls]) {
+            *f = t.fctbs();
+        }
         let out = TxCreditsOut {
             credit_ok: self.ok_q,
-            fcp_tx_fctbs: if tv < self.vls { self.tx[tv].fctbs() } else { 0 },
+            fctbs,
         };
         // This clock's check (state before the edge), shown during the next clock.
         self.ok_q = 0;
@@ -162,7 +165,6 @@ impl Iterator for TxCreditsStimulus {
     fn next(&mut self) -> Option<TxCreditsIn> {
         let mut i = TxCreditsIn {
             head_blocks: self.head,
-            fcp_tx_vl: self.rng.gen_range(0..16),
             ..Default::default()
         };
         if self.rng.gen_ratio(1, 40_000) {
