@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "tx_credits", "rx_credits", "sl2vl", "vl15_rx"];
+pub const BLOCKS: &[&str] = &["crc16", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -30,6 +30,8 @@ pub enum RequestError {
     UnsupportedCapacity(u16),
     #[error("a VL15 buffer of {0} packets is not generated: sizes are 1 and 4")]
     UnsupportedVl15Capacity(usize),
+    #[error("VLCap {vls} with {width}-bit link words is not generated: VLCap 1, 2, 4, 8 or 15, width 32 or 64")]
+    UnsupportedLinkVariant { vls: usize, width: usize },
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -140,7 +142,35 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             out.push(vl15_rx_module(c)?);
         }
     }
+    // Link-path blocks: every VLCap at both link word widths.
+    if wants("fcp_rx") {
+        for w in crate::fcp_rx::WIDTHS {
+            for n in crate::fcp_rx::VL_CAPS {
+                out.push(fcp_rx_module(n, w)?);
+            }
+        }
+    }
     Ok(out)
+}
+
+/// Name of the FCP receive framer for VLCap `vls` and `width`-bit link words.
+pub fn fcp_rx_module_name(vls: usize, width: usize) -> String {
+    format!("iblink_fcp_rx_vl{vls}_w{width}")
+}
+
+/// Render the FCP receive framer (SPEC.md §2–§4) for VLCap `vls`, `width`-bit words.
+pub fn fcp_rx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestError> {
+    use crate::fcp_rx::{COUNT_BITS, LATENCY};
+    let name = fcp_rx_module_name(vls, width);
+    let cfg = vec![
+        ("vl_cap".to_string(), vls.to_string()),
+        ("data_width".to_string(), width.to_string()),
+        ("keep_width".to_string(), (width / 8).to_string()),
+        ("latency_eop_to_upd".to_string(), LATENCY.to_string()),
+        ("counter_bits".to_string(), COUNT_BITS.to_string()),
+    ];
+    crate::with_fcp_rx!((vls, width), |T| Ok(render(&mut T::default(), &name, "fcp_rx", cfg)?),
+        _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
 }
 
 /// Name of the SLtoVL table module for VLCap `vls`.

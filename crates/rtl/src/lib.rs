@@ -7,6 +7,7 @@
 pub mod catalog;
 pub mod crc16;
 pub mod emit;
+pub mod fcp_rx;
 pub mod io;
 pub mod sl2vl;
 pub mod rx_credits;

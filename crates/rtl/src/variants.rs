@@ -97,3 +97,22 @@ macro_rules! with_vl15_rx {
             |$t| $body; _ => $other)
     };
 }
+
+/// FCP RX framer by (VLCap, link word width in bits).
+#[macro_export]
+macro_rules! with_fcp_rx {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::fcp_rx::FcpRxVl1W32,
+            (2, 32) => $crate::fcp_rx::FcpRxVl2W32,
+            (4, 32) => $crate::fcp_rx::FcpRxVl4W32,
+            (8, 32) => $crate::fcp_rx::FcpRxVl8W32,
+            (15, 32) => $crate::fcp_rx::FcpRxVl15W32,
+            (1, 64) => $crate::fcp_rx::FcpRxVl1W64,
+            (2, 64) => $crate::fcp_rx::FcpRxVl2W64,
+            (4, 64) => $crate::fcp_rx::FcpRxVl4W64,
+            (8, 64) => $crate::fcp_rx::FcpRxVl8W64,
+            (15, 64) => $crate::fcp_rx::FcpRxVl15W64;
+            |$t| $body; _ => $other)
+    };
+}

@@ -57,6 +57,16 @@ fn vl15_rx_snapshots() {
     }
 }
 
+/// FCP RX framer, one snapshot per VLCap and link word width (SPEC.md §2-§4).
+#[test]
+fn fcp_rx_snapshots() {
+    for w in [32, 64] {
+        for n in [1, 2, 4, 8, 15] {
+            insta::assert_snapshot!(format!("fcp_rx_vl{n}_w{w}"), iblink_rtl::catalog::fcp_rx_module(n, w).unwrap().text);
+        }
+    }
+}
+
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
 #[test]
 fn hdl_out_is_current() {
