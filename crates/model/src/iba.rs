@@ -407,17 +407,25 @@ pub fn parse(bytes: &[u8]) -> Result<Packet<'_>, ParseError> {
 }
 
 /// Deterministic payload bytes for packet number `seq` (an xorshift stream, so every
-/// packet's payload differs and a misplaced byte shows).
+/// packet's payload differs and a misplaced byte shows). The first byte is never
+/// 0xC0..=0xCF: Wireshark's heuristic reads a UD payload that starts so as a Mellanox
+/// EoIB header, and a capture's payload should stay plain data.
 pub fn deterministic_payload(seq: u64, len: usize) -> Vec<u8> {
     let mut x = seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
+    let mut p: Vec<u8> = (0..len)
         .map(|_| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             (x >> 24) as u8
         })
-        .collect()
+        .collect();
+    if let Some(b) = p.first_mut() {
+        if *b & 0xf0 == 0xc0 {
+            *b ^= 0x80;
+        }
+    }
+    p
 }
 
 /// What a [`LinkItem`] is on the wire, for captures.
@@ -844,6 +852,10 @@ mod tests {
         }
         // PSNs count up from the template's and wrap at 24 bits.
         assert_eq!(&psns[..4], &[0xff_fffe, 0xff_ffff, 0, 1]);
+        // No payload starts like an EoIB header (first nibble 0xC).
+        for seq in 0..5000 {
+            assert_ne!(deterministic_payload(seq, 1)[0] & 0xf0, 0xc0);
+        }
         let v = ip.wire(&LinkItem::Vl15 { pkt_len: 20 });
         let q = parse(v.bytes()).unwrap();
         assert_eq!((q.fields.vl, q.fields.sl, q.pkt_len), (15, 15, 20));
