@@ -6,7 +6,7 @@ HDL_OUT := hdl_out
 
 .PHONY: deps deps-ecp5 build run test emit lint cosim bench synth synth-smoke bitstream clean
 
-## deps: install Verilator, Yosys, nextpnr-ice40, icestorm, iverilog when missing
+## deps: install Verilator, Yosys, nextpnr-ice40, icestorm, iverilog, tshark when missing
 deps:
 	@bash tools/deps.sh
 
