@@ -4,7 +4,7 @@
 // config: vl_cap = 4
 // config: head_blocks_width = 28
 `default_nettype none
-module iblink_tx_credits_vl4(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_vl,fcp_fccl,credit_ok,fctbs);
+module iblink_tx_credits_vl4(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_vl,fcp_fccl,credit_ok,fctbs_bus);
 
     // Module arguments
     input wire  clock;
@@ -16,7 +16,7 @@ module iblink_tx_credits_vl4(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
     input wire  [3:0] fcp_vl;
     input wire  [11:0] fcp_fccl;
     output reg  [3:0] credit_ok;
-    output reg  [47:0] fctbs;
+    output reg  [47:0] fctbs_bus;
 
     // Update code (custom)
     // TX credits for VLCap 4 (SPEC.md 4). Per data VL v, in generate block vl[v]:
@@ -28,7 +28,7 @@ module iblink_tx_credits_vl4(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
     // sit in different clocks (timing); ok_en holds it at 0 in the clock after a reset.
     localparam VLS = 4;
     wire [VLS-1:0] ok;
-    wire [12*VLS-1:0] fctbs_bus;
+    wire [12*VLS-1:0] fctbs_w;
     reg ok_en;
     initial ok_en = 1'b0;
     always @(posedge clock) ok_en <= ~reset;
@@ -63,7 +63,7 @@ module iblink_tx_credits_vl4(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
           // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
           wire at_window = cr_q == {~cl_q[11], cl_q[10:0]};
           assign ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
-          assign fctbs_bus[12*v +: 12] = fctbs;
+          assign fctbs_w[12*v +: 12] = fctbs;
           always @(posedge clock) begin
              if (reset) begin
                 // Link init or resync (SPEC.md 8).
@@ -78,6 +78,6 @@ module iblink_tx_credits_vl4(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_
     endgenerate
 
     always @(*) credit_ok = ok;
-    always @(*) fctbs = fctbs_bus;
+    always @(*) fctbs_bus = fctbs_w;
 endmodule // iblink_tx_credits_vl4
 `default_nettype wire

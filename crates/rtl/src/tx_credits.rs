@@ -13,7 +13,7 @@
 //! | `fcp_valid` | in | an FCP for `fcp_vl` was received: CL := `fcp_fccl` |
 //! | `fcp_vl`, `fcp_fccl` | in | 4 and 12 bits |
 //! | `credit_ok` | out | `N` bits, **registered, one clock late**: bit `v` = `(CL - (FCTBS + NP)) mod 4096 <= 2048` for VL `v`'s head packet, as of the previous clock |
-//! | `fctbs` | out | `12N` bits, the registers themselves: FCTBS of VL `v` at `[12v+11:12v]` (for the FCP TX framer) |
+//! | `fctbs_bus` | out | `12N` bits, the registers themselves: FCTBS of VL `v` at `[12v+11:12v]` (for the FCP TX framer) |
 //!
 //! Every send is recorded, checked or not: FCTBS counts the blocks that went on the wire
 //! (an arbiter sends only when `credit_ok` says so; if it did not, the receiver's ABR
@@ -21,7 +21,7 @@
 //! effect at that clock's edge.
 //!
 //! # Cycle contract
-//! - `fctbs` during clock `t` is FCTBS as it is during clock `t` (latency 0).
+//! - `fctbs_bus` during clock `t` is FCTBS as it is during clock `t` (latency 0).
 //! - `credit_ok` during clock `t` is the credit check of clock `t - 1`: FCTBS and CL as
 //!   they were during clock `t - 1` (before that clock's send and FCP took effect) and
 //!   `head_blocks` as driven during clock `t - 1` (latency 1). It is 0 during the first
@@ -97,7 +97,7 @@ pub struct TxRegs {
 }
 
 /// TX credits for `N` data VLs; `HB = 7 * N` (the width of `head_blocks`), `FB = 12 * N`
-/// (the width of `fctbs`).
+/// (the width of `fctbs_bus`).
 #[derive(LogicBlock)]
 pub struct TxCreditsUnit<const N: usize, const HB: usize, const FB: usize> {
     pub clock: Signal<In, Clock>,
@@ -109,7 +109,7 @@ pub struct TxCreditsUnit<const N: usize, const HB: usize, const FB: usize> {
     pub fcp_vl: Signal<In, Bits<4>>,
     pub fcp_fccl: Signal<In, Bits<12>>,
     pub credit_ok: Signal<Out, Bits<N>>,
-    pub fctbs: Signal<Out, Bits<FB>>,
+    pub fctbs_bus: Signal<Out, Bits<FB>>,
     regs: Opaque<TxRegs>,
 }
 
@@ -129,7 +129,7 @@ impl<const N: usize, const HB: usize, const FB: usize> Default for TxCreditsUnit
             fcp_vl: Default::default(),
             fcp_fccl: Default::default(),
             credit_ok: Default::default(),
-            fctbs: Default::default(),
+            fctbs_bus: Default::default(),
             regs: Opaque(TxRegs::default()),
         }
     }
@@ -184,12 +184,12 @@ impl<const N: usize, const HB: usize, const FB: usize> Logic for TxCreditsUnit<N
         self.credit_ok.next = ok.into();
         let mut w = [0u64; 3];
         pack_fields(&self.regs.fctbs[..N], 12, &mut w);
-        self.fctbs.next = bits_from_words::<FB>(&w);
+        self.fctbs_bus.next = bits_from_words::<FB>(&w);
     }
 
     fn connect(&mut self) {
         self.credit_ok.connect();
-        self.fctbs.connect();
+        self.fctbs_bus.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -212,7 +212,7 @@ pub fn tx_credits_verilog_body(vls: usize) -> String {
 // sit in different clocks (timing); ok_en holds it at 0 in the clock after a reset.
 localparam VLS = {vls};
 wire [VLS-1:0] ok;
-wire [12*VLS-1:0] fctbs_bus;
+wire [12*VLS-1:0] fctbs_w;
 reg ok_en;
 initial ok_en = 1'b0;
 always @(posedge clock) ok_en <= ~reset;
@@ -247,7 +247,7 @@ generate
       // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
       wire at_window = cr_q == {{~cl_q[11], cl_q[10:0]}};
       assign ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
-      assign fctbs_bus[12*v +: 12] = fctbs;
+      assign fctbs_w[12*v +: 12] = fctbs;
       always @(posedge clock) begin
          if (reset) begin
             // Link init or resync (SPEC.md 8).
@@ -262,7 +262,7 @@ generate
 endgenerate
 
 always @(*) credit_ok = ok;
-always @(*) fctbs = fctbs_bus;
+always @(*) fctbs_bus = fctbs_w;
 "
     );
     v
@@ -302,7 +302,7 @@ impl<const N: usize, const HB: usize, const FB: usize> HdlIo for TxCreditsUnit<N
         PortSpec::new("fcp_vl"),
         PortSpec::new("fcp_fccl"),
     ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("credit_ok"), PortSpec::new("fctbs")];
+    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("credit_ok"), PortSpec::new("fctbs_bus")];
 
     fn clock(&mut self) -> &mut Signal<In, Clock> {
         &mut self.clock
@@ -321,7 +321,7 @@ impl<const N: usize, const HB: usize, const FB: usize> HdlIo for TxCreditsUnit<N
     fn sample(&self) -> TxCreditsOut {
         TxCreditsOut {
             credit_ok: self.credit_ok.val().to_u64() as u16,
-            fctbs: unpack_fctbs::<N>(&read_words::<FB>(&self.fctbs.val())),
+            fctbs: unpack_fctbs::<N>(&read_words::<FB>(&self.fctbs_bus.val())),
         }
     }
     fn pack(i: &TxCreditsIn, slots: &mut [u64]) {
@@ -344,7 +344,7 @@ impl<const N: usize, const HB: usize, const FB: usize> HdlIo for TxCreditsUnit<N
     }
 }
 
-/// FCTBS of each VL from the packed `fctbs` bus (as little-endian words).
+/// FCTBS of each VL from the packed `fctbs_bus` (as little-endian words).
 fn unpack_fctbs<const N: usize>(words: &[u64]) -> [u16; MAX_VLS] {
     let mut f = [0u16; MAX_VLS];
     for (v, x) in f.iter_mut().enumerate().take(N) {
