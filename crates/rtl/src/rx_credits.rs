@@ -79,6 +79,9 @@ pub struct RxCreditsUnit<const N: usize, const FW: usize, const OW: usize, const
     pub fccl: Signal<Out, Bits<FW>>,
     pub overruns: Signal<Out, Bits<OW>>,
     regs: Opaque<RxRegs>,
+    /// Buffer blocks per VL: `CAP` unless built [`RxCreditsUnit::with_capacity`] (a port
+    /// generated from a configuration file names any size).
+    capacity: Opaque<u16>,
 }
 
 impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Default for RxCreditsUnit<N, FW, OW, CAP> {
@@ -111,6 +114,7 @@ impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Default f
                 accepted: false,
                 dropped: false,
             }),
+            capacity: Opaque(CAP),
         };
         s.publish();
         s
@@ -124,6 +128,19 @@ pub fn fccl_of(abr: u16, free: u16) -> u16 {
 }
 
 impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> RxCreditsUnit<N, FW, OW, CAP> {
+    /// The block with `capacity` blocks of buffer per VL instead of `CAP`.
+    pub fn with_capacity(capacity: u16) -> Self {
+        assert!((MIN_CAPACITY..=MAX_CAPACITY).contains(&capacity), "capacity {capacity} out of range");
+        let mut s = Self::default();
+        *s.capacity = capacity;
+        s.regs.free = [capacity; MAX_VLS];
+        s.publish();
+        s
+    }
+    /// Buffer blocks per VL.
+    pub fn capacity(&self) -> u16 {
+        *self.capacity
+    }
     /// Drive the outputs from the registers (they change only at clock edges).
     fn publish(&mut self) {
         let r = &self.regs;
@@ -144,12 +161,13 @@ impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Logic for
         if !self.clock.pos_edge() {
             return;
         }
+        let cap = *self.capacity;
         let r = &mut self.regs;
         r.accepted = false;
         r.dropped = false;
         if self.reset.val() {
             r.abr = [0; MAX_VLS];
-            r.free = [CAP; MAX_VLS];
+            r.free = [cap; MAX_VLS];
         } else {
             let av = self.accept_vl.val().to_u64() as usize;
             if self.accept.val() && av < N {
@@ -166,7 +184,7 @@ impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Logic for
             let dv = self.drain_vl.val().to_u64() as usize;
             if self.drain.val() && dv < N {
                 let b = self.drain_blocks.val().to_u64() as u16;
-                r.free[dv] = (r.free[dv] + b).min(CAP);
+                r.free[dv] = (r.free[dv] + b).min(cap);
             }
             let fv = self.fcp_vl.val().to_u64() as usize;
             if self.fcp_valid.val() && fv < N {
@@ -184,7 +202,7 @@ impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Logic for
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(rx_credits_verilog_body(N, CAP))
+        Verilog::Custom(rx_credits_verilog_body(N, *self.capacity))
     }
 }
 

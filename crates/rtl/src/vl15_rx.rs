@@ -31,6 +31,8 @@ pub struct Vl15RxUnit<const CAP: usize> {
     pub dropped: Signal<Out, Bit>,
     pub held: Signal<Out, Bits<8>>,
     pub drop_count: Signal<Out, Bits<16>>,
+    /// Packets the buffer holds: `CAP` unless built [`Vl15RxUnit::with_capacity`].
+    capacity: crate::io::Opaque<usize>,
 }
 
 impl<const CAP: usize> Default for Vl15RxUnit<CAP> {
@@ -46,7 +48,18 @@ impl<const CAP: usize> Default for Vl15RxUnit<CAP> {
             dropped: Default::default(),
             held: Default::default(),
             drop_count: Default::default(),
+            capacity: crate::io::Opaque(CAP),
         }
+    }
+}
+
+impl<const CAP: usize> Vl15RxUnit<CAP> {
+    /// The buffer holding `capacity` packets instead of `CAP` (1..=255).
+    pub fn with_capacity(capacity: usize) -> Self {
+        assert!((1..=255).contains(&capacity), "VL15 capacity {capacity}");
+        let mut s = Self::default();
+        *s.capacity = capacity;
+        s
     }
 }
 
@@ -64,7 +77,7 @@ impl<const CAP: usize> Logic for Vl15RxUnit<CAP> {
             return;
         }
         let arrive = self.accept.val();
-        let room = held < CAP;
+        let room = held < *self.capacity;
         let kept = arrive && room;
         let dropped = arrive && !room;
         let after = held + kept as usize;
@@ -85,9 +98,10 @@ impl<const CAP: usize> Logic for Vl15RxUnit<CAP> {
     }
 
     fn hdl(&self) -> Verilog {
+        let cap = *self.capacity;
         Verilog::Custom(format!(
             "\
-// VL15 receive buffer of {CAP} packet(s): not flow controlled, so full means drop.
+// VL15 receive buffer of {cap} packet(s): not flow controlled, so full means drop.
 initial begin
    held = 8'd0;
    drop_count = 16'd0;
@@ -95,7 +109,7 @@ initial begin
    dropped = 1'b0;
 end
 
-wire room = held < 8'd{CAP};
+wire room = held < 8'd{cap};
 wire arrive_kept = accept & room;
 // Occupancy after this clock's arrival, then its drain (ignored when empty).
 wire [7:0] with_arrival = held + {{7'd0, arrive_kept}};
