@@ -44,12 +44,16 @@ module iblink_fcp_rx_vl15_w32(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop
     reg [1:0] words;       // its link words so far, saturating at 2
     reg [31:0] head;       // bytes 0-3: Op|FCTBS|VL|FCCL, byte k in [8k+7:8k]
     reg [15:0] lpcrc_rx;   // bytes 4-5: the LPCRC as received (byte 4 is its low byte)
-    // Stage 1: what ended in the previous clock.
-    reg s1_end, s1_short, s1_long, s1_abort;
-    // Stage 2: the checks on the captured bytes.
-    reg s2_end, s2_short, s2_long, s2_abort;
-    reg [15:0] s2_syndrome; // expected LPCRC ^ received: zero when they match
-    reg s2_op_init, s2_op_reserved, s2_vl15, s2_vl_over;
+    reg [15:0] lpcrc_exp;  // the LPCRC bytes 0-3 call for, captured with lpcrc_rx
+    // Stage 1: what ended in the previous clock (6 bytes, short or long) or was aborted.
+    reg s1_six, s1_short, s1_long, s1_abort;
+    // Stage 2: the checks on the captured bytes. For a 6-byte packet exactly one of
+    // s2_op_bad, s2_vl15, s2_vl_cap, s2_good is set: its verdict should the LPCRC match,
+    // decided here beside the LPCRC compare so that stage 3 only ANDs.
+    reg s2_six, s2_short, s2_long, s2_abort;
+    reg s2_crc_ok;          // expected LPCRC == received
+    reg s2_op_bad, s2_vl15, s2_vl_cap, s2_good;
+    reg s2_op_init;
     reg [3:0] s2_vl;
     reg [11:0] s2_fctbs, s2_fccl;
 
@@ -58,10 +62,12 @@ module iblink_fcp_rx_vl15_w32(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop
        words = 2'd0;
        head = 32'd0;
        lpcrc_rx = 16'd0;
-       {s1_end, s1_short, s1_long, s1_abort} = 4'd0;
-       {s2_end, s2_short, s2_long, s2_abort} = 4'd0;
-       s2_syndrome = 16'd0;
-       {s2_op_init, s2_op_reserved, s2_vl15, s2_vl_over} = 4'd0;
+       lpcrc_exp = 16'd0;
+       {s1_six, s1_short, s1_long, s1_abort} = 4'd0;
+       {s2_six, s2_short, s2_long, s2_abort} = 4'd0;
+       s2_crc_ok = 1'b0;
+       {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} = 4'd0;
+       s2_op_init = 1'b0;
        s2_vl = 4'd0;
        s2_fctbs = 12'd0;
        s2_fccl = 12'd0;
@@ -87,7 +93,7 @@ module iblink_fcp_rx_vl15_w32(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop
     wire abort = rx_valid & rx_sop & open;
     wire first = link_word & rx_sop;
     wire more = link_word & ~rx_sop & open;
-    wire ends = (first | more) & rx_eop;
+    wire ends = (first | more) & rx_eop;   // the packet's last word
     // Words before this one in its packet; keep counts on the eop word only (only the
     // last word of an item may be partial).
     wire [1:0] prior_words = rx_sop ? 2'd0 : words;
@@ -105,13 +111,35 @@ module iblink_fcp_rx_vl15_w32(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop
     wire len_short = (prior_words == 2'd0) | ((prior_words == 2'd1) & (last_bytes < 4'd2));
     wire len_six = (prior_words == 2'd1) & (last_bytes == 4'd2);
 
+    // Expected LPCRC of bytes 0-3 (SPEC.md 3: poly 0x100B, init 0xFFFF, reflected,
+    // xorout 0xFFFF), as one XOR per bit ('~' where init and xorout fold in a one),
+    // from the header captured a word earlier, while the second word arrives.
+    wire [31:0] crc_in = head;
+    wire [15:0] lpcrc_calc;
+    assign lpcrc_calc[0] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[9] ^ crc_in[11] ^ crc_in[12] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[24] ^ crc_in[28]);
+    assign lpcrc_calc[1] = ~(crc_in[1] ^ crc_in[2] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[10] ^ crc_in[12] ^ crc_in[13] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[25] ^ crc_in[29]);
+    assign lpcrc_calc[2] = crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[6] ^ crc_in[8] ^ crc_in[11] ^ crc_in[13] ^ crc_in[14] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[26] ^ crc_in[30];
+    assign lpcrc_calc[3] = crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[9] ^ crc_in[12] ^ crc_in[14] ^ crc_in[15] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[27] ^ crc_in[31];
+    assign lpcrc_calc[4] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23]);
+    assign lpcrc_calc[5] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[22] ^ crc_in[24]);
+    assign lpcrc_calc[6] = crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[23] ^ crc_in[25];
+    assign lpcrc_calc[7] = ~(crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[24] ^ crc_in[26]);
+    assign lpcrc_calc[8] = crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23] ^ crc_in[24] ^ crc_in[25] ^ crc_in[27];
+    assign lpcrc_calc[9] = ~(crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[22] ^ crc_in[24] ^ crc_in[25] ^ crc_in[26] ^ crc_in[28]);
+    assign lpcrc_calc[10] = crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[23] ^ crc_in[25] ^ crc_in[26] ^ crc_in[27] ^ crc_in[29];
+    assign lpcrc_calc[11] = crc_in[0] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[24] ^ crc_in[26] ^ crc_in[27] ^ crc_in[28] ^ crc_in[30];
+    assign lpcrc_calc[12] = crc_in[0] ^ crc_in[1] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23] ^ crc_in[24] ^ crc_in[25] ^ crc_in[27] ^ crc_in[28] ^ crc_in[29] ^ crc_in[31];
+    assign lpcrc_calc[13] = ~(crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[10] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[18] ^ crc_in[21] ^ crc_in[22] ^ crc_in[25] ^ crc_in[26] ^ crc_in[29] ^ crc_in[30]);
+    assign lpcrc_calc[14] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[11] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[22] ^ crc_in[23] ^ crc_in[26] ^ crc_in[27] ^ crc_in[30] ^ crc_in[31]);
+    assign lpcrc_calc[15] = crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[8] ^ crc_in[10] ^ crc_in[11] ^ crc_in[16] ^ crc_in[18] ^ crc_in[19] ^ crc_in[23] ^ crc_in[27] ^ crc_in[31];
+
     always @(posedge clock) begin
        if (reset) begin
           open <= 1'b0;
           words <= 2'd0;
-          {s1_end, s1_short, s1_long, s1_abort} <= 4'd0;
+          {s1_six, s1_short, s1_long, s1_abort} <= 4'd0;
        end else begin
-          s1_end <= ends;
+          s1_six <= ends & len_six;
           s1_short <= ends & len_short;
           s1_long <= ends & ~len_short & ~len_six;
           s1_abort <= abort;
@@ -128,63 +156,51 @@ module iblink_fcp_rx_vl15_w32(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop
     end
 
     // The captured bytes need no reset: a packet ends only after its sop wrote them.
+    // The expected LPCRC is captured with the received one.
     always @(posedge clock) begin
        if (first) head <= rx_data[31:0];
        // The second word carries bytes 4-5.
-       if (more & (words == 2'd1)) lpcrc_rx <= rx_data[15:0];
+       if (more & (words == 2'd1)) begin
+          lpcrc_rx <= rx_data[15:0];
+          lpcrc_exp <= lpcrc_calc;
+       end
     end
 
     // ---- Stage 2: LPCRC and field checks on the captured bytes ----
-    // Expected LPCRC of bytes 0-3 (SPEC.md 3: poly 0x100B, init 0xFFFF, reflected,
-    // xorout 0xFFFF), as one XOR per bit; '~' where the init and xorout fold in a one.
-    wire [15:0] lpcrc_calc;
-    assign lpcrc_calc[0] = ~(head[0] ^ head[1] ^ head[3] ^ head[4] ^ head[6] ^ head[9] ^ head[11] ^ head[12] ^ head[17] ^ head[19] ^ head[20] ^ head[24] ^ head[28]);
-    assign lpcrc_calc[1] = ~(head[1] ^ head[2] ^ head[4] ^ head[5] ^ head[7] ^ head[10] ^ head[12] ^ head[13] ^ head[18] ^ head[20] ^ head[21] ^ head[25] ^ head[29]);
-    assign lpcrc_calc[2] = head[0] ^ head[2] ^ head[3] ^ head[5] ^ head[6] ^ head[8] ^ head[11] ^ head[13] ^ head[14] ^ head[19] ^ head[21] ^ head[22] ^ head[26] ^ head[30];
-    assign lpcrc_calc[3] = head[1] ^ head[3] ^ head[4] ^ head[6] ^ head[7] ^ head[9] ^ head[12] ^ head[14] ^ head[15] ^ head[20] ^ head[22] ^ head[23] ^ head[27] ^ head[31];
-    assign lpcrc_calc[4] = ~(head[0] ^ head[1] ^ head[2] ^ head[3] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[15] ^ head[16] ^ head[17] ^ head[19] ^ head[20] ^ head[21] ^ head[23]);
-    assign lpcrc_calc[5] = ~(head[0] ^ head[1] ^ head[2] ^ head[3] ^ head[4] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[16] ^ head[17] ^ head[18] ^ head[20] ^ head[21] ^ head[22] ^ head[24]);
-    assign lpcrc_calc[6] = head[0] ^ head[1] ^ head[2] ^ head[3] ^ head[4] ^ head[5] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[17] ^ head[18] ^ head[19] ^ head[21] ^ head[22] ^ head[23] ^ head[25];
-    assign lpcrc_calc[7] = ~(head[1] ^ head[2] ^ head[3] ^ head[4] ^ head[5] ^ head[6] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[18] ^ head[19] ^ head[20] ^ head[22] ^ head[23] ^ head[24] ^ head[26]);
-    assign lpcrc_calc[8] = head[2] ^ head[3] ^ head[4] ^ head[5] ^ head[6] ^ head[7] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[19] ^ head[20] ^ head[21] ^ head[23] ^ head[24] ^ head[25] ^ head[27];
-    assign lpcrc_calc[9] = ~(head[3] ^ head[4] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[20] ^ head[21] ^ head[22] ^ head[24] ^ head[25] ^ head[26] ^ head[28]);
-    assign lpcrc_calc[10] = head[4] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[19] ^ head[21] ^ head[22] ^ head[23] ^ head[25] ^ head[26] ^ head[27] ^ head[29];
-    assign lpcrc_calc[11] = head[0] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[19] ^ head[20] ^ head[22] ^ head[23] ^ head[24] ^ head[26] ^ head[27] ^ head[28] ^ head[30];
-    assign lpcrc_calc[12] = head[0] ^ head[1] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[19] ^ head[20] ^ head[21] ^ head[23] ^ head[24] ^ head[25] ^ head[27] ^ head[28] ^ head[29] ^ head[31];
-    assign lpcrc_calc[13] = ~(head[0] ^ head[2] ^ head[3] ^ head[4] ^ head[6] ^ head[7] ^ head[8] ^ head[10] ^ head[14] ^ head[15] ^ head[16] ^ head[18] ^ head[21] ^ head[22] ^ head[25] ^ head[26] ^ head[29] ^ head[30]);
-    assign lpcrc_calc[14] = ~(head[0] ^ head[1] ^ head[3] ^ head[4] ^ head[5] ^ head[7] ^ head[8] ^ head[9] ^ head[11] ^ head[15] ^ head[16] ^ head[17] ^ head[19] ^ head[22] ^ head[23] ^ head[26] ^ head[27] ^ head[30] ^ head[31]);
-    assign lpcrc_calc[15] = head[0] ^ head[2] ^ head[3] ^ head[5] ^ head[8] ^ head[10] ^ head[11] ^ head[16] ^ head[18] ^ head[19] ^ head[23] ^ head[27] ^ head[31];
-
     // Fields (SPEC.md 2): Op = byte 0 [7:4], FCTBS = byte 0 [3:0] . byte 1,
     // VL = byte 2 [7:4], FCCL = byte 2 [3:0] . byte 3.
     wire [3:0] head_op = head[7:4];
     wire [3:0] head_vl = head[23:20];
+    wire op_reserved = head_op >= 4'd2;
+    wire vl15 = head_vl == 4'd15;                      // VL15: no flow control
+    wire vl_over = (head_vl >= 4'd15) & ~vl15;       // no such data VL at VLCap 15
 
     always @(posedge clock) begin
        if (reset) begin
-          {s2_end, s2_short, s2_long, s2_abort} <= 4'd0;
+          {s2_six, s2_short, s2_long, s2_abort} <= 4'd0;
+          {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} <= 4'd0;
        end else begin
-          {s2_end, s2_short, s2_long, s2_abort} <= {s1_end, s1_short, s1_long, s1_abort};
+          {s2_six, s2_short, s2_long, s2_abort} <= {s1_six, s1_short, s1_long, s1_abort};
+          // Op before VL, as the model checks them.
+          s2_op_bad <= s1_six & op_reserved;
+          s2_vl15 <= s1_six & ~op_reserved & vl15;
+          s2_vl_cap <= s1_six & ~op_reserved & vl_over;
+          s2_good <= s1_six & ~op_reserved & ~vl15 & ~vl_over;
        end
-       s2_syndrome <= lpcrc_calc ^ lpcrc_rx;
+       s2_crc_ok <= lpcrc_exp == lpcrc_rx;
        s2_op_init <= head_op == 4'd1;
-       s2_op_reserved <= head_op >= 4'd2;
        s2_vl <= head_vl;
-       s2_vl15 <= head_vl == 4'd15;   // VL15: no flow control
-       s2_vl_over <= (head_vl >= 4'd15) & (head_vl != 4'd15);   // no such data VL here
        s2_fctbs <= {head[3:0], head[15:8]};
        s2_fccl <= {head[19:16], head[31:24]};
     end
 
     // ---- Stage 3: verdict, in the model's order: length, LPCRC, Op, VL15, VLCap ----
-    wire len_ok = s2_end & ~s2_short & ~s2_long;
-    wire crc_ok = s2_syndrome == 16'd0;
-    wire v_lpcrc = len_ok & ~crc_ok;
-    wire fields_ok = len_ok & crc_ok & ~s2_op_reserved;
-    wire v_op = len_ok & crc_ok & s2_op_reserved;
-    wire v_vl15 = fields_ok & s2_vl15;
-    wire v_vl_cap = fields_ok & ~s2_vl15 & s2_vl_over;
-    wire v_good = fields_ok & ~s2_vl15 & ~s2_vl_over;
+    // (short/long/abort need no LPCRC: they are counted straight from stage 2.)
+    wire v_lpcrc = s2_six & ~s2_crc_ok;
+    wire v_op = s2_op_bad & s2_crc_ok;
+    wire v_vl15 = s2_vl15 & s2_crc_ok;
+    wire v_vl_cap = s2_vl_cap & s2_crc_ok;
+    wire v_good = s2_good & s2_crc_ok;
 
     always @(posedge clock) begin
        if (reset) begin
