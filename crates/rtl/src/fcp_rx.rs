@@ -77,7 +77,10 @@
 //! they match (Op, then VL15, then VLCap, or good: one-hot), so stage 3 is one AND into
 //! the flip-flop enables and the counters' saturation checks. With the XOR network and
 //! the compare in one clock the block reached 188–214 MHz on ECP5 and 109–128 MHz on
-//! an HX8K (`iblink synth`, seeds 1–3).
+//! an HX8K (`iblink synth`, seeds 1–3); split like this, 207–226 MHz and 119–144 MHz
+//! (VLCap 4 at 32 bits and VLCap 15 at 64 bits). The critical paths are now the XOR
+//! network from the 64-bit input word and a counter's saturation check into its enable.
+//! About 310 LUT4 and 267 flip-flops on iCE40, half of both in the eight 16-bit counters.
 
 use crate::crc16::{mask, Crc16Equations, INIT, XOROUT};
 use crate::io::{HdlIo, Opaque, PortSpec};
