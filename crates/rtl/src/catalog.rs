@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -24,6 +24,8 @@ pub enum RequestError {
     UnknownBlock { name: String },
     #[error("--width {0} is not supported: the CRC unit takes 8, 16, 32 or 64 bits per clock")]
     UnsupportedWidth(usize),
+    #[error("--width {0} is not supported by the dword CRC unit: it takes 32 bits per clock")]
+    UnsupportedDwordWidth(usize),
     #[error("VLCap {0} is not supported: the credit blocks take 1, 2, 4, 8 or 15 data VLs")]
     UnsupportedVlCap(usize),
     #[error("a receive buffer of {0} blocks is not supported here: generated sizes are 256, 3072 and 4095 (and 66..=4095 in general)")]
@@ -50,6 +52,22 @@ pub fn crc16_module(width: usize) -> Result<EmittedModule, RequestError> {
     ];
     crate::with_crc16!(width, |T| Ok(render(&mut T::default(), &name, "crc16", cfg)?),
         _ => Err(RequestError::UnsupportedWidth(width)))
+}
+
+/// Name of the pipelined dword CRC unit for a data width (32 bits only).
+pub fn crc16_dword_module_name(width: usize) -> String {
+    format!("iblink_crc16_dword_w{width}")
+}
+
+/// Render the pipelined dword CRC unit (SPEC.md §3; the link path's VCRC and LPCRC).
+pub fn crc16_dword_module(width: usize) -> Result<EmittedModule, RequestError> {
+    let name = crc16_dword_module_name(width);
+    let cfg = vec![
+        ("data_width".to_string(), width.to_string()),
+        ("latency_last_to_crc".to_string(), crate::crc16_dword::LATENCY.to_string()),
+    ];
+    crate::with_crc16_dword!(width, |T| Ok(render(&mut T::default(), &name, "crc16_dword", cfg)?),
+        _ => Err(RequestError::UnsupportedDwordWidth(width)))
 }
 
 /// Name of the TX credits module for VLCap `vls`.
@@ -119,6 +137,9 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
         for w in widths {
             out.push(crc16_module(w)?);
         }
+    }
+    if wants("crc16_dword") {
+        out.push(crc16_dword_module(crate::crc16_dword::WIDTH)?);
     }
     // The credit blocks come in every VLCap the spec allows (SPEC.md §7), with the
     // default configuration's 256-block receive buffers.

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod crc16;
+pub mod crc16_dword;
 pub mod emit;
 pub mod fcp_rx;
 pub mod io;

@@ -40,6 +40,16 @@ macro_rules! with_crc16 {
     };
 }
 
+/// Pipelined dword CRC unit by data width in bits (32 only).
+#[macro_export]
+macro_rules! with_crc16_dword {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            32 => $crate::crc16_dword::Crc16DwordW32;
+            |$t| $body; _ => $other)
+    };
+}
+
 /// TX credits by VLCap.
 #[macro_export]
 macro_rules! with_tx_credits {

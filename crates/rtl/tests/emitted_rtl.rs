@@ -25,6 +25,12 @@ fn crc16_w64_snapshot() {
     insta::assert_snapshot!("crc16_w64", crc16_module(64).unwrap().text);
 }
 
+/// The pipelined dword CRC unit (the link path's 32-bit CRC).
+#[test]
+fn crc16_dword_w32_snapshot() {
+    insta::assert_snapshot!("crc16_dword_w32", iblink_rtl::catalog::crc16_dword_module(32).unwrap().text);
+}
+
 /// TX credits, one snapshot per VLCap (SPEC.md §4, §7).
 #[test]
 fn tx_credits_snapshots() {

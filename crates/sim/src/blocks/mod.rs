@@ -1,6 +1,7 @@
 //! Per-block back-end wiring: each block's model adapter, constructors and stimulus.
 
 pub mod crc16;
+pub mod crc16_dword;
 pub mod fcp_rx;
 pub mod rx_credits;
 pub mod sl2vl;
