@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx", "link_tx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -34,6 +34,8 @@ pub enum RequestError {
     UnsupportedVl15Capacity(usize),
     #[error("VLCap {vls} with {width}-bit link words is not generated: VLCap 1, 2, 4, 8 or 15, width 32 or 64")]
     UnsupportedLinkVariant { vls: usize, width: usize },
+    #[error("link words of {0} bits are not generated: the link TX path takes 32 or 64")]
+    UnsupportedLinkTxWidth(usize),
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -171,7 +173,31 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             }
         }
     }
+    if wants("link_tx") {
+        for w in crate::link_tx::WIDTHS {
+            out.push(link_tx_module(w)?);
+        }
+    }
     Ok(out)
+}
+
+/// Name of the link TX path for `width`-bit link words.
+pub fn link_tx_module_name(width: usize) -> String {
+    format!("iblink_link_tx_w{width}")
+}
+
+/// Render the link TX path (SPEC.md §2, §3, §5) for `width`-bit link words.
+pub fn link_tx_module(width: usize) -> Result<EmittedModule, RequestError> {
+    use crate::link_tx::{READ_TO_WIRE, START_TO_SOP};
+    let name = link_tx_module_name(width);
+    let cfg = vec![
+        ("data_width".to_string(), width.to_string()),
+        ("keep_width".to_string(), (width / 8).to_string()),
+        ("latency_start_to_sop".to_string(), START_TO_SOP.to_string()),
+        ("latency_src_rd_to_wire".to_string(), READ_TO_WIRE.to_string()),
+    ];
+    crate::with_link_tx!(width, |T| Ok(render(&mut T::default(), &name, "link_tx", cfg)?),
+        _ => Err(RequestError::UnsupportedLinkTxWidth(width)))
 }
 
 /// Name of the FCP receive framer for VLCap `vls` and `width`-bit link words.

@@ -239,6 +239,45 @@ impl<const W: usize, const K: usize> Logic for Crc16Unit<W, K> {
     }
 }
 
+/// One `assign out[j] = ...;` line per state bit `j`: the state after absorbing `n` bytes
+/// of the vector `data` (lane 0 = bits 7:0) into the register `state`, as a flat XOR.
+/// The map is linear, so either half may be left out (`None`): the state's share alone,
+/// or the data's, to be XORed together elsewhere (a block that pipelines the data's share).
+/// Shared by every block that computes a CRC-16 on its own datapath.
+pub fn write_xor_assigns(
+    v: &mut String,
+    eq: &Crc16Equations,
+    n: usize,
+    state: Option<&str>,
+    data: Option<&str>,
+    out: &str,
+) {
+    for j in 0..16 {
+        let t = eq.term(n, j);
+        let mut terms: Vec<String> = Vec::new();
+        if let Some(state) = state {
+            terms.extend(
+                (0..16)
+                    .filter(|i| t.state_mask >> i & 1 == 1)
+                    .map(|i| format!("{state}[{i}]")),
+            );
+        }
+        if let Some(data) = data {
+            terms.extend(
+                (0..64)
+                    .filter(|i| t.data_mask >> i & 1 == 1)
+                    .map(|i| format!("{data}[{i}]")),
+            );
+        }
+        let rhs = if terms.is_empty() {
+            "1'b0".to_string()
+        } else {
+            terms.join(" ^ ")
+        };
+        let _ = writeln!(v, "assign {out}[{j}] = {rhs};");
+    }
+}
+
 /// The module body: named wires for each byte count's equations, one mux on `keep`,
 /// one clocked block.
 pub fn crc16_verilog_body(width: usize, eq: &Crc16Equations) -> String {
@@ -255,24 +294,7 @@ pub fn crc16_verilog_body(width: usize, eq: &Crc16Equations) -> String {
     for n in 1..=k {
         let _ = writeln!(v, "// State after {n} byte(s) of this word (lanes 0..{}).", n - 1);
         let _ = writeln!(v, "wire [15:0] next_{n}b;");
-        for j in 0..16 {
-            let t = eq.term(n, j);
-            let mut terms: Vec<String> = (0..16)
-                .filter(|i| t.state_mask >> i & 1 == 1)
-                .map(|i| format!("prev[{i}]"))
-                .collect();
-            terms.extend(
-                (0..64)
-                    .filter(|i| t.data_mask >> i & 1 == 1)
-                    .map(|i| format!("data[{i}]")),
-            );
-            let rhs = if terms.is_empty() {
-                "1'b0".to_string()
-            } else {
-                terms.join(" ^ ")
-            };
-            let _ = writeln!(v, "assign next_{n}b[{j}] = {rhs};");
-        }
+        write_xor_assigns(&mut v, eq, n, Some("prev"), Some("data"), &format!("next_{n}b"));
         v.push('\n');
     }
     let _ = writeln!(

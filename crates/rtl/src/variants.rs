@@ -126,3 +126,14 @@ macro_rules! with_fcp_rx {
             |$t| $body; _ => $other)
     };
 }
+
+/// Link TX path by link word width in bits.
+#[macro_export]
+macro_rules! with_link_tx {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            32 => $crate::link_tx::LinkTxW32,
+            64 => $crate::link_tx::LinkTxW64;
+            |$t| $body; _ => $other)
+    };
+}

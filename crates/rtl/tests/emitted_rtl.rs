@@ -73,6 +73,14 @@ fn fcp_rx_snapshots() {
     }
 }
 
+/// Link TX path, one snapshot per link word width (SPEC.md §2, §3, §5).
+#[test]
+fn link_tx_snapshots() {
+    for w in iblink_rtl::link_tx::WIDTHS {
+        insta::assert_snapshot!(format!("link_tx_w{w}"), iblink_rtl::catalog::link_tx_module(w).unwrap().text);
+    }
+}
+
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
 #[test]
 fn hdl_out_is_current() {

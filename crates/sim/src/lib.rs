@@ -19,7 +19,7 @@ pub mod lockstep;
 pub mod verilated;
 
 pub use hdl::HdlStepper;
-pub use lockstep::{lockstep, LockstepReport, Mismatch};
+pub use lockstep::{lockstep, lockstep_reactive, LockstepReport, Mismatch};
 pub use verilated::VerilatedSim;
 
 /// A cycle-accurate simulation of one block.

@@ -45,22 +45,62 @@ where
     let mut outs: Vec<O> = Vec::with_capacity(sims.len());
     let mut cycle = 0u64;
     for input in stimulus {
-        outs.clear();
-        for s in sims.iter_mut() {
-            outs.push(s.step(&input));
-        }
-        if outs.iter().any(|o| *o != outs[0]) {
-            return Err(Box::new(Mismatch {
-                cycle,
-                input,
-                outputs: sims
-                    .iter()
-                    .map(|s| s.backend().to_string())
-                    .zip(outs.iter().copied())
-                    .collect(),
-            }));
-        }
+        step_all(sims, cycle, input, &mut outs)?;
         cycle += 1;
     }
     Ok(LockstepReport { cycles: cycle })
+}
+
+/// [`lockstep`] for a stimulus that plays the block's environment and so reacts to its
+/// outputs (a queue popped by a read strobe, a framer started by a grant): `stimulus` is
+/// called once a clock with the outputs of the previous clock (`None` before the first;
+/// the first back end's, which every other back end matched) and returns this clock's
+/// inputs. Runs `cycles` clocks.
+pub fn lockstep_reactive<I, O>(
+    sims: &mut [&mut dyn CycleSim<In = I, Out = O>],
+    cycles: u64,
+    mut stimulus: impl FnMut(Option<&O>) -> I,
+) -> Result<LockstepReport, Box<Mismatch<I, O>>>
+where
+    I: Copy + fmt::Debug,
+    O: Copy + fmt::Debug + PartialEq,
+{
+    assert!(!sims.is_empty());
+    let mut outs: Vec<O> = Vec::with_capacity(sims.len());
+    let mut prev: Option<O> = None;
+    for cycle in 0..cycles {
+        let input = stimulus(prev.as_ref());
+        step_all(sims, cycle, input, &mut outs)?;
+        prev = Some(outs[0]);
+    }
+    Ok(LockstepReport { cycles })
+}
+
+/// One clock for every back end; their outputs are left in `outs`.
+fn step_all<I, O>(
+    sims: &mut [&mut dyn CycleSim<In = I, Out = O>],
+    cycle: u64,
+    input: I,
+    outs: &mut Vec<O>,
+) -> Result<(), Box<Mismatch<I, O>>>
+where
+    I: Copy + fmt::Debug,
+    O: Copy + fmt::Debug + PartialEq,
+{
+    outs.clear();
+    for s in sims.iter_mut() {
+        outs.push(s.step(&input));
+    }
+    if outs.iter().any(|o| *o != outs[0]) {
+        return Err(Box::new(Mismatch {
+            cycle,
+            input,
+            outputs: sims
+                .iter()
+                .map(|s| s.backend().to_string())
+                .zip(outs.iter().copied())
+                .collect(),
+        }));
+    }
+    Ok(())
 }

@@ -1,0 +1,524 @@
+//! Link TX path: the independent cycle model, the rust-hdl stepper and Verilator in
+//! lockstep on reactive random traffic (1M clocks per width), a checker of the wire that
+//! uses neither model (VCRC against the `crc` crate, contiguity, priority, the documented
+//! latency), and directed examples through every back end.
+
+use iblink_model::crc16::crc16_wire;
+use iblink_rtl::link_tx::{keep_of, LinkTxIn, LinkTxOut, LinkWord, READ_TO_WIRE, START_TO_SOP, VL15};
+use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::link_tx::{link_tx_sim, ItemKind, LinkTxModelSim, LinkTxSim, LinkTxStimulus, StartedItem};
+use iblink_sim::{lockstep_reactive, CycleSim};
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+/// Verilator builds of one module from two test threads would collide: one at a time.
+static BUILD: Mutex<()> = Mutex::new(());
+
+fn sim(width: usize, b: Backend) -> LinkTxSim {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    link_tx_sim(width, b, None).unwrap()
+}
+
+/// Cycles per width (at least a million); `IBLINK_LOCKSTEP_CYCLES` raises it for soaks.
+fn cycles() -> u64 {
+    std::env::var("IBLINK_LOCKSTEP_CYCLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// The kind SPEC.md §5 says goes next, from what is ready: VL15 > FCP > data, data only
+/// in LinkActive.
+fn priority(i: &LinkTxIn) -> Option<ItemKind> {
+    if i.vl15_valid {
+        Some(ItemKind::Vl15)
+    } else if i.fcp_pending {
+        Some(ItemKind::Fcp)
+    } else if i.offer_valid && i.link_active {
+        Some(ItemKind::Data)
+    } else {
+        None
+    }
+}
+
+fn ready_count(i: &LinkTxIn) -> u32 {
+    i.vl15_valid as u32 + i.fcp_pending as u32 + (i.offer_valid && i.link_active) as u32
+}
+
+fn started(o: &LinkTxOut) -> Option<ItemKind> {
+    match (o.vl15_take, o.fcp_start, o.take) {
+        (false, false, false) => None,
+        (true, false, false) => Some(ItemKind::Vl15),
+        (false, true, false) => Some(ItemKind::Fcp),
+        (false, false, true) => Some(ItemKind::Data),
+        _ => panic!("two start pulses in one clock: {o:?}"),
+    }
+}
+
+/// Wire words of an item of `bytes` (SPEC.md: data PktLen*4 + 2, FCP 6).
+fn wire_words(bytes: usize, lanes: usize) -> u64 {
+    bytes.div_ceil(lanes) as u64
+}
+
+// ----- lockstep -----------------------------------------------------------------------
+
+/// Counts what the stimulus exercised, from the model's inputs and outputs.
+#[derive(Default, Debug)]
+struct Cov {
+    starts: [u64; 3],
+    /// `tx_sop` in the clock right after a `tx_eop`.
+    back_to_back: u64,
+    /// Packet endings: 64 bits odd PktLen (keep 0x3F) / even (keep 0x03); 32 bits VCRC word.
+    odd_endings: u64,
+    even_endings: u64,
+    /// Starts with two / all three kinds ready.
+    conflicts: u64,
+    triple: u64,
+    /// Boundaries where only data was offered but the link was not active.
+    link_gated: u64,
+    /// Resets asserted (rising edges), and those that cut an item.
+    resets: u64,
+    resets_mid_item: u64,
+    in_reset: bool,
+    framing_errors: u64,
+    /// Idle stretches of at least 1000 clocks.
+    long_idle: u64,
+    idle_run: u64,
+    long_packets: u64,
+}
+
+struct Covered {
+    inner: LinkTxModelSim,
+    cov: Cov,
+    prev: LinkTxOut,
+}
+
+impl CycleSim for Covered {
+    type In = LinkTxIn;
+    type Out = LinkTxOut;
+    fn backend(&self) -> &str {
+        self.inner.backend()
+    }
+    fn step(&mut self, i: &LinkTxIn) -> LinkTxOut {
+        let c = &mut self.cov;
+        if i.reset && !c.in_reset {
+            c.resets += 1;
+            c.resets_mid_item += self.inner.busy() as u64;
+        }
+        c.in_reset = i.reset;
+        let o = self.inner.step(i);
+        if let Some(k) = started(&o) {
+            c.starts[k as usize] += 1;
+            let n = ready_count(i);
+            c.conflicts += (n >= 2) as u64;
+            c.triple += (n == 3) as u64;
+            if k == ItemKind::Data && i.offer_len >= 1000 || k == ItemKind::Vl15 && i.vl15_len >= 1000 {
+                c.long_packets += 1;
+            }
+        } else if self.inner.last_boundary
+            && !i.reset
+            && i.offer_valid
+            && !i.link_active
+            && !i.vl15_valid
+            && !i.fcp_pending
+        {
+            c.link_gated += 1;
+        }
+        let tx = o.tx;
+        c.back_to_back += (tx.sop && self.prev.tx.eop) as u64;
+        if tx.valid && tx.eop && !tx.link {
+            match tx.keep {
+                0x3f => c.odd_endings += 1,
+                _ => c.even_endings += 1,
+            }
+        }
+        c.framing_errors += (o.fcp_framing_error && !self.prev.fcp_framing_error) as u64;
+        if tx.valid {
+            c.idle_run = 0;
+        } else {
+            c.idle_run += 1;
+            c.long_idle += (c.idle_run == 1000) as u64;
+        }
+        self.prev = o;
+        o
+    }
+}
+
+fn run_lockstep(width: usize, seed: u64) {
+    let mut model = Covered {
+        inner: LinkTxModelSim::new(width),
+        cov: Cov::default(),
+        prev: LinkTxOut::default(),
+    };
+    let mut rtl = sim(width, Backend::Rtl);
+    let mut vl = sim(width, Backend::Verilator);
+    let mut stim = LinkTxStimulus::new(width, seed);
+    let n = cycles();
+    let t0 = std::time::Instant::now();
+    let report = lockstep_reactive(&mut [&mut model, rtl.as_mut(), vl.as_mut()], n, |p| stim.next_input(p))
+        .unwrap_or_else(|m| panic!("link_tx w{width}: {m}"));
+    assert_eq!(report.cycles, n);
+    let c = &model.cov;
+    eprintln!("link_tx w{width}: {n} cycles in {:.1?}, 0 mismatches; {c:?}", t0.elapsed());
+    let [vl15, fcp, data] = c.starts;
+    assert!(vl15 >= 1000 && fcp >= 5000 && data >= 2000, "items by kind: {:?}", c.starts);
+    assert!(c.back_to_back >= 10_000, "back-to-back items: {}", c.back_to_back);
+    if width == 64 {
+        assert!(c.odd_endings >= 2000 && c.even_endings >= 2000, "64-bit endings odd/even: {}/{}", c.odd_endings, c.even_endings);
+    } else {
+        assert_eq!(c.odd_endings, 0, "32 bits has no 0x3F ending");
+    }
+    assert!(c.conflicts >= 5000 && c.triple >= 500, "priority conflicts: {} (all three: {})", c.conflicts, c.triple);
+    assert!(c.link_gated >= 1000, "data held back outside LinkActive: {}", c.link_gated);
+    assert!(c.resets >= 20 && c.resets_mid_item >= 10, "resets: {} ({} mid-item)", c.resets, c.resets_mid_item);
+    assert!(c.framing_errors >= 5, "framer errors flagged: {}", c.framing_errors);
+    assert!(c.long_idle >= 8, "long idle gaps: {}", c.long_idle);
+    assert!(c.long_packets >= 30, "packets of 1000+ dwords: {}", c.long_packets);
+}
+
+#[test]
+fn lockstep_w32() {
+    run_lockstep(32, 0x17_32);
+}
+
+#[test]
+fn lockstep_w64() {
+    run_lockstep(64, 0x17_64);
+}
+
+// ----- the wire, checked without the models -------------------------------------------
+
+/// Checks the block from its ports alone: every start is the highest-priority ready
+/// kind and happens exactly when the previous item's clocks are over (no bubble while
+/// something is ready, nothing while busy); every item's words are on the wire from
+/// `START_TO_SOP` clocks after its start, contiguous, with the bytes the environment
+/// queued (the packet as queued + its VCRC from the `crc` crate; the FCP as the framer
+/// gave it), keep contiguous from lane 0 and zero bytes past keep.
+struct WireChecker {
+    lanes: usize,
+    /// First clock at which the transmitter is at an item boundary again.
+    free_at: u64,
+    /// Starts whose bytes the environment has not yet reported: (clock, kind, PktLen).
+    unresolved: VecDeque<(u64, ItemKind, u16)>,
+    /// Expected wire words, by clock.
+    expect: VecDeque<(u64, LinkWord)>,
+    items: [u64; 3],
+    vcrc_checked: u64,
+    conflicts: u64,
+    back_to_back: u64,
+    last_eop: u64,
+}
+
+impl WireChecker {
+    fn new(width: usize) -> Self {
+        Self {
+            lanes: width / 8,
+            free_at: 0,
+            unresolved: VecDeque::new(),
+            expect: VecDeque::new(),
+            items: [0; 3],
+            vcrc_checked: 0,
+            conflicts: 0,
+            back_to_back: 0,
+            last_eop: u64::MAX,
+        }
+    }
+
+    fn resolve(&mut self, upto: u64, log: &mut VecDeque<StartedItem>) {
+        while let Some(&(s, kind, len)) = self.unresolved.front() {
+            if s > upto {
+                break;
+            }
+            self.unresolved.pop_front();
+            let item = log.pop_front().expect("the environment logged every start");
+            assert_eq!(item.kind, kind, "start at {s}: the environment saw another kind");
+            let mut bytes = item.bytes.clone();
+            if kind == ItemKind::Fcp {
+                assert_eq!(bytes.len(), 6);
+            } else {
+                assert_eq!(bytes.len(), len as usize * 4, "start at {s}: PktLen {len} vs the queued packet");
+                // SPEC.md §3: VCRC over LRH..ICRC, low byte first.
+                bytes.extend_from_slice(&crc16_wire(&item.bytes));
+                self.vcrc_checked += 1;
+            }
+            let n = bytes.len().div_ceil(self.lanes);
+            for (k, chunk) in bytes.chunks(self.lanes).enumerate() {
+                let data = chunk.iter().enumerate().fold(0u64, |a, (l, b)| a | (*b as u64) << (8 * l));
+                let clock = s + START_TO_SOP as u64 + k as u64;
+                if let Some(&(last, _)) = self.expect.back() {
+                    assert!(last < clock, "items overlap on the wire at clock {clock}");
+                }
+                self.expect.push_back((
+                    clock,
+                    LinkWord {
+                        valid: true,
+                        data,
+                        keep: keep_of(chunk.len() as u32),
+                        sop: k == 0,
+                        eop: k + 1 == n,
+                        link: kind == ItemKind::Fcp,
+                    },
+                ));
+            }
+        }
+    }
+
+    /// Clock `t`: its inputs and outputs, and the environment's log of started items
+    /// (which holds every start before `t`).
+    fn observe(&mut self, t: u64, i: &LinkTxIn, o: &LinkTxOut, log: &mut VecDeque<StartedItem>) {
+        let s = started(o);
+        if i.reset {
+            assert!(s.is_none() && !o.src_rd, "clock {t}: a pulse during reset: {o:?}");
+        } else if t >= self.free_at {
+            assert_eq!(s, priority(i), "clock {t}: at a boundary with {i:?}");
+        } else {
+            assert_eq!(s, None, "clock {t}: a start while the previous item is still going out");
+        }
+        if let Some(kind) = s {
+            self.items[kind as usize] += 1;
+            self.conflicts += (ready_count(i) >= 2) as u64;
+            let len = match kind {
+                ItemKind::Vl15 => i.vl15_len,
+                ItemKind::Data => i.offer_len,
+                ItemKind::Fcp => 0,
+            };
+            let bytes = if kind == ItemKind::Fcp { 6 } else { len as usize * 4 + 2 };
+            self.free_at = t + wire_words(bytes, self.lanes);
+            self.unresolved.push_back((t, kind, len));
+        }
+        if t > 0 {
+            self.resolve(t - 1, log);
+        }
+        // The word on the wire now.
+        let want = match self.expect.front() {
+            Some(&(c, w)) if c == t => {
+                self.expect.pop_front();
+                w
+            }
+            _ => LinkWord::default(),
+        };
+        assert_eq!(o.tx, want, "clock {t}: wire word");
+        if want.sop && self.last_eop == t.wrapping_sub(1) {
+            self.back_to_back += 1;
+        }
+        if want.eop {
+            self.last_eop = t;
+        }
+        if i.reset {
+            // Everything after this clock's word is dropped; the next clock is a boundary.
+            self.resolve(t, log);
+            self.expect.clear();
+            self.free_at = t + 1;
+        }
+    }
+}
+
+fn check_wire(width: usize, seed: u64, n: u64) {
+    let mut dut = sim(width, Backend::Verilator);
+    let mut stim = LinkTxStimulus::new(width, seed);
+    stim.record = true;
+    let mut chk = WireChecker::new(width);
+    let mut prev: Option<LinkTxOut> = None;
+    for t in 0..n {
+        let i = stim.next_input(prev.as_ref());
+        let o = dut.step(&i);
+        chk.observe(t, &i, &o, &mut stim.started);
+        prev = Some(o);
+    }
+    eprintln!(
+        "link_tx w{width} wire check: {n} clocks, items vl15/fcp/data {:?}, {} VCRCs checked, \
+         {} back to back, {} priority conflicts",
+        chk.items, chk.vcrc_checked, chk.back_to_back, chk.conflicts
+    );
+    assert!(chk.vcrc_checked >= 5000 && chk.items.iter().all(|n| *n >= 1000), "{:?}", chk.items);
+    assert!(chk.back_to_back >= 10_000 && chk.conflicts >= 5000);
+}
+
+#[test]
+fn wire_check_w32() {
+    check_wire(32, 0xc0de_32, 1_000_000);
+}
+
+#[test]
+fn wire_check_w64() {
+    check_wire(64, 0xc0de_64, 1_000_000);
+}
+
+// ----- directed -------------------------------------------------------------------------
+
+/// Run a fixed environment through one back end: `sources[q]` are queue `q`'s words,
+/// `inputs(t)` gives the clock's inputs apart from `src_data`.
+fn run_directed(
+    s: &mut dyn CycleSim<In = LinkTxIn, Out = LinkTxOut>,
+    words: &mut [VecDeque<u64>],
+    clocks: usize,
+    inputs: impl Fn(usize) -> LinkTxIn,
+) -> Vec<LinkTxOut> {
+    let mut outs: Vec<LinkTxOut> = Vec::new();
+    let mut src_vl = 0u8;
+    let mut last = LinkTxIn::default();
+    for t in 0..clocks {
+        if let Some(p) = outs.last() {
+            if p.src_rd {
+                words[p.src_vl as usize].pop_front();
+            }
+            src_vl = if p.take {
+                last.offer_vl
+            } else if p.vl15_take {
+                VL15
+            } else {
+                p.src_vl
+            };
+        }
+        let mut i = inputs(t);
+        i.src_data = words[src_vl as usize].front().copied().unwrap_or(0xdead_beef_dead_beef);
+        outs.push(s.step(&i));
+        last = i;
+    }
+    outs
+}
+
+fn words_of(bytes: &[u8], lanes: usize) -> VecDeque<u64> {
+    bytes
+        .chunks(lanes)
+        .map(|c| c.iter().enumerate().fold(0u64, |a, (l, b)| a | (*b as u64) << (8 * l)))
+        .collect()
+}
+
+/// The wire from clock `from`: (data, keep, sop, eop, link) while valid.
+fn wire_from(outs: &[LinkTxOut], from: usize) -> Vec<(u64, u8, bool, bool, bool)> {
+    outs[from..]
+        .iter()
+        .take_while(|o| o.tx.valid)
+        .map(|o| (o.tx.data, o.tx.keep, o.tx.sop, o.tx.eop, o.tx.link))
+        .collect()
+}
+
+/// A 6-dword data packet offered on VL3 in clock 0: taken in clock 0, read from clock 1
+/// (`src_vl` 3), on the wire from clock 3 with its VCRC appended (SPEC.md §3).
+#[test]
+fn one_packet_every_backend() {
+    let pkt: Vec<u8> = (0..24u8).map(|x| x.wrapping_mul(37).wrapping_add(5)).collect();
+    let mut wire = pkt.clone();
+    wire.extend_from_slice(&crc16_wire(&pkt));
+    for width in [32, 64] {
+        let lanes = width / 8;
+        for b in Backend::ALL {
+            let mut s = sim(width, b);
+            let mut q: Vec<VecDeque<u64>> = vec![VecDeque::new(); 16];
+            q[3] = words_of(&pkt, lanes);
+            let outs = run_directed(s.as_mut(), &mut q, 16, |t| LinkTxIn {
+                link_active: true,
+                offer_valid: t == 0,
+                offer_vl: 3,
+                offer_len: 6,
+                ..Default::default()
+            });
+            let who = format!("{} w{width}", b.name());
+            assert!(outs[0].take && !outs[0].vl15_take && !outs[0].fcp_start, "{who}");
+            let reads: Vec<usize> = (0..16).filter(|t| outs[*t].src_rd).collect();
+            let nreads = 24 / lanes;
+            assert_eq!(reads, (1..=nreads).collect::<Vec<_>>(), "{who}: source reads");
+            assert!(outs[1..=nreads].iter().all(|o| o.src_vl == 3), "{who}");
+            // src_rd in clock t -> the word on the wire in t + READ_TO_WIRE.
+            let sop = START_TO_SOP as usize;
+            assert_eq!(reads[0] + READ_TO_WIRE as usize, sop, "{who}");
+            let got = wire_from(&outs, sop);
+            let want: Vec<(u64, u8, bool, bool, bool)> = wire
+                .chunks(lanes)
+                .enumerate()
+                .map(|(k, c)| {
+                    let d = c.iter().enumerate().fold(0u64, |a, (l, b)| a | (*b as u64) << (8 * l));
+                    (d, keep_of(c.len() as u32), k == 0, (k + 1) * lanes >= wire.len(), false)
+                })
+                .collect();
+            assert_eq!(got, want, "{who}: the wire");
+            // 26 bytes: at 32 bits 6 words + the VCRC word (keep 0011); at 64 bits 3 + 0x03.
+            assert_eq!(got.last().unwrap().1, 0x03, "{who}");
+            assert!(!outs[sop - 1].tx.valid, "{who}");
+            assert_eq!(outs[15].data_starts, 1, "{who}");
+        }
+    }
+}
+
+/// Everything ready at once in clock 0: VL15 (PktLen 7: odd, so at 64 bits its last word
+/// holds 4 data bytes and the VCRC, keep 0x3F), then the FCP, then the data packet, back to
+/// back with no idle clock between them.
+#[test]
+fn priority_and_back_to_back_every_backend() {
+    let vl15: Vec<u8> = (0..28u8).map(|x| x ^ 0x5a).collect();
+    let data: Vec<u8> = (0..32u8).map(|x| x.wrapping_mul(11)).collect();
+    let fcp = [0x10u8, 0x00, 0x00, 0x00, 0x58, 0x05]; // SPEC.md §3: the Op=1 header, LPCRC 58 05
+    for width in [32usize, 64] {
+        let lanes = width / 8;
+        let vl15_words = (28 + 2usize).div_ceil(lanes);
+        let fcp_words = 6usize.div_ceil(lanes);
+        for b in Backend::ALL {
+            let who = format!("{} w{width}", b.name());
+            let mut s = sim(width, b);
+            let mut q: Vec<VecDeque<u64>> = vec![VecDeque::new(); 16];
+            q[15] = words_of(&vl15, lanes);
+            q[9] = words_of(&data, lanes);
+            // The decision clocks the contract gives: 0, then each item's clocks later.
+            let t_fcp = vl15_words;
+            let t_data = t_fcp + fcp_words;
+            let outs = run_directed(s.as_mut(), &mut q, 40, |t| {
+                let mut i = LinkTxIn {
+                    link_active: true,
+                    vl15_valid: t == 0,
+                    vl15_len: 7,
+                    fcp_pending: t <= t_fcp,
+                    offer_valid: t <= t_data,
+                    offer_vl: 9,
+                    offer_len: 8,
+                    ..Default::default()
+                };
+                // The framer: word k of the FCP k clocks after fcp_start (clock t_fcp).
+                if t >= t_fcp && t < t_fcp + fcp_words {
+                    let k = t - t_fcp;
+                    let c = &fcp[k * lanes..(k * lanes + lanes).min(6)];
+                    i.fcp_valid = true;
+                    i.fcp_data = c.iter().enumerate().fold(0u64, |a, (l, b)| a | (*b as u64) << (8 * l));
+                    i.fcp_keep = keep_of(c.len() as u32);
+                    i.fcp_sop = k == 0;
+                    i.fcp_eop = k + 1 == fcp_words;
+                }
+                i
+            });
+            assert!(outs[0].vl15_take, "{who}: VL15 first");
+            assert!(outs[t_fcp].fcp_start, "{who}: the FCP in the VL15 packet's last clock");
+            assert!(outs[t_data].take, "{who}: data after the FCP");
+            let starts: usize = outs.iter().map(|o| o.vl15_take as usize + o.fcp_start as usize + o.take as usize).sum();
+            assert_eq!(starts, 3, "{who}");
+            let got = wire_from(&outs, START_TO_SOP as usize);
+            let mut want_bytes: Vec<(Vec<u8>, bool)> = vec![];
+            let mut v = vl15.clone();
+            v.extend_from_slice(&crc16_wire(&vl15));
+            want_bytes.push((v, false));
+            want_bytes.push((fcp.to_vec(), true));
+            let mut d = data.clone();
+            d.extend_from_slice(&crc16_wire(&data));
+            want_bytes.push((d, false));
+            let want: Vec<(u64, u8, bool, bool, bool)> = want_bytes
+                .iter()
+                .flat_map(|(bytes, link)| {
+                    let n = bytes.len().div_ceil(lanes);
+                    bytes
+                        .chunks(lanes)
+                        .enumerate()
+                        .map(move |(k, c)| {
+                            let dd = c.iter().enumerate().fold(0u64, |a, (l, b)| a | (*b as u64) << (8 * l));
+                            (dd, keep_of(c.len() as u32), k == 0, k + 1 == n, *link)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            assert_eq!(got, want, "{who}: three items back to back");
+            if width == 64 {
+                assert_eq!(got[vl15_words - 1].1, 0x3f, "{who}: odd PktLen ending");
+            }
+            assert!(!outs[39].fcp_framing_error, "{who}");
+            assert_eq!((outs[39].vl15_starts, outs[39].fcp_starts, outs[39].data_starts), (1, 1, 1), "{who}");
+        }
+    }
+}
