@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx", "link_tx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx", "link_tx", "link_rx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -178,7 +178,37 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             out.push(link_tx_module(w)?);
         }
     }
+    if wants("link_rx") {
+        for w in crate::link_rx::WIDTHS {
+            for n in crate::link_rx::VL_CAPS {
+                out.push(link_rx_module(n, w)?);
+            }
+        }
+    }
     Ok(out)
+}
+
+/// Name of the link RX classifier for VLCap `vls` and `width`-bit link words.
+pub fn link_rx_module_name(vls: usize, width: usize) -> String {
+    format!("iblink_link_rx_vl{vls}_w{width}")
+}
+
+/// Render the link RX classifier (SPEC.md §1, §3, §4, §7) for VLCap `vls`, `width`-bit
+/// link words.
+pub fn link_rx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestError> {
+    use crate::link_rx::{COUNT_BITS, LATENCY, OUT_LATENCY};
+    let name = link_rx_module_name(vls, width);
+    let cfg = vec![
+        ("vl_cap".to_string(), vls.to_string()),
+        ("data_width".to_string(), width.to_string()),
+        ("keep_width".to_string(), (width / 8).to_string()),
+        ("latency_rx_to_out".to_string(), OUT_LATENCY.to_string()),
+        ("latency_eop_to_done".to_string(), LATENCY.to_string()),
+        ("vcrc".to_string(), "kept on out_*".to_string()),
+        ("counter_bits".to_string(), COUNT_BITS.to_string()),
+    ];
+    crate::with_link_rx!((vls, width), |T| Ok(render(&mut T::default(), &name, "link_rx", cfg)?),
+        _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
 }
 
 /// Name of the link TX path for `width`-bit link words.

@@ -10,6 +10,7 @@ pub mod crc16_dword;
 pub mod emit;
 pub mod fcp_rx;
 pub mod io;
+pub mod link_rx;
 pub mod link_tx;
 pub mod sl2vl;
 pub mod rx_credits;

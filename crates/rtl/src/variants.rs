@@ -137,3 +137,22 @@ macro_rules! with_link_tx {
             |$t| $body; _ => $other)
     };
 }
+
+/// Link RX classifier by (VLCap, link word width in bits).
+#[macro_export]
+macro_rules! with_link_rx {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::link_rx::LinkRxVl1W32,
+            (2, 32) => $crate::link_rx::LinkRxVl2W32,
+            (4, 32) => $crate::link_rx::LinkRxVl4W32,
+            (8, 32) => $crate::link_rx::LinkRxVl8W32,
+            (15, 32) => $crate::link_rx::LinkRxVl15W32,
+            (1, 64) => $crate::link_rx::LinkRxVl1W64,
+            (2, 64) => $crate::link_rx::LinkRxVl2W64,
+            (4, 64) => $crate::link_rx::LinkRxVl4W64,
+            (8, 64) => $crate::link_rx::LinkRxVl8W64,
+            (15, 64) => $crate::link_rx::LinkRxVl15W64;
+            |$t| $body; _ => $other)
+    };
+}

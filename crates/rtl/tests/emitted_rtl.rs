@@ -81,6 +81,17 @@ fn link_tx_snapshots() {
     }
 }
 
+/// Link RX classifier, one snapshot per VLCap and link word width (SPEC.md §1, §3,
+/// §4, §7).
+#[test]
+fn link_rx_snapshots() {
+    for w in iblink_rtl::link_rx::WIDTHS {
+        for n in iblink_rtl::link_rx::VL_CAPS {
+            insta::assert_snapshot!(format!("link_rx_vl{n}_w{w}"), iblink_rtl::catalog::link_rx_module(n, w).unwrap().text);
+        }
+    }
+}
+
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
 #[test]
 fn hdl_out_is_current() {
