@@ -329,6 +329,20 @@ impl PortConfig {
             }
             for (i, e) in t.iter().enumerate() {
                 in_range(&format!("{name}[{i}].vl"), e.vl as i64, 0, 15)?;
+                // The hardware skips such entries (SPEC.md §6), but a configuration that
+                // names one is a mistake: VL15 is never arbitrated, and this port has no
+                // data VL at or above VLCap.
+                if !self.vl_cap.has_data_vl(e.vl) {
+                    return Err(ConfigError::field(
+                        format!("{name}[{i}].vl"),
+                        format!(
+                            "VL {} is not a data VL of this port (VLCap {}: VL0..VL{}; VL15 is management and never arbitrated)",
+                            e.vl,
+                            self.vl_cap.get(),
+                            self.vl_cap.get() - 1
+                        ),
+                    ));
+                }
             }
         }
         in_range(
@@ -390,7 +404,7 @@ mod tests {
             vl_high_limit = 4
             low_policy = "one-packet"
             high = [[6, 127], [1, 63], [7, 254]]
-            low = [[3, 2], [15, 9]]
+            low = [[3, 2], [5, 9]]
             "#,
         )
         .unwrap();
@@ -408,8 +422,7 @@ mod tests {
                 ArbEntry::new(7, 254)
             ]
         );
-        // A VL15 entry is allowed (and skipped by the arbiter).
-        assert_eq!(c.low[1], ArbEntry::new(15, 9));
+        assert_eq!(c.low[1], ArbEntry::new(5, 9));
         // Also through serde directly.
         let c2: PortConfig = toml::from_str("vl_cap = 8\ndatapath_bits = 64").unwrap();
         assert_eq!(c2.low.len(), 8);
@@ -429,6 +442,10 @@ mod tests {
             "high[3].weight: 300 is out of range 0..=255"
         );
         assert_eq!(err_field("low = [[16, 1]]").0, "low[0].vl");
+        // VL15 is management (never arbitrated); VLCap 4 has no VL4.
+        assert_eq!(err_field("low = [[0, 1], [15, 9]]").0, "low[1].vl");
+        assert_eq!(err_field("vl_cap = 4\nhigh = [[4, 1]]").0, "high[0].vl");
+        assert!(err_field("high = [[15, 1]]").1.contains("VL15"));
         assert_eq!(err_field("low = [[1]]").0, "low[0]");
         assert_eq!(err_field("vl_cap = 3").0, "vl_cap");
         assert_eq!(err_field("vl_cap = 16").0, "vl_cap");
