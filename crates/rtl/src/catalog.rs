@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx", "link_tx", "link_rx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx", "fcp_tx", "link_tx", "link_rx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -173,6 +173,13 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             }
         }
     }
+    if wants("fcp_tx") {
+        for w in crate::fcp_tx::WIDTHS {
+            for n in VL_CAPS {
+                out.push(fcp_tx_module(n, w)?);
+            }
+        }
+    }
     if wants("link_tx") {
         for w in crate::link_tx::WIDTHS {
             out.push(link_tx_module(w)?);
@@ -247,6 +254,28 @@ pub fn fcp_rx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestE
         ("counter_bits".to_string(), COUNT_BITS.to_string()),
     ];
     crate::with_fcp_rx!((vls, width), |T| Ok(render(&mut T::default(), &name, "fcp_rx", cfg)?),
+        _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
+}
+
+/// Name of the FCP transmit framer for VLCap `vls` and `width`-bit link words.
+pub fn fcp_tx_module_name(vls: usize, width: usize) -> String {
+    format!("iblink_fcp_tx_vl{vls}_w{width}")
+}
+
+/// Render the FCP transmit framer and scheduler (SPEC.md §2, §3, §5) for VLCap `vls`,
+/// `width`-bit words.
+pub fn fcp_tx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestError> {
+    use crate::fcp_tx::TIMER_BITS;
+    let name = fcp_tx_module_name(vls, width);
+    let cfg = vec![
+        ("vl_cap".to_string(), vls.to_string()),
+        ("data_width".to_string(), width.to_string()),
+        ("keep_width".to_string(), (width / 8).to_string()),
+        ("timer_bits".to_string(), TIMER_BITS.to_string()),
+        ("latency_due_to_pending".to_string(), "2".to_string()),
+        ("sample_to_sop".to_string(), "1".to_string()),
+    ];
+    crate::with_fcp_tx!((vls, width), |T| Ok(render(&mut T::default(), &name, "fcp_tx", cfg)?),
         _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
 }
 

@@ -127,6 +127,25 @@ macro_rules! with_fcp_rx {
     };
 }
 
+/// FCP TX framer and scheduler by (VLCap, link word width in bits).
+#[macro_export]
+macro_rules! with_fcp_tx {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::fcp_tx::FcpTxVl1W32,
+            (2, 32) => $crate::fcp_tx::FcpTxVl2W32,
+            (4, 32) => $crate::fcp_tx::FcpTxVl4W32,
+            (8, 32) => $crate::fcp_tx::FcpTxVl8W32,
+            (15, 32) => $crate::fcp_tx::FcpTxVl15W32,
+            (1, 64) => $crate::fcp_tx::FcpTxVl1W64,
+            (2, 64) => $crate::fcp_tx::FcpTxVl2W64,
+            (4, 64) => $crate::fcp_tx::FcpTxVl4W64,
+            (8, 64) => $crate::fcp_tx::FcpTxVl8W64,
+            (15, 64) => $crate::fcp_tx::FcpTxVl15W64;
+            |$t| $body; _ => $other)
+    };
+}
+
 /// Link TX path by link word width in bits.
 #[macro_export]
 macro_rules! with_link_tx {

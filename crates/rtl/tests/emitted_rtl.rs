@@ -92,6 +92,17 @@ fn link_rx_snapshots() {
     }
 }
 
+/// FCP TX framer and scheduler, one snapshot per VLCap and link word width (SPEC.md §2,
+/// §3, §5).
+#[test]
+fn fcp_tx_snapshots() {
+    for w in [32, 64] {
+        for n in [1, 2, 4, 8, 15] {
+            insta::assert_snapshot!(format!("fcp_tx_vl{n}_w{w}"), iblink_rtl::catalog::fcp_tx_module(n, w).unwrap().text);
+        }
+    }
+}
+
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
 #[test]
 fn hdl_out_is_current() {

@@ -3,6 +3,7 @@
 pub mod crc16;
 pub mod crc16_dword;
 pub mod fcp_rx;
+pub mod fcp_tx;
 pub mod link_rx;
 pub mod link_tx;
 pub mod rx_credits;

@@ -1,0 +1,950 @@
+//! FCP transmit framer and scheduler (SPEC.md §2, §3, §5): decides which data VL's Flow
+//! Control Packet goes next, keeps it built in registers (header and LPCRC), and streams
+//! its 6 bytes onto the link word stream when the link TX mux grants it.
+//!
+//! Reference-model twin: [`iblink_model::scheduler::FcpScheduler`] (per-VL refresh timers,
+//! on-change requests with a minimum gap, refresh beats on-change, round robin after the
+//! last VL sent, `restart`) and [`iblink_model::fcp::Fcp::encode`] (the bytes), wrapped by
+//! `iblink_sim::blocks::fcp_tx` in a cycle adapter that applies the contract below;
+//! snapshots: `tests/snapshots`.
+//!
+//! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits, fixed at generation)
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `restart` | in | link init / resync (SPEC.md §8): every VL is due at once (round robin from VL0); the FCP being chosen or pending is dropped. An FCP already started still finishes. |
+//! | `link_state` | in | 2 bits, [`crate::link`] codes: `LINK_DOWN` holds the block in `restart` (nothing pending); `LINK_INIT` gives Op 1; `LINK_ARM`, `LINK_ACTIVE` give Op 0 (SPEC.md §5) |
+//! | `refresh_clocks` | in | 16 bits: a VL is refresh-due once this many clocks passed since its last FCP started (the model's `refresh_clocks`; `PortConfig::refresh_clocks`: 14336 at 32 bits, 7168 at 64 by default; 0 acts as 1) |
+//! | `min_gap_clocks` | in | 16 bits: a VL whose FCCL changed is due once this many clocks passed since its last FCP started (`PortConfig::min_gap_clocks`: 64 / 32 by default; 0 acts as 1) |
+//! | `fctbs` | in | `12N` bits: this port's transmitter FCTBS of VL `v` at `[12v+11:12v]` (from the TX credit block) |
+//! | `fccl` | in | `12N` bits: this port's receiver FCCL of VL `v` at `[12v+11:12v]` (the RX credit block's `fccl` bus) |
+//! | `fcp_start` | in | from the link TX mux: the pending FCP's first word goes on the wire this clock. Ignored while `fcp_pending` is 0. |
+//! | `fcp_pending` | out | registered: a fully built FCP is waiting for `fcp_start` |
+//! | `pending_vl` | out | 4 bits, registered: its VL (0 while nothing is pending) |
+//! | `fcp_valid`, `fcp_sop`, `fcp_eop`, `fcp_link` | out | the link word stream (helpers' contract): `fcp_link` is set on every FCP word |
+//! | `fcp_data`, `fcp_keep` | out | `W` and `W/8` bits: at 32 bits word 0 = bytes 0–3 (keep `1111`), word 1 = the LPCRC, low byte first (keep `0011`); at 64 bits one word, bytes 0–5 (keep `0x3F`) |
+//!
+//! Every stream output is 0 while `fcp_valid` is 0 (the mux may OR its sources). The
+//! bytes are SPEC.md §2: header `Op<<28 | FCTBS<<16 | VL<<12 | FCCL` big-endian, then
+//! the LPCRC of those four bytes (SPEC.md §3), low byte first.
+//!
+//! # Cycle contract
+//! - **Start.** `fcp_start` in clock `p` while `fcp_pending`: the FCP's first word is on
+//!   `fcp_*` in clock `p` itself (combinational from `fcp_start`; everything else is a
+//!   register), at 32 bits the second word in `p + 1`. `fcp_pending` is 0 in `p + 1` at
+//!   32 bits (the FCP is still on the wire). At `p`'s edge the scheduler commits, exactly
+//!   as the model's `on_sent(vl, fccl)`: the VL's timer restarts, its last advertised
+//!   FCCL becomes the FCCL this FCP carries, round robin continues after it.
+//! - **Which VL.** Two registers hold VLs: *pending* (the built FCP) and *next* (the VL
+//!   that will be built when the pending one starts). In every clock `t`, *next* is
+//!   loaded with the model's `next_due` evaluated on clock `t`'s scheduler state and the
+//!   FCCLs driven in clock `t - 1`, as if the FCPs ahead of it had already been sent: the
+//!   one starting in `t` (if any) and the one that is pending after `t`'s edge (so it is
+//!   excluded and round robin starts after it). The pending register takes the VL in *next* when it is empty or its FCP
+//!   starts, and keeps its VL otherwise until that FCP starts or a `restart`.
+//! - **Latency.** With nothing pending or chosen, a VL whose refresh falls due in clock
+//!   `t` (the model's `since_last` reaches `refresh_clocks`) is pending in clock `t + 2`;
+//!   an FCCL change driven in clock `t` (minimum gap passed) makes its VL pending in
+//!   `t + 3`. After `restart` (or `LINK_DOWN`) in clock `r`,
+//!   `fcp_pending` is 0 from `r + 1` and VL0's FCP is pending in `r + 3` (`u + 2` when
+//!   the link leaves Down in clock `u`).
+//! - **Zero bubble.** When another VL was due in the clock before an FCP starts, the next
+//!   FCP is pending by the clock after the first one's `eop`: at 64 bits in `p + 1`, at
+//!   32 bits in `p + 2`. A burst of due VLs (after a restart: every VL) goes back to back.
+//! - **Staleness.** The pending register reloads Op, FCTBS and FCCL from the inputs every
+//!   clock, including the clock its VL enters it, so an FCP whose `sop` is in clock `p`
+//!   carries `link_state`, `fctbs` and `fccl` exactly as driven in clock `p − 1`: one
+//!   clock old, never more, however long it waited for the mux.
+//! - **FCTBS includes every data packet sent before the FCP.** The TX credit block adds
+//!   a data packet's blocks to FCTBS at the edge of the clock the packet starts (`s`),
+//!   so FCTBS shows them from `s + 1`. A data packet occupies at least 4 clocks (PktLen
+//!   6 = 26 bytes: 7 words at 32 bits, 4 at 64), so an FCP sent after it starts at
+//!   `p >= s + 4` and carries FCTBS sampled in `p - 1 >= s + 3`: the packet is included
+//!   (any pipeline of at most 3 clocks would be; this one is 1). Packets before it were
+//!   included earlier still.
+//! - **Held decision.** Once a VL is pending it goes next, even if a VL whose refresh
+//!   falls due meanwhile would now be preferred (the model would choose at `sop`); that
+//!   VL is in *next* and goes right after, one FCP later. A pending on-change FCP whose
+//!   FCCL went back to the last advertised value still goes (harmless, absolute credits).
+//!   The same VL never goes twice in a row: it is excluded from the choice made while
+//!   its FCP is pending or starting, so with one VL (or one due VL) consecutive FCPs are
+//!   at least two idle clocks apart (the model port, choosing at `sop`, would send it
+//!   back to back only with a refresh period or minimum gap of one FCP's length).
+//! - **Configuration.** `refresh_clocks` and `min_gap_clocks` are registered (minus one)
+//!   and used when a VL's FCP starts, to set that VL's two deadlines; a change therefore
+//!   applies to each VL from its next FCP, and to all at once with `restart` (which makes
+//!   every VL due). The model adapter (and so the lockstep) changes them only together
+//!   with `restart`, where its scheduler is rebuilt.
+//! - Registered: `now` (the time base), per VL `refresh_deadline`, `gap_deadline` (16
+//!   bits), the flags `due_q` and `gap_ok`, and `last_fccl` (12 bits); the configuration
+//!   (`refresh_m1`, `refresh_le1`, `gap_m1`, `gap_le1`); `rr_from` (round robin);
+//!   *next* (`next_valid`, `next_vl`, `next_oh`, `next_above`); *pending* (`pend_valid`,
+//!   `pend_vl`, `pend_oh`, `pend_above`, `pend_init`, `pend_fctbs`, `pend_fccl`); at 32
+//!   bits `busy` (the second word goes out) and `crc_q` (its LPCRC).
+
+//! # Why this structure
+//! - *Pre-built and refreshed.* The mux wants the first word in the clock it grants, so
+//!   the FCP must already be in registers; and it may grant only after a maximum packet,
+//!   so the registers refresh every clock (same VL) rather than holding values sampled
+//!   long ago. One builder (two 12-bit `N:1` selects of the `fctbs`/`fccl` buses) serves
+//!   both the refresh and the load of the next VL: its select is `next_vl` in the clock
+//!   the pending FCP starts (or when nothing is pending), `pend_vl` otherwise.
+//! - *Choosing one FCP ahead.* Choosing the next VL only after a start has been committed
+//!   would leave one or two idle clocks between back-to-back FCPs, in which the mux would
+//!   start a data packet; a burst of 15 refresh FCPs could then be spread over 15 maximum
+//!   packets, beyond the refresh margin (`iblink_model::config::MIN_REFRESH_MARGIN`
+//!   assumes they go back to back). Choosing ahead needs two round-robin searches (with
+//!   and without this clock's start) selected by the late `fcp_start` at the register.
+//! - *LPCRC.* Over four bytes from a fixed init it is one XOR network
+//!   ([`LpcrcEquations`], shared with the FCP RX framer: the CRC unit's equations after
+//!   four bytes, the init folded into constant inversions): 16 bits, each the XOR of
+//!   12–21 header bits, three LUT4 levels. At 32 bits it goes out a clock after the
+//!   header, so it is registered at `sop` from the pending header; at 64 bits it is
+//!   computed from the pending header registers on the way out (the only output that is
+//!   not a register or a gated register).
+//! - *Deadlines, not timers.* The model counts `since_last` per VL and compares it with
+//!   the two periods. Two up-counters and two magnitude compares per VL (carry chains)
+//!   cost about 60 LUT4 per VL on an iCE40 and put a compare in front of the round
+//!   robin. Instead one free-running 16-bit `now` is shared; a start stores
+//!   `now + period - 1` as the VL's deadline (one shared adder per period: one VL starts
+//!   at a time, so the deadline registers load through their enables), and a flag is
+//!   set in the clock after `now` equals the deadline (a 16-bit equality) and held until
+//!   the VL's next start. Periods are below 65536 clocks, so the first match is the
+//!   right one and wrapping is harmless. A start makes the model's `since_last` 1 in the
+//!   next clock (`on_sent` then `tick`), so a period of 0 behaves as 1, as in the model.
+//! - *Round robin without arithmetic.* The search start is kept as a mask (`rr_from`,
+//!   `next_above`, `pend_above`: the VLs after a VL) and each candidate VL also
+//!   one-hot, so a search is masks, a prefix OR and an encoder; the prefix OR of the
+//!   lowest set bit is exactly the mask of the VLs after it, stored with the choice.
+//! - *One builder.* The two `N:1` selects of the `fctbs`/`fccl` buses are AND-ORs on
+//!   one one-hot select (kept as a net so they are not re-synthesised per VL and bit).
+
+use crate::crc16::mask;
+use crate::fcp_rx::LpcrcEquations;
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::link::{link_state_localparams, LINK_DOWN, LINK_INIT};
+use crate::tx_credits::{bits_from_words, field, pack_fields, read_words, MAX_VLS, VL_CAPS};
+use rust_hdl::prelude::*;
+use std::fmt::Write as _;
+
+/// Link word widths in bits (the link word stream contract).
+pub const WIDTHS: [usize; 2] = [32, 64];
+/// Bits of each timer and of the two configuration inputs.
+pub const TIMER_BITS: usize = 16;
+/// Flag vectors after a restart: every VL due.
+const ALL_DUE: u16 = (1 << MAX_VLS) - 1;
+/// FCTBS and FCCL are 12 bits (SPEC.md §1).
+pub const CREDIT_BITS: usize = 12;
+
+/// The four header bytes in wire order (byte 0 in bits 7:0): `Op<<28 | FCTBS<<16 |
+/// VL<<12 | FCCL` big-endian (SPEC.md §2); Op is 1 for an init FCP, else 0.
+#[inline]
+pub fn header_wire(init: bool, fctbs: u16, vl: u8, fccl: u16) -> u32 {
+    let word = (init as u32) << 28
+        | ((fctbs & 0xfff) as u32) << 16
+        | ((vl & 0xf) as u32) << 12
+        | (fccl & 0xfff) as u32;
+    word.swap_bytes()
+}
+
+/// One clock of inputs (fields of VLs at or above VLCap are ignored).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FcpTxIn {
+    pub restart: bool,
+    /// A [`crate::link`] code (2 bits).
+    pub link_state: u8,
+    pub refresh_clocks: u16,
+    pub min_gap_clocks: u16,
+    /// FCTBS per data VL (12 bits used).
+    pub fctbs: [u16; MAX_VLS],
+    /// FCCL per data VL (12 bits used).
+    pub fccl: [u16; MAX_VLS],
+    pub fcp_start: bool,
+}
+
+/// The outputs during a clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FcpTxOut {
+    pub fcp_pending: bool,
+    pub pending_vl: u8,
+    pub fcp_valid: bool,
+    pub fcp_sop: bool,
+    pub fcp_eop: bool,
+    pub fcp_link: bool,
+    pub fcp_data: u64,
+    pub fcp_keep: u8,
+}
+
+/// Every register of the block: plain data for the stepper; the Verilog body declares
+/// the same registers by name.
+#[derive(Clone, Copy, Debug)]
+pub struct FcpTxRegs {
+    /// Free-running clock counter, the time base of every VL's deadlines.
+    pub now: u16,
+    /// Per VL: `now` in the last clock before its refresh falls due (set at a start:
+    /// `now + max(refresh_clocks, 1) - 1`).
+    pub refresh_deadline: [u16; MAX_VLS],
+    /// Per VL: `now` in the last clock before its minimum gap has passed.
+    pub gap_deadline: [u16; MAX_VLS],
+    /// Bit `v`: the model's `since_last >= refresh_clocks` for VL `v` (set when `now`
+    /// reaches the deadline, held until the VL's next start).
+    pub refresh_due: u16,
+    /// Bit `v`: the model's `since_last >= min_gap_clocks` for VL `v`.
+    pub gap_ok: u16,
+    /// Bit `v`: VL `v`'s FCCL in the previous clock differs from its `last_fccl` now.
+    pub changed: u16,
+    /// The configuration as a start uses it: `max(c, 1) - 1`, and `c <= 1`.
+    pub refresh_m1: u16,
+    pub refresh_le1: bool,
+    pub gap_m1: u16,
+    pub gap_le1: bool,
+    /// Per VL: the FCCL its last FCP carried.
+    pub last_fccl: [u16; MAX_VLS],
+    /// Round robin: the first VL to look at.
+    pub rr: u8,
+    /// *next*: the VL to build when the pending FCP starts (or when nothing is pending).
+    pub next_valid: bool,
+    pub next_vl: u8,
+    /// *pending*: the built FCP.
+    pub pend_valid: bool,
+    pub pend_vl: u8,
+    pub pend_init: bool,
+    pub pend_fctbs: u16,
+    pub pend_fccl: u16,
+    /// 32 bits: the second word (the LPCRC in `crc_q`) goes out this clock.
+    pub busy: bool,
+    pub crc_q: u16,
+}
+
+impl Default for FcpTxRegs {
+    /// As after a restart: every VL due.
+    fn default() -> Self {
+        Self {
+            now: 0,
+            refresh_deadline: [0; MAX_VLS],
+            gap_deadline: [0; MAX_VLS],
+            refresh_due: ALL_DUE,
+            gap_ok: ALL_DUE,
+            changed: 0,
+            refresh_m1: 0,
+            refresh_le1: false,
+            gap_m1: 0,
+            gap_le1: false,
+            last_fccl: [0; MAX_VLS],
+            rr: 0,
+            next_valid: false,
+            next_vl: 0,
+            pend_valid: false,
+            pend_vl: 0,
+            pend_init: false,
+            pend_fctbs: 0,
+            pend_fccl: 0,
+            busy: false,
+            crc_q: 0,
+        }
+    }
+}
+
+/// The VL after `x` in round-robin order.
+#[inline]
+fn next_vl(x: u8, vls: usize) -> u8 {
+    if x as usize + 1 >= vls {
+        0
+    } else {
+        x + 1
+    }
+}
+
+/// Round robin as the Verilog's `pick`: among `rdue`, the lowest VL at or after `start`,
+/// else the lowest; if `rdue` is empty, the same among `cdue`.
+#[inline]
+fn pick(rdue: u16, cdue: u16, start: u8, vls: usize) -> Option<u8> {
+    let all = mask(vls) as u16;
+    let at_or_after = (all << start) & all;
+    [rdue & at_or_after, rdue, cdue & at_or_after, cdue]
+        .into_iter()
+        .find(|v| *v != 0)
+        .map(|v| v.trailing_zeros() as u8)
+}
+
+impl FcpTxRegs {
+    /// The pending FCP can be started this clock.
+    #[inline]
+    fn pending(&self) -> bool {
+        self.pend_valid && !self.busy
+    }
+
+    fn header(&self) -> u32 {
+        header_wire(
+            self.pend_init,
+            self.pend_fctbs,
+            self.pend_vl,
+            self.pend_fccl,
+        )
+    }
+
+    /// The outputs during a clock with inputs `i` (`lanes` bytes per word).
+    pub fn outputs(&self, i: &FcpTxIn, lanes: usize, crc: &LpcrcEquations) -> FcpTxOut {
+        let pending = self.pending();
+        let take = i.fcp_start && pending;
+        let mut o = FcpTxOut {
+            fcp_pending: pending,
+            pending_vl: if pending { self.pend_vl } else { 0 },
+            ..Default::default()
+        };
+        if take {
+            let h = self.header();
+            o.fcp_valid = true;
+            o.fcp_sop = true;
+            o.fcp_link = true;
+            if lanes == 8 {
+                o.fcp_eop = true;
+                o.fcp_keep = 0x3f;
+                o.fcp_data = h as u64 | (crc.lpcrc(h) as u64) << 32;
+            } else {
+                o.fcp_keep = 0xf;
+                o.fcp_data = h as u64;
+            }
+        } else if self.busy {
+            o.fcp_valid = true;
+            o.fcp_eop = true;
+            o.fcp_link = true;
+            o.fcp_keep = 0x3;
+            o.fcp_data = self.crc_q as u64;
+        }
+        o
+    }
+
+    /// The registers after one clock edge with inputs `i`: what the Verilog's
+    /// `always @(posedge clock)` blocks do.
+    pub fn clock(&mut self, i: &FcpTxIn, vls: usize, lanes: usize, crc: &LpcrcEquations) {
+        let r = *self;
+        let take = i.fcp_start && r.pending();
+        let restart_all = i.restart || i.link_state & 3 == LINK_DOWN;
+        let fccl = |v: usize| i.fccl[v] & 0xfff;
+
+        // Per-VL due flags, all registers: refresh, and FCCL changed (as of the previous
+        // clock) with the minimum gap passed.
+        let all = mask(vls) as u16;
+        let rdue = r.refresh_due & all;
+        let cdue = r.changed & r.gap_ok & all;
+        // Hypothesis 0: no start this clock; the VL pending after the edge is excluded.
+        let x0 = if r.pend_valid {
+            Some(r.pend_vl)
+        } else if r.next_valid {
+            Some(r.next_vl)
+        } else {
+            None
+        };
+        let (ex0, st0) = match x0 {
+            Some(x) => (1u16 << x, next_vl(x, vls)),
+            None => (0, r.rr),
+        };
+        // Hypothesis 1: the pending FCP starts now; it and the next one are excluded.
+        let ex1 = 1u16 << r.pend_vl | if r.next_valid { 1u16 << r.next_vl } else { 0 };
+        let st1 = next_vl(if r.next_valid { r.next_vl } else { r.pend_vl }, vls);
+        let chosen = if take {
+            pick(rdue & !ex1, cdue & !ex1, st1, vls)
+        } else {
+            pick(rdue & !ex0, cdue & !ex0, st0, vls)
+        };
+
+        // The builder: refresh the pending VL, or load the next one.
+        let build_vl = if r.pend_valid && !take {
+            r.pend_vl
+        } else {
+            r.next_vl
+        };
+        let b = build_vl as usize;
+        self.pend_vl = build_vl;
+        self.pend_init = i.link_state & 3 == LINK_INIT;
+        self.pend_fctbs = i.fctbs[b] & 0xfff;
+        self.pend_fccl = fccl(b);
+
+        if lanes == 4 {
+            self.busy = take;
+            if take {
+                self.crc_q = crc.lpcrc(r.header());
+            }
+        }
+
+        // The configuration, as the flags compare it (used from the next clock).
+        self.refresh_m1 = i.refresh_clocks.max(1) - 1;
+        self.refresh_le1 = i.refresh_clocks <= 1;
+        self.gap_m1 = i.min_gap_clocks.max(1) - 1;
+        self.gap_le1 = i.min_gap_clocks <= 1;
+
+        self.now = r.now.wrapping_add(1);
+        if restart_all {
+            self.refresh_due = ALL_DUE;
+            self.gap_ok = ALL_DUE;
+            self.rr = 0;
+            self.next_valid = false;
+            self.next_vl = 0;
+            self.pend_valid = false;
+            self.changed = self.changed_now(i, vls);
+            return;
+        }
+        for v in 0..vls {
+            let bit = 1u16 << v;
+            if take && v == r.pend_vl as usize {
+                // The model's on_sent and this clock's tick: since_last is 1 next clock,
+                // and reaches c in the clock after now + c - 1.
+                self.last_fccl[v] = r.pend_fccl;
+                self.refresh_deadline[v] = r.now.wrapping_add(r.refresh_m1);
+                self.gap_deadline[v] = r.now.wrapping_add(r.gap_m1);
+                self.refresh_due = self.refresh_due & !bit | (r.refresh_le1 as u16) << v;
+                self.gap_ok = self.gap_ok & !bit | (r.gap_le1 as u16) << v;
+            } else {
+                self.refresh_due |= ((r.now == r.refresh_deadline[v]) as u16) << v;
+                self.gap_ok |= ((r.now == r.gap_deadline[v]) as u16) << v;
+            }
+        }
+        if take {
+            self.rr = next_vl(r.pend_vl, vls);
+        }
+        self.next_valid = chosen.is_some();
+        self.next_vl = chosen.unwrap_or(0);
+        self.pend_valid = (r.pend_valid && !take) || r.next_valid;
+        self.changed = self.changed_now(i, vls);
+    }
+
+    /// The `changed` flags for the next clock: this clock's FCCLs against `last_fccl` as
+    /// this clock's edge leaves it.
+    fn changed_now(&self, i: &FcpTxIn, vls: usize) -> u16 {
+        (0..vls).fold(0, |c, v| {
+            c | (((i.fccl[v] & 0xfff) != self.last_fccl[v]) as u16) << v
+        })
+    }
+}
+
+/// The FCP TX framer for `N` data VLs, `W` data bits, `K = W / 8` keep bits and
+/// `FB = 12 N` bits of each per-VL bus.
+#[derive(LogicBlock)]
+pub struct FcpTxUnit<const N: usize, const W: usize, const K: usize, const FB: usize> {
+    pub clock: Signal<In, Clock>,
+    pub restart: Signal<In, Bit>,
+    pub link_state: Signal<In, Bits<2>>,
+    pub refresh_clocks: Signal<In, Bits<16>>,
+    pub min_gap_clocks: Signal<In, Bits<16>>,
+    pub fctbs: Signal<In, Bits<FB>>,
+    pub fccl: Signal<In, Bits<FB>>,
+    pub fcp_start: Signal<In, Bit>,
+    pub fcp_pending: Signal<Out, Bit>,
+    pub pending_vl: Signal<Out, Bits<4>>,
+    pub fcp_valid: Signal<Out, Bit>,
+    pub fcp_sop: Signal<Out, Bit>,
+    pub fcp_eop: Signal<Out, Bit>,
+    pub fcp_link: Signal<Out, Bit>,
+    pub fcp_data: Signal<Out, Bits<W>>,
+    pub fcp_keep: Signal<Out, Bits<K>>,
+    regs: Opaque<FcpTxRegs>,
+    /// Fixed data, not hardware.
+    crc: Opaque<LpcrcEquations>,
+}
+
+impl<const N: usize, const W: usize, const K: usize, const FB: usize> Default
+    for FcpTxUnit<N, W, K, FB>
+{
+    fn default() -> Self {
+        assert!(
+            VL_CAPS.contains(&N) && WIDTHS.contains(&W) && K * 8 == W && FB == CREDIT_BITS * N,
+            "FcpTxUnit<{N}, {W}, {K}, {FB}>: unsupported"
+        );
+        Self {
+            clock: Default::default(),
+            restart: Default::default(),
+            link_state: Default::default(),
+            refresh_clocks: Default::default(),
+            min_gap_clocks: Default::default(),
+            fctbs: Default::default(),
+            fccl: Default::default(),
+            fcp_start: Default::default(),
+            fcp_pending: Default::default(),
+            pending_vl: Default::default(),
+            fcp_valid: Default::default(),
+            fcp_sop: Default::default(),
+            fcp_eop: Default::default(),
+            fcp_link: Default::default(),
+            fcp_data: Default::default(),
+            fcp_keep: Default::default(),
+            regs: Opaque(FcpTxRegs::default()),
+            crc: Opaque(LpcrcEquations::derive()),
+        }
+    }
+}
+
+impl<const N: usize, const W: usize, const K: usize, const FB: usize> FcpTxUnit<N, W, K, FB> {
+    /// This clock's inputs as a record.
+    fn inputs(&self) -> FcpTxIn {
+        let fctbs = read_words::<FB>(&self.fctbs.val());
+        let fccl = read_words::<FB>(&self.fccl.val());
+        let mut i = FcpTxIn {
+            restart: self.restart.val(),
+            link_state: self.link_state.val().to_u64() as u8,
+            refresh_clocks: self.refresh_clocks.val().to_u64() as u16,
+            min_gap_clocks: self.min_gap_clocks.val().to_u64() as u16,
+            fcp_start: self.fcp_start.val(),
+            ..Default::default()
+        };
+        for v in 0..N {
+            i.fctbs[v] = field(&fctbs, v, CREDIT_BITS) as u16;
+            i.fccl[v] = field(&fccl, v, CREDIT_BITS) as u16;
+        }
+        i
+    }
+}
+
+impl<const N: usize, const W: usize, const K: usize, const FB: usize> Logic
+    for FcpTxUnit<N, W, K, FB>
+{
+    fn update(&mut self) {
+        let i = self.inputs();
+        if self.clock.pos_edge() {
+            let crc = *self.crc;
+            self.regs.clock(&i, N, K, &crc);
+        }
+        let o = self.regs.outputs(&i, K, &self.crc);
+        self.fcp_pending.next = o.fcp_pending;
+        self.pending_vl.next = (o.pending_vl as u64).into();
+        self.fcp_valid.next = o.fcp_valid;
+        self.fcp_sop.next = o.fcp_sop;
+        self.fcp_eop.next = o.fcp_eop;
+        self.fcp_link.next = o.fcp_link;
+        self.fcp_data.next = o.fcp_data.into();
+        self.fcp_keep.next = (o.fcp_keep as u64).into();
+    }
+
+    fn connect(&mut self) {
+        self.fcp_pending.connect();
+        self.pending_vl.connect();
+        self.fcp_valid.connect();
+        self.fcp_sop.connect();
+        self.fcp_eop.connect();
+        self.fcp_link.connect();
+        self.fcp_data.connect();
+        self.fcp_keep.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(fcp_tx_verilog_body(N, W, &self.crc))
+    }
+}
+
+/// Verilog for the LPCRC of the 32-bit wire-order header `hdr` into `out`.
+fn lpcrc_assigns(v: &mut String, crc: &LpcrcEquations, hdr: &str, out: &str) {
+    for j in 0..16 {
+        let terms: Vec<String> = (0..32)
+            .filter(|b| crc.data_mask[j] >> b & 1 == 1)
+            // Bits 5-7 of byte 0 are the Op's upper bits: always 0 here.
+            .filter(|b| !(5..8).contains(b))
+            .map(|b| format!("{hdr}[{b}]"))
+            .collect();
+        let x = terms.join(" ^ ");
+        let rhs = if crc.invert[j] { format!("~({x})") } else { x };
+        let _ = writeln!(v, "assign {out}[{j}] = {rhs};");
+    }
+}
+
+/// The module body for VLCap `vls` and `width` data bits.
+pub fn fcp_tx_verilog_body(vls: usize, width: usize, crc: &LpcrcEquations) -> String {
+    let w32 = width == 32;
+    let mut v = String::new();
+    let _ = write!(
+        v,
+        "\
+// FCP transmit framer and scheduler (SPEC.md 2, 3, 5), VLCap {vls}, {width}-bit link words.
+// Chooses the next data VL due an FCP (refresh timer, or FCCL changed and the minimum gap
+// passed; refresh first, then round robin after the last VL sent), keeps that FCP built
+// in the pend_* registers (refreshed every clock) and streams it when fcp_start comes.
+// The FCP starting in clock p carries link_state/fctbs/fccl as driven in clock p-1.
+{params}
+localparam VLS = {vls};
+localparam [VLS-1:0] NO_VL = {vls}'d0;
+localparam [VLS-1:0] ALL_VLS = {{VLS{{1'b1}}}};
+
+// The time base of the per-VL deadlines: counts every clock, wrapping.
+reg [15:0] now;
+// The configuration as a start uses it: max(c, 1) - 1, and c <= 1. Registered, so it
+// takes effect a clock late: change it together with restart.
+reg [15:0] refresh_m1;
+reg refresh_le1;
+reg [15:0] gap_m1;
+reg gap_le1;
+// Round robin: the VLs at or after the one following the last VL sent (all after a
+// restart). A mask rather than a number, so the search needs no adder or shifter.
+reg [VLS-1:0] rr_from;
+// next: the VL to build when the pending FCP starts (or when nothing is pending), as a
+// number, one-hot, and the mask of the VLs after it.
+reg next_valid;
+reg [3:0] next_vl;
+reg [VLS-1:0] next_oh;
+reg [VLS-1:0] next_above;
+// pending: the built FCP (Op is 1 when pend_init), reloaded from the inputs every clock,
+// and its VL one-hot and the mask of the VLs after it.
+reg pend_valid;
+reg [3:0] pend_vl;
+reg [VLS-1:0] pend_oh;
+reg [VLS-1:0] pend_above;
+reg pend_init;
+reg [11:0] pend_fctbs;
+reg [11:0] pend_fccl;
+",
+        params = link_state_localparams(&[LINK_DOWN, LINK_INIT]),
+    );
+    if w32 {
+        v.push_str(
+            "// The second word (the LPCRC, in crc_q) goes out this clock.\n\
+             reg busy;\n\
+             reg [15:0] crc_q;\n",
+        );
+    }
+    let _ = write!(
+        v,
+        "
+initial begin
+   now = 16'd0;
+   refresh_m1 = 16'd0;
+   refresh_le1 = 1'b0;
+   gap_m1 = 16'd0;
+   gap_le1 = 1'b0;
+   rr_from = ALL_VLS;
+   next_valid = 1'b0;
+   next_vl = 4'd0;
+   next_oh = NO_VL;
+   next_above = NO_VL;
+   pend_valid = 1'b0;
+   pend_vl = 4'd0;
+   pend_oh = NO_VL;
+   pend_above = NO_VL;
+   pend_init = 1'b0;
+   pend_fctbs = 12'd0;
+   pend_fccl = 12'd0;
+{busy_init}end
+
+always @(posedge clock) begin
+   now <= now + 16'd1;
+   refresh_m1 <= (refresh_clocks == 16'd0) ? 16'd0 : refresh_clocks - 16'd1;
+   refresh_le1 <= refresh_clocks <= 16'd1;
+   gap_m1 <= (min_gap_clocks == 16'd0) ? 16'd0 : min_gap_clocks - 16'd1;
+   gap_le1 <= min_gap_clocks <= 16'd1;
+end
+
+// Link init or resync, or the link is down: every VL due at once, nothing pending.
+wire restart_all = restart | (link_state == LINK_DOWN);
+wire pending = {pending};
+// The mux takes the pending FCP: its first word goes out now, the scheduler commits.
+wire take = fcp_start & pending;
+wire [VLS-1:0] commit = take ? pend_oh : NO_VL;
+
+// Deadlines for a start in this clock: the model's since_last is 1 in the next clock
+// and reaches c (c >= 1) in the clock after the one in which now is now + c - 1.
+wire [15:0] refresh_at = now + refresh_m1;
+wire [15:0] gap_at = now + gap_m1;
+
+// Per data VL, in generate block vl[v]. A flag is set in the clock after now reaches
+// its deadline and stays set until the VL's next start (deadlines are at most 65535
+// clocks ahead, so the first match is the right one); no counter or compare per VL.
+//   refresh_deadline, refresh_due   the model's since_last >= refresh_clocks
+//   gap_deadline, gap_ok            the model's since_last >= min_gap_clocks
+//   last_fccl                       the FCCL this VL's last FCP carried
+//   changed                         the FCCL of the previous clock differs from last_fccl
+//                                   (registered: no compare in front of the round robin)
+wire [VLS-1:0] refresh_due;
+wire [VLS-1:0] change_due;   // FCCL differed from last_fccl a clock ago, and gap_ok
+genvar v;
+generate
+   for (v = 0; v < VLS; v = v + 1) begin : vl
+      reg [15:0] refresh_deadline;
+      reg [15:0] gap_deadline;
+      reg due_q;
+      reg gap_ok;
+      reg [11:0] last_fccl;
+      reg changed;
+      initial begin
+         changed = 1'b0;
+         refresh_deadline = 16'd0;
+         gap_deadline = 16'd0;
+         due_q = 1'b1;
+         gap_ok = 1'b1;
+         last_fccl = 12'd0;
+      end
+      assign refresh_due[v] = due_q;
+      assign change_due[v] = changed & gap_ok;
+      wire [11:0] fccl_now = fccl[12*v +: 12];
+      always @(posedge clock) begin
+         // Against last_fccl as this edge leaves it.
+         changed <= (commit[v] & ~restart_all) ? fccl_now != pend_fccl : fccl_now != last_fccl;
+         if (restart_all) begin
+            due_q <= 1'b1;
+            gap_ok <= 1'b1;
+         end else if (commit[v]) begin
+            // The model's on_sent, then this clock's tick.
+            last_fccl <= pend_fccl;
+            refresh_deadline <= refresh_at;
+            gap_deadline <= gap_at;
+            due_q <= refresh_le1;
+            gap_ok <= gap_le1;
+         end else begin
+            if (now == refresh_deadline) due_q <= 1'b1;
+            if (now == gap_deadline) gap_ok <= 1'b1;
+         end
+      end
+   end
+endgenerate
+
+// One round-robin search (the model's next_due): the lowest VL of the first non-empty
+// vector among refresh-due VLs at or after `from`, all refresh-due VLs, changed VLs at
+// or after `from`, all changed VLs. Returns {{found, after it, it one-hot, its number}}.
+function [2*VLS+4:0] pick;
+   input [VLS-1:0] rdue;
+   input [VLS-1:0] cdue;
+   input [VLS-1:0] from;
+   reg [VLS-1:0] vec;
+   reg [VLS-1:0] below;  // below[k]: a bit of vec under k is set
+   reg [3:0] num;
+   integer k;
+   begin
+      if (|(rdue & from)) vec = rdue & from;
+      else if (|rdue) vec = rdue;
+      else if (|(cdue & from)) vec = cdue & from;
+      else vec = cdue;
+      below[0] = 1'b0;
+      for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
+      num = 4'd0;
+      for (k = 0; k < VLS; k = k + 1)
+         if (vec[k] & ~below[k]) num = num | k[3:0];
+      pick = {{|vec, below, vec & ~below, num}};
+   end
+endfunction
+
+// The next VL is chosen as if the FCPs ahead of it were already sent: they are excluded
+// and round robin starts after the last of them. Both cases are searched; the late
+// fcp_start only selects between them.
+// No start this clock: the VL pending after the edge (pending, else next) is ahead.
+wire [VLS-1:0] excl0 = pend_valid ? pend_oh : next_valid ? next_oh : NO_VL;
+wire [VLS-1:0] from0 = pend_valid ? pend_above : next_valid ? next_above : rr_from;
+wire [2*VLS+4:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
+// The pending FCP starts now: it and the next one are ahead.
+wire [VLS-1:0] excl1 = pend_oh | (next_valid ? next_oh : NO_VL);
+wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
+wire [2*VLS+4:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
+
+// The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
+wire keep_pend = pend_valid & ~take;
+// Kept as one net, so the selects below are AND-ORs on it (not one LUT per VL and bit).
+(* keep *) wire [VLS-1:0] build_oh = keep_pend ? pend_oh : next_oh;
+reg [11:0] build_fctbs;
+reg [11:0] build_fccl;
+integer b;
+always @(*) begin
+   build_fctbs = 12'd0;
+   build_fccl = 12'd0;
+   for (b = 0; b < VLS; b = b + 1) begin
+      build_fctbs = build_fctbs | (fctbs[12*b +: 12] & {{12{{build_oh[b]}}}});
+      build_fccl = build_fccl | (fccl[12*b +: 12] & {{12{{build_oh[b]}}}});
+   end
+end
+
+always @(posedge clock) begin
+   pend_vl <= keep_pend ? pend_vl : next_vl;
+   pend_oh <= build_oh;
+   pend_above <= keep_pend ? pend_above : next_above;
+   pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
+   pend_fctbs <= build_fctbs;
+   pend_fccl <= build_fccl;
+   if (restart_all) begin
+      rr_from <= ALL_VLS;
+      next_valid <= 1'b0;
+      next_vl <= 4'd0;
+      next_oh <= NO_VL;
+      next_above <= NO_VL;
+      pend_valid <= 1'b0;
+   end else begin
+      if (take) rr_from <= pend_above;
+      {{next_valid, next_above, next_oh, next_vl}} <= take ? pick1 : pick0;
+      pend_valid <= keep_pend | next_valid;
+   end
+end
+
+// The pending FCP's bytes 0-3 in wire order (byte k in [8k+7:8k]): the header
+// Op<<28 | FCTBS<<16 | VL<<12 | FCCL, big-endian (SPEC.md 2).
+wire [31:0] hdr = {{pend_fccl[7:0], pend_vl, pend_fccl[11:8], pend_fctbs[7:0], 3'b000, pend_init, pend_fctbs[11:8]}};
+// Its LPCRC (SPEC.md 3): the CRC unit's equations after four bytes from init 0xFFFF,
+// final XOR folded in; bytes 4-5 on the wire, low byte first.
+wire [15:0] lpcrc;
+",
+        busy_init = if w32 { "   busy = 1'b0;\n   crc_q = 16'd0;\n" } else { "" },
+        pending = if w32 { "pend_valid & ~busy" } else { "pend_valid" },
+    );
+    lpcrc_assigns(&mut v, crc, "hdr", "lpcrc");
+    if w32 {
+        v.push_str(
+            "
+// The LPCRC goes a clock after the header: registered when the FCP starts.
+always @(posedge clock) begin
+   busy <= take;
+   if (take) crc_q <= lpcrc;
+end
+
+// Word 0: bytes 0-3; word 1: bytes 4-5. Every output is 0 between FCP words.
+always @(*) begin
+   fcp_pending = pending;
+   pending_vl = pending ? pend_vl : 4'd0;
+   fcp_valid = take | busy;
+   fcp_sop = take;
+   fcp_eop = busy;
+   fcp_link = take | busy;
+   fcp_keep = take ? 4'b1111 : busy ? 4'b0011 : 4'b0000;
+   fcp_data = take ? hdr : busy ? {16'd0, crc_q} : 32'd0;
+end
+",
+        );
+    } else {
+        v.push_str(
+            "
+// One word: bytes 0-5. Every output is 0 between FCPs.
+always @(*) begin
+   fcp_pending = pending;
+   pending_vl = pending ? pend_vl : 4'd0;
+   fcp_valid = take;
+   fcp_sop = take;
+   fcp_eop = take;
+   fcp_link = take;
+   fcp_keep = take ? 8'h3f : 8'h00;
+   fcp_data = take ? {16'd0, lpcrc, hdr} : 64'd0;
+end
+",
+        );
+    }
+    v
+}
+
+impl<const N: usize, const W: usize, const K: usize, const FB: usize> HdlIo
+    for FcpTxUnit<N, W, K, FB>
+{
+    type In = FcpTxIn;
+    type Out = FcpTxOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("restart"),
+        PortSpec::new("link_state"),
+        PortSpec::new("refresh_clocks"),
+        PortSpec::new("min_gap_clocks"),
+        PortSpec::new("fctbs"),
+        PortSpec::new("fccl"),
+        PortSpec::new("fcp_start"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[
+        PortSpec::new("fcp_pending"),
+        PortSpec::new("pending_vl"),
+        PortSpec::new("fcp_valid"),
+        PortSpec::new("fcp_sop"),
+        PortSpec::new("fcp_eop"),
+        PortSpec::new("fcp_link"),
+        PortSpec::new("fcp_data"),
+        PortSpec::new("fcp_keep"),
+    ];
+
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &FcpTxIn) {
+        let mut t = [0u64; 3];
+        let mut c = [0u64; 3];
+        pack_fields(&i.fctbs[..N], CREDIT_BITS, &mut t);
+        pack_fields(&i.fccl[..N], CREDIT_BITS, &mut c);
+        self.restart.next = i.restart;
+        self.link_state.next = (i.link_state as u64 & 3).into();
+        self.refresh_clocks.next = (i.refresh_clocks as u64).into();
+        self.min_gap_clocks.next = (i.min_gap_clocks as u64).into();
+        self.fctbs.next = bits_from_words::<FB>(&t);
+        self.fccl.next = bits_from_words::<FB>(&c);
+        self.fcp_start.next = i.fcp_start;
+    }
+    fn sample(&self) -> FcpTxOut {
+        FcpTxOut {
+            fcp_pending: self.fcp_pending.val(),
+            pending_vl: self.pending_vl.val().to_u64() as u8,
+            fcp_valid: self.fcp_valid.val(),
+            fcp_sop: self.fcp_sop.val(),
+            fcp_eop: self.fcp_eop.val(),
+            fcp_link: self.fcp_link.val(),
+            fcp_data: self.fcp_data.val().to_u64(),
+            fcp_keep: self.fcp_keep.val().to_u64() as u8,
+        }
+    }
+    fn pack(i: &FcpTxIn, slots: &mut [u64]) {
+        let bus = FB.div_ceil(64);
+        slots[0] = i.restart as u64;
+        slots[1] = i.link_state as u64 & 3;
+        slots[2] = i.refresh_clocks as u64;
+        slots[3] = i.min_gap_clocks as u64;
+        let s = &mut slots[4..];
+        s[..2 * bus].fill(0);
+        pack_fields(&i.fctbs[..N], CREDIT_BITS, &mut s[..bus]);
+        pack_fields(&i.fccl[..N], CREDIT_BITS, &mut s[bus..2 * bus]);
+        s[2 * bus] = i.fcp_start as u64;
+    }
+    fn unpack(slots: &[u64]) -> FcpTxOut {
+        FcpTxOut {
+            fcp_pending: slots[0] & 1 == 1,
+            pending_vl: slots[1] as u8 & 0xf,
+            fcp_valid: slots[2] & 1 == 1,
+            fcp_sop: slots[3] & 1 == 1,
+            fcp_eop: slots[4] & 1 == 1,
+            fcp_link: slots[5] & 1 == 1,
+            fcp_data: slots[6] & mask(W),
+            fcp_keep: (slots[7] & mask(K)) as u8,
+        }
+    }
+}
+
+pub type FcpTxVl1W32 = FcpTxUnit<1, 32, 4, 12>;
+pub type FcpTxVl2W32 = FcpTxUnit<2, 32, 4, 24>;
+pub type FcpTxVl4W32 = FcpTxUnit<4, 32, 4, 48>;
+pub type FcpTxVl8W32 = FcpTxUnit<8, 32, 4, 96>;
+pub type FcpTxVl15W32 = FcpTxUnit<15, 32, 4, 180>;
+pub type FcpTxVl1W64 = FcpTxUnit<1, 64, 8, 12>;
+pub type FcpTxVl2W64 = FcpTxUnit<2, 64, 8, 24>;
+pub type FcpTxVl4W64 = FcpTxUnit<4, 64, 8, 48>;
+pub type FcpTxVl8W64 = FcpTxUnit<8, 64, 8, 96>;
+pub type FcpTxVl15W64 = FcpTxUnit<15, 64, 8, 180>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iblink_model::crc16::crc16;
+
+    #[test]
+    fn lpcrc_equations_match_reference_and_spec_example() {
+        let c = LpcrcEquations::derive();
+        // SPEC.md 3: header 10 00 00 00 -> LPCRC 0x0558.
+        assert_eq!(c.lpcrc(header_wire(true, 0, 0, 0)), 0x0558);
+        assert_eq!(header_wire(true, 0, 0, 0), 0x0000_0010);
+        let mut x = 0x9e37_79b9u32;
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            assert_eq!(c.lpcrc(x), crc16(&x.to_le_bytes()), "{x:08x}");
+        }
+    }
+
+    #[test]
+    fn header_bytes_follow_spec_layout() {
+        // Op 0, FCTBS 0xABC, VL 3, FCCL 0x123 -> 0A BC 31 23 (SPEC.md 2).
+        assert_eq!(
+            header_wire(false, 0xabc, 3, 0x123).to_le_bytes(),
+            [0x0a, 0xbc, 0x31, 0x23]
+        );
+    }
+
+    #[test]
+    fn round_robin_pick() {
+        // Refresh beats change; search starts at `start` and wraps.
+        assert_eq!(pick(0b0101, 0b0010, 1, 4), Some(2));
+        assert_eq!(pick(0b0101, 0b0010, 3, 4), Some(0));
+        assert_eq!(pick(0, 0b1010, 2, 4), Some(3));
+        assert_eq!(pick(0, 0, 0, 4), None);
+        assert_eq!(pick(1 << 14, 0, 14, 15), Some(14));
+    }
+}

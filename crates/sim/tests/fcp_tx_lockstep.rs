@@ -1,0 +1,332 @@
+//! FCP transmit framer and scheduler: reference model (FcpScheduler + Fcp::encode in the
+//! documented cycle adapter), rust-hdl stepper and Verilator in lockstep on random
+//! stimulus (every VLCap at both widths), and directed tests whose expected values come
+//! from SPEC.md and the reference model.
+
+use iblink_model::fcp::{Fcp, FcpOp, FCP_BYTES};
+use iblink_model::sl2vl::VlCap;
+use iblink_rtl::fcp_tx::{FcpTxIn, FcpTxOut};
+use iblink_rtl::link::{LINK_ARM, LINK_INIT};
+use iblink_rtl::tx_credits::VL_CAPS;
+use iblink_sim::blocks::fcp_tx::{
+    fcp_tx_sim, FcpTxModelSim, FcpTxSim, FcpTxStimulus, MuxPolicy, TimerConfig,
+};
+use iblink_sim::blocks::Backend;
+use iblink_sim::{lockstep, CycleSim};
+use std::sync::Mutex;
+
+/// Verilator builds one at a time (two test threads would compile at once on 2 cores).
+static BUILD: Mutex<()> = Mutex::new(());
+
+fn sim(vls: usize, width: usize, b: Backend) -> FcpTxSim {
+    let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    fcp_tx_sim(vls, width, b, None).unwrap()
+}
+
+/// Cycles per configuration (at least a million); `IBLINK_LOCKSTEP_CYCLES` raises it.
+fn cycles() -> usize {
+    std::env::var("IBLINK_LOCKSTEP_CYCLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+fn run_random(vls: usize, width: usize) {
+    let mut model = FcpTxModelSim::new(vls, width);
+    let mut rtl = sim(vls, width, Backend::Rtl);
+    let mut vl = sim(vls, width, Backend::Verilator);
+    let n = cycles();
+    let mut stim = FcpTxStimulus::new(vls, width, 0x7c00 + (width as u64) * 16 + vls as u64);
+    let report = lockstep(
+        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
+        stim.by_ref().take(n),
+    )
+    .unwrap_or_else(|m| panic!("fcp_tx VLCap {vls} w{width}: {m}"));
+    assert_eq!(report.cycles, n as u64);
+    let t = model.tally;
+    let s = stim.stats;
+    eprintln!("fcp_tx VLCap {vls} w{width}: {n} cycles, 0 mismatches; model {t:?}; stimulus {s:?}");
+    let min = (n / 1000) as u64;
+    for (what, got) in [
+        ("FCPs", t.fcps / 10),
+        ("refresh-due FCPs", t.refresh),
+        ("on-change FCPs", t.on_change),
+        ("min-gap holds", t.min_gap_holds),
+        ("Op 1 FCPs", t.op_init),
+        ("Op 0 FCPs", t.op_normal),
+        // Two VLs at least: the same VL never goes twice in a row (it is excluded from
+        // the choice made in the clock its FCP starts).
+        (
+            "back-to-back FCPs",
+            if vls > 1 { t.back_to_back } else { min },
+        ),
+        ("clocks an FCP waited for the mux", t.waits),
+        ("stray fcp_start", t.stray_starts),
+        ("clocks in LINK_DOWN", t.down_clocks),
+        ("FCCL changes", s.fccl_changes),
+        ("FCCL reverts", s.fccl_reverts / 2),
+        ("FCTBS wraps", s.fctbs_wraps * 10),
+        ("FCCL wraps", s.fccl_wraps * 10),
+        ("data packets", s.data_packets),
+        (
+            "clocks with the default configuration",
+            s.default_config_clocks / 100,
+        ),
+    ] {
+        assert!(
+            got >= min,
+            "VLCap {vls} w{width}: too few {what}: {got} < {min}"
+        );
+    }
+    assert!(
+        t.restarts >= (n / 10_000) as u64,
+        "VLCap {vls} w{width}: too few restarts: {}",
+        t.restarts
+    );
+    for v in 0..vls {
+        assert!(
+            t.per_vl[v] >= min,
+            "VLCap {vls} w{width}: too few FCPs on VL {v}: {}",
+            t.per_vl[v]
+        );
+    }
+    assert!(
+        t.per_vl[vls..].iter().all(|&c| c == 0),
+        "an FCP for a VL the port lacks"
+    );
+}
+
+#[test]
+fn lockstep_w32_every_vl_cap() {
+    for vls in VL_CAPS {
+        run_random(vls, 32);
+    }
+}
+
+#[test]
+fn lockstep_w64_every_vl_cap() {
+    for vls in VL_CAPS {
+        run_random(vls, 64);
+    }
+}
+
+/// Collects FCPs from the output word stream, checking the framing of the link word
+/// stream contract (sop .. eop, `fcp_link` on every word, contiguous keep, zeros when
+/// idle).
+struct Collector {
+    lanes: usize,
+    bytes: Vec<u8>,
+    open: bool,
+    /// (clock of sop, the six bytes)
+    fcps: Vec<(u64, [u8; FCP_BYTES])>,
+    sop_clock: u64,
+}
+
+impl Collector {
+    fn new(width: usize) -> Self {
+        Self {
+            lanes: width / 8,
+            bytes: vec![],
+            open: false,
+            fcps: vec![],
+            sop_clock: 0,
+        }
+    }
+    fn word(&mut self, clock: u64, o: &FcpTxOut, who: &str) {
+        if !o.fcp_valid {
+            assert!(
+                !o.fcp_sop && !o.fcp_eop && !o.fcp_link && o.fcp_data == 0 && o.fcp_keep == 0,
+                "{who} clock {clock}: outputs not 0 while fcp_valid is 0: {o:?}"
+            );
+            assert!(!self.open, "{who} clock {clock}: a gap inside an FCP");
+            return;
+        }
+        assert!(
+            o.fcp_link,
+            "{who} clock {clock}: an FCP word without fcp_link"
+        );
+        assert_eq!(
+            o.fcp_sop, !self.open,
+            "{who} clock {clock}: sop out of place"
+        );
+        if o.fcp_sop {
+            self.sop_clock = clock;
+            self.bytes.clear();
+        }
+        let n = (8 - o.fcp_keep.leading_zeros()) as usize;
+        assert!(
+            n <= self.lanes,
+            "{who} clock {clock}: keep {:#x} past the word",
+            o.fcp_keep
+        );
+        assert_eq!(
+            o.fcp_keep as u32,
+            (1u32 << n) - 1,
+            "{who} clock {clock}: keep not contiguous from lane 0"
+        );
+        assert!(
+            o.fcp_eop || n == self.lanes,
+            "{who} clock {clock}: a partial word before eop"
+        );
+        if n < 8 {
+            assert_eq!(
+                o.fcp_data >> (8 * n),
+                0,
+                "{who} clock {clock}: bytes past keep"
+            );
+        }
+        self.bytes
+            .extend((0..n).map(|k| (o.fcp_data >> (8 * k)) as u8));
+        self.open = !o.fcp_eop;
+        if o.fcp_eop {
+            assert_eq!(
+                self.bytes.len(),
+                FCP_BYTES,
+                "{who} clock {clock}: an FCP of {} bytes",
+                self.bytes.len()
+            );
+            let mut b = [0u8; FCP_BYTES];
+            b.copy_from_slice(&self.bytes);
+            self.fcps.push((self.sop_clock, b));
+        }
+    }
+}
+
+/// Every FCP every back end emits decodes with the reference `Fcp::decode` (LPCRC, Op,
+/// VL), and carries exactly the Op, FCTBS and FCCL driven in the clock before its first
+/// word (the documented staleness). With a mux that sends data packets (FCTBS grows at
+/// each packet's start, visible the next clock), the FCTBS is also the one at the FCP's
+/// first word: every data packet sent before it is included.
+#[test]
+fn every_fcp_decodes_and_carries_the_previous_clocks_inputs() {
+    for width in [32, 64] {
+        for vls in [1, 4, 15] {
+            for b in Backend::ALL {
+                for (seed, policy) in [
+                    (1u64, None),
+                    (2, Some(MuxPolicy::Traffic { max_clocks: 30 })),
+                ] {
+                    let cap = VlCap::new(vls as u64).unwrap();
+                    let mut s = sim(vls, width, b);
+                    let who = format!("{} VLCap {vls} w{width}", s.backend());
+                    let mut stim = match policy {
+                        None => FcpTxStimulus::new(vls, width, seed),
+                        Some(p) => FcpTxStimulus::with_policy(vls, width, seed, p),
+                    };
+                    let mut col = Collector::new(width);
+                    let mut inputs: Vec<FcpTxIn> = vec![];
+                    for clock in 0..60_000u64 {
+                        let i = stim.next().unwrap();
+                        let o = s.step(&i);
+                        col.word(clock, &o, &who);
+                        inputs.push(i);
+                    }
+                    assert!(col.fcps.len() > 1000, "{who}: only {} FCPs", col.fcps.len());
+                    for (sop, bytes) in &col.fcps {
+                        let f = Fcp::decode(bytes, cap)
+                            .unwrap_or_else(|e| panic!("{who} FCP at {sop}: {e}"));
+                        let before = &inputs[*sop as usize - 1];
+                        let at = &inputs[*sop as usize];
+                        let op = if before.link_state == LINK_INIT {
+                            FcpOp::Init
+                        } else {
+                            FcpOp::Normal
+                        };
+                        assert_eq!(f.op, op, "{who} FCP at {sop}");
+                        assert_eq!(f.fccl, before.fccl[f.vl as usize], "{who} FCP at {sop}");
+                        assert_eq!(f.fctbs, before.fctbs[f.vl as usize], "{who} FCP at {sop}");
+                        if policy.is_some() {
+                            assert_eq!(
+                                f.fctbs, at.fctbs[f.vl as usize],
+                                "{who} FCP at {sop}: a data packet missing"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One clock of inputs with every FCTBS and FCCL 0.
+fn quiet(link_state: u8, cfg: TimerConfig) -> FcpTxIn {
+    FcpTxIn {
+        link_state,
+        refresh_clocks: cfg.refresh_clocks,
+        min_gap_clocks: cfg.min_gap_clocks,
+        ..Default::default()
+    }
+}
+
+/// SPEC.md §3's example is the first FCP after link init: Op 1, FCTBS 0, VL0, FCCL 0 is
+/// `10 00 00 00`, LPCRC 0x0558 sent `58 05`. After a restart every VL is due at once
+/// (SPEC.md §8) and their FCPs go back to back in VL order (round robin from VL0),
+/// VL0's pending three clocks after the restart.
+#[test]
+fn restart_burst_spec_example_and_back_to_back() {
+    for width in [32, 64] {
+        for vls in VL_CAPS {
+            for b in Backend::ALL {
+                let mut s = sim(vls, width, b);
+                let who = format!("{} VLCap {vls} w{width}", s.backend());
+                let cfg = TimerConfig::default_for(width);
+                let mut col = Collector::new(width);
+                // Run a while in LinkArm with changing FCCLs, then restart in LinkInitialize.
+                let mut clock = 0u64;
+                for k in 0..300u16 {
+                    let mut i = quiet(LINK_ARM, cfg);
+                    i.fccl = [k * 7 & 0xfff; 15];
+                    i.fcp_start = k % 3 == 0;
+                    s.step(&i);
+                    clock += 1;
+                }
+                let r = clock;
+                let mut i = quiet(LINK_INIT, cfg);
+                i.restart = true;
+                let o = s.step(&i);
+                col.word(clock, &o, &who);
+                clock += 1;
+                for _ in 0..2 {
+                    let o = s.step(&quiet(LINK_INIT, cfg));
+                    assert!(!o.fcp_pending, "{who}: pending too early after restart");
+                    col.word(clock, &o, &who);
+                    clock += 1;
+                }
+                // The mux takes every FCP in the clock the contract says it is pending:
+                // VL k's at restart + 3 + k FCP lengths.
+                let words = if width == 32 { 2 } else { 1 };
+                for k in 0..(vls * words + 4) {
+                    let mut i = quiet(LINK_INIT, cfg);
+                    let due = k % words == 0 && k / words < vls;
+                    i.fcp_start = due;
+                    let o = s.step(&i);
+                    if due {
+                        assert!(
+                            o.fcp_pending && o.pending_vl as usize == k / words,
+                            "{who}: VL{} not pending at restart + {}: {o:?}",
+                            k / words,
+                            3 + k
+                        );
+                    }
+                    col.word(clock, &o, &who);
+                    clock += 1;
+                }
+                assert!(col.fcps.len() >= vls, "{who}: {} FCPs", col.fcps.len());
+                for (k, (sop, bytes)) in col.fcps.iter().take(vls).enumerate() {
+                    let want = Fcp::new(FcpOp::Init, 0, k as u8, 0).unwrap().encode();
+                    assert_eq!(*bytes, want, "{who}: FCP {k}");
+                    assert_eq!(
+                        *sop,
+                        r + 3 + (k * words) as u64,
+                        "{who}: FCP {k} not back to back"
+                    );
+                }
+                assert_eq!(
+                    col.fcps[0].1,
+                    [0x10, 0, 0, 0, 0x58, 0x05],
+                    "{who}: SPEC.md 3 example"
+                );
+            }
+        }
+    }
+}
