@@ -2,9 +2,9 @@
 //! Control Packet goes next, keeps it built in registers (header and LPCRC), and streams
 //! its 6 bytes onto the link word stream when the link TX mux grants it.
 //!
-//! Reference-model twin: [`iblink_model::scheduler::FcpScheduler`] (per-VL refresh timers,
+//! Reference-model twin: `iblink_model::scheduler::FcpScheduler` (per-VL refresh timers,
 //! on-change requests with a minimum gap, refresh beats on-change, round robin after the
-//! last VL sent, `restart`) and [`iblink_model::fcp::Fcp::encode`] (the bytes), wrapped by
+//! last VL sent, `restart`) and `iblink_model::fcp::Fcp::encode` (the bytes), wrapped by
 //! `iblink_sim::blocks::fcp_tx` in a cycle adapter that applies the contract below;
 //! snapshots: `tests/snapshots`.
 //!
@@ -117,6 +117,16 @@
 //!   lowest set bit is exactly the mask of the VLs after it, stored with the choice.
 //! - *One builder.* The two `N:1` selects of the `fctbs`/`fccl` buses are AND-ORs on
 //!   one one-hot select (kept as a net so they are not re-synthesised per VL and bit).
+//!
+//! # Measured
+//! `iblink synth --target ice40-hx8k` (Yosys 0.23, nextpnr-ice40 0.4): VLCap 4 at 32
+//! bits 611 LUT4, 100 carry, 303 FF, 97.4 MHz (seed 1; 111.1 best of seeds 1–3);
+//! VLCap 15 at 64 bits 1633 LUT4, 100 carry, 862 FF, 59.6 MHz (seed 1; 62.7 best of
+//! 3). The critical path is the round-robin search for *next* (`changed`/`due_q` flags
+//! → exclusion and start masks → lowest set bit → `next_*`): about ten LUT levels at 15
+//! VLs, two thirds of it routing. The first version (up-counting timers with magnitude
+//! compares in front of the search, a variable part-select builder) was 711 / 2318 LUT4
+//! at 80.5 / 58.0 MHz.
 
 use crate::crc16::mask;
 use crate::fcp_rx::LpcrcEquations;
