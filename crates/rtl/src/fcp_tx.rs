@@ -39,14 +39,15 @@
 //!   loaded with the model's `next_due` evaluated on clock `t`'s scheduler state and the
 //!   FCCLs driven in clock `t - 1`, as if the FCPs ahead of it had already been sent: the
 //!   one starting in `t` (if any) and the one that is pending after `t`'s edge (so it is
-//!   excluded and round robin starts after it). The pending register takes the VL in *next* when it is empty or its FCP
-//!   starts, and keeps its VL otherwise until that FCP starts or a `restart`.
+//!   excluded and round robin starts after it). The pending register takes the VL in
+//!   *next* when it is empty or its FCP starts, and keeps its VL otherwise until that FCP
+//!   starts or a `restart`.
 //! - **Latency.** With nothing pending or chosen, a VL whose refresh falls due in clock
 //!   `t` (the model's `since_last` reaches `refresh_clocks`) is pending in clock `t + 2`;
 //!   an FCCL change driven in clock `t` (minimum gap passed) makes its VL pending in
-//!   `t + 3`. After `restart` (or `LINK_DOWN`) in clock `r`,
-//!   `fcp_pending` is 0 from `r + 1` and VL0's FCP is pending in `r + 3` (`u + 2` when
-//!   the link leaves Down in clock `u`).
+//!   `t + 3`. After `restart` (or `LINK_DOWN`) in clock `r`, `fcp_pending` is 0 from
+//!   `r + 1` and VL0's FCP is pending in `r + 3` (`u + 2` when the link leaves Down in
+//!   clock `u`).
 //! - **Zero bubble.** When another VL was due in the clock before an FCP starts, the next
 //!   FCP is pending by the clock after the first one's `eop`: at 64 bits in `p + 1`, at
 //!   32 bits in `p + 2`. A burst of due VLs (after a restart: every VL) goes back to back.
@@ -66,9 +67,10 @@
 //!   VL is in *next* and goes right after, one FCP later. A pending on-change FCP whose
 //!   FCCL went back to the last advertised value still goes (harmless, absolute credits).
 //!   The same VL never goes twice in a row: it is excluded from the choice made while
-//!   its FCP is pending or starting, so with one VL (or one due VL) consecutive FCPs are
-//!   at least two idle clocks apart (the model port, choosing at `sop`, would send it
-//!   back to back only with a refresh period or minimum gap of one FCP's length).
+//!   its FCP is pending or starting, so with one VL (or one due VL) its next FCP is
+//!   pending 3 clocks after the previous one's `sop` at the earliest: one idle clock
+//!   after the `eop` at 32 bits, two at 64 (the model port, choosing at `sop`, would
+//!   send it back to back only with a refresh period or minimum gap of one FCP's length).
 //! - **Configuration.** `refresh_clocks` and `min_gap_clocks` are registered (minus one)
 //!   and used when a VL's FCP starts, to set that VL's two deadlines; a change therefore
 //!   applies to each VL from its next FCP, and to all at once with `restart` (which makes
