@@ -138,6 +138,7 @@ module iblink_link_tx_w32(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,
     reg [3:0] c_keep;
     // The word, lanes past its bytes already 0.
     reg [31:0] c_data;
+    // The data's share, registered: p_q.
     reg [15:0] p_q;
     // The running VCRC (reflected LFSR state), 0xFFFF between packets.
     reg [15:0] crc_state;

@@ -111,41 +111,110 @@ module iblink_link_tx_w64(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,
     reg b_zero_hi;
     reg [63:0] b_data;
 
-    // The data's share of the VCRC update: 8 bytes, and the low 4 of an odd ending.
-    wire [15:0] dpart_8b;
-    assign dpart_8b[0] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[11] ^ b_data[12] ^ b_data[14] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[27] ^ b_data[30] ^ b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[41] ^ b_data[43] ^ b_data[44] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[56] ^ b_data[60];
-    assign dpart_8b[1] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[12] ^ b_data[13] ^ b_data[15] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[28] ^ b_data[31] ^ b_data[33] ^ b_data[34] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[42] ^ b_data[44] ^ b_data[45] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[57] ^ b_data[61];
-    assign dpart_8b[2] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[13] ^ b_data[14] ^ b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[29] ^ b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[43] ^ b_data[45] ^ b_data[46] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[58] ^ b_data[62];
-    assign dpart_8b[3] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[14] ^ b_data[15] ^ b_data[17] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[30] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[44] ^ b_data[46] ^ b_data[47] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[59] ^ b_data[63];
-    assign dpart_8b[4] = b_data[1] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[30] ^ b_data[31] ^ b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[47] ^ b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55];
-    assign dpart_8b[5] = b_data[2] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[31] ^ b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56];
-    assign dpart_8b[6] = b_data[0] ^ b_data[3] ^ b_data[7] ^ b_data[8] ^ b_data[11] ^ b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27] ^ b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57];
-    assign dpart_8b[7] = b_data[0] ^ b_data[1] ^ b_data[4] ^ b_data[8] ^ b_data[9] ^ b_data[12] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47] ^ b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58];
-    assign dpart_8b[8] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[5] ^ b_data[9] ^ b_data[10] ^ b_data[13] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47] ^ b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59];
-    assign dpart_8b[9] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[6] ^ b_data[10] ^ b_data[11] ^ b_data[14] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29] ^ b_data[30] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47] ^ b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56] ^ b_data[57] ^ b_data[58] ^ b_data[60];
-    assign dpart_8b[10] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[7] ^ b_data[11] ^ b_data[12] ^ b_data[15] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30] ^ b_data[31] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47] ^ b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57] ^ b_data[58] ^ b_data[59] ^ b_data[61];
-    assign dpart_8b[11] = b_data[0] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[8] ^ b_data[12] ^ b_data[13] ^ b_data[16] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31] ^ b_data[32] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47] ^ b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58] ^ b_data[59] ^ b_data[60] ^ b_data[62];
-    assign dpart_8b[12] = b_data[1] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[13] ^ b_data[14] ^ b_data[17] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[30] ^ b_data[32] ^ b_data[33] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[45] ^ b_data[46] ^ b_data[47] ^ b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59] ^ b_data[60] ^ b_data[61] ^ b_data[63];
-    assign dpart_8b[13] = b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[15] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31] ^ b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[46] ^ b_data[47] ^ b_data[48] ^ b_data[50] ^ b_data[53] ^ b_data[54] ^ b_data[57] ^ b_data[58] ^ b_data[61] ^ b_data[62];
-    assign dpart_8b[14] = b_data[0] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29] ^ b_data[30] ^ b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[47] ^ b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[54] ^ b_data[55] ^ b_data[58] ^ b_data[59] ^ b_data[62] ^ b_data[63];
-    assign dpart_8b[15] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[11] ^ b_data[13] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[26] ^ b_data[29] ^ b_data[31] ^ b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[40] ^ b_data[42] ^ b_data[43] ^ b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[55] ^ b_data[59] ^ b_data[63];
-    wire [15:0] dpart_4b;
-    assign dpart_4b[0] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[24] ^ b_data[28];
-    assign dpart_4b[1] = b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[10] ^ b_data[12] ^ b_data[13] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[25] ^ b_data[29];
-    assign dpart_4b[2] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[11] ^ b_data[13] ^ b_data[14] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[26] ^ b_data[30];
-    assign dpart_4b[3] = b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[12] ^ b_data[14] ^ b_data[15] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[27] ^ b_data[31];
-    assign dpart_4b[4] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23];
-    assign dpart_4b[5] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24];
-    assign dpart_4b[6] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25];
-    assign dpart_4b[7] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26];
-    assign dpart_4b[8] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27];
-    assign dpart_4b[9] = b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28];
-    assign dpart_4b[10] = b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29];
-    assign dpart_4b[11] = b_data[0] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30];
-    assign dpart_4b[12] = b_data[0] ^ b_data[1] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[13] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
-    assign dpart_4b[13] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[14] ^ b_data[15] ^ b_data[16] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[29] ^ b_data[30];
-    assign dpart_4b[14] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[15] ^ b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[30] ^ b_data[31];
-    assign dpart_4b[15] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[23] ^ b_data[27] ^ b_data[31];
+    // The data's share of the VCRC update: 8 bytes, and the low 4 of an odd ending,
+    // each split by pairs of lanes (at most 16 terms a part: two LUT levels).
+    wire [15:0] dpart_8b_0;
+    assign dpart_8b_0[0] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[11] ^ b_data[12] ^ b_data[14];
+    assign dpart_8b_0[1] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[12] ^ b_data[13] ^ b_data[15];
+    assign dpart_8b_0[2] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[13] ^ b_data[14];
+    assign dpart_8b_0[3] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[14] ^ b_data[15];
+    assign dpart_8b_0[4] = b_data[1] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[14] ^ b_data[15];
+    assign dpart_8b_0[5] = b_data[2] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[15];
+    assign dpart_8b_0[6] = b_data[0] ^ b_data[3] ^ b_data[7] ^ b_data[8] ^ b_data[11];
+    assign dpart_8b_0[7] = b_data[0] ^ b_data[1] ^ b_data[4] ^ b_data[8] ^ b_data[9] ^ b_data[12];
+    assign dpart_8b_0[8] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[5] ^ b_data[9] ^ b_data[10] ^ b_data[13];
+    assign dpart_8b_0[9] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[6] ^ b_data[10] ^ b_data[11] ^ b_data[14];
+    assign dpart_8b_0[10] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[7] ^ b_data[11] ^ b_data[12] ^ b_data[15];
+    assign dpart_8b_0[11] = b_data[0] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[8] ^ b_data[12] ^ b_data[13];
+    assign dpart_8b_0[12] = b_data[1] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[13] ^ b_data[14];
+    assign dpart_8b_0[13] = b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[15];
+    assign dpart_8b_0[14] = b_data[0] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13];
+    assign dpart_8b_0[15] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[11] ^ b_data[13];
+    wire [15:0] dpart_8b_1;
+    assign dpart_8b_1[0] = b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[27] ^ b_data[30];
+    assign dpart_8b_1[1] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[28] ^ b_data[31];
+    assign dpart_8b_1[2] = b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[29];
+    assign dpart_8b_1[3] = b_data[17] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[30];
+    assign dpart_8b_1[4] = b_data[16] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[30] ^ b_data[31];
+    assign dpart_8b_1[5] = b_data[16] ^ b_data[17] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[31];
+    assign dpart_8b_1[6] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27];
+    assign dpart_8b_1[7] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28];
+    assign dpart_8b_1[8] = b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29];
+    assign dpart_8b_1[9] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29] ^ b_data[30];
+    assign dpart_8b_1[10] = b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30] ^ b_data[31];
+    assign dpart_8b_1[11] = b_data[16] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
+    assign dpart_8b_1[12] = b_data[17] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[30];
+    assign dpart_8b_1[13] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
+    assign dpart_8b_1[14] = b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29] ^ b_data[30];
+    assign dpart_8b_1[15] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[26] ^ b_data[29] ^ b_data[31];
+    wire [15:0] dpart_8b_2;
+    assign dpart_8b_2[0] = b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[41] ^ b_data[43] ^ b_data[44];
+    assign dpart_8b_2[1] = b_data[33] ^ b_data[34] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[42] ^ b_data[44] ^ b_data[45];
+    assign dpart_8b_2[2] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[43] ^ b_data[45] ^ b_data[46];
+    assign dpart_8b_2[3] = b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[44] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[4] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[47];
+    assign dpart_8b_2[5] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46];
+    assign dpart_8b_2[6] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[7] = b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[8] = b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[9] = b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[10] = b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[11] = b_data[32] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[12] = b_data[32] ^ b_data[33] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[45] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[13] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[46] ^ b_data[47];
+    assign dpart_8b_2[14] = b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[47];
+    assign dpart_8b_2[15] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[40] ^ b_data[42] ^ b_data[43];
+    wire [15:0] dpart_8b_3;
+    assign dpart_8b_3[0] = b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[56] ^ b_data[60];
+    assign dpart_8b_3[1] = b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[57] ^ b_data[61];
+    assign dpart_8b_3[2] = b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[58] ^ b_data[62];
+    assign dpart_8b_3[3] = b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[59] ^ b_data[63];
+    assign dpart_8b_3[4] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55];
+    assign dpart_8b_3[5] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56];
+    assign dpart_8b_3[6] = b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57];
+    assign dpart_8b_3[7] = b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58];
+    assign dpart_8b_3[8] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59];
+    assign dpart_8b_3[9] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56] ^ b_data[57] ^ b_data[58] ^ b_data[60];
+    assign dpart_8b_3[10] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57] ^ b_data[58] ^ b_data[59] ^ b_data[61];
+    assign dpart_8b_3[11] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58] ^ b_data[59] ^ b_data[60] ^ b_data[62];
+    assign dpart_8b_3[12] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59] ^ b_data[60] ^ b_data[61] ^ b_data[63];
+    assign dpart_8b_3[13] = b_data[48] ^ b_data[50] ^ b_data[53] ^ b_data[54] ^ b_data[57] ^ b_data[58] ^ b_data[61] ^ b_data[62];
+    assign dpart_8b_3[14] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[54] ^ b_data[55] ^ b_data[58] ^ b_data[59] ^ b_data[62] ^ b_data[63];
+    assign dpart_8b_3[15] = b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[55] ^ b_data[59] ^ b_data[63];
+    wire [15:0] dpart_4b_0;
+    assign dpart_4b_0[0] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[9] ^ b_data[11] ^ b_data[12];
+    assign dpart_4b_0[1] = b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[10] ^ b_data[12] ^ b_data[13];
+    assign dpart_4b_0[2] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[11] ^ b_data[13] ^ b_data[14];
+    assign dpart_4b_0[3] = b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[12] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[4] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[15];
+    assign dpart_4b_0[5] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14];
+    assign dpart_4b_0[6] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[7] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[8] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[9] = b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[10] = b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[11] = b_data[0] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[12] = b_data[0] ^ b_data[1] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[13] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[13] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[14] ^ b_data[15];
+    assign dpart_4b_0[14] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[15];
+    assign dpart_4b_0[15] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[8] ^ b_data[10] ^ b_data[11];
+    wire [15:0] dpart_4b_1;
+    assign dpart_4b_1[0] = b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[24] ^ b_data[28];
+    assign dpart_4b_1[1] = b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[25] ^ b_data[29];
+    assign dpart_4b_1[2] = b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[26] ^ b_data[30];
+    assign dpart_4b_1[3] = b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[27] ^ b_data[31];
+    assign dpart_4b_1[4] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23];
+    assign dpart_4b_1[5] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24];
+    assign dpart_4b_1[6] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25];
+    assign dpart_4b_1[7] = b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26];
+    assign dpart_4b_1[8] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27];
+    assign dpart_4b_1[9] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28];
+    assign dpart_4b_1[10] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29];
+    assign dpart_4b_1[11] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30];
+    assign dpart_4b_1[12] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
+    assign dpart_4b_1[13] = b_data[16] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[29] ^ b_data[30];
+    assign dpart_4b_1[14] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[30] ^ b_data[31];
+    assign dpart_4b_1[15] = b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[23] ^ b_data[27] ^ b_data[31];
 
     // ---- Stage C: the VCRC register and the wire word ----
     reg c_valid;
@@ -157,8 +226,13 @@ module iblink_link_tx_w64(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,
     reg [7:0] c_keep;
     // The word, lanes past its bytes already 0.
     reg [63:0] c_data;
-    reg [15:0] p_q;
-    reg [15:0] p4_q;
+    // The data's share, registered: p_q0, p_q1, p_q2, p_q3, p4_q0, p4_q1.
+    reg [15:0] p_q0;
+    reg [15:0] p_q1;
+    reg [15:0] p_q2;
+    reg [15:0] p_q3;
+    reg [15:0] p4_q0;
+    reg [15:0] p4_q1;
     // The running VCRC (reflected LFSR state), 0xFFFF between packets.
     reg [15:0] crc_state;
 
@@ -223,10 +297,14 @@ module iblink_link_tx_w64(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,
        c_link = 1'b0;
        c_crc = 1'b0;
        c_merge = 1'b0;
-       p4_q = 16'd0;
        c_keep = 8'd0;
        c_data = 64'd0;
-       p_q = 16'd0;
+       p_q0 = 16'd0;
+       p_q1 = 16'd0;
+       p_q2 = 16'd0;
+       p_q3 = 16'd0;
+       p4_q0 = 16'd0;
+       p4_q1 = 16'd0;
        crc_state = 16'hffff;
        tx_valid = 1'b0;
        tx_data = 64'd0;
@@ -251,8 +329,12 @@ module iblink_link_tx_w64(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,
        c_merge <= b_merge;
        c_keep <= b_crc ? 8'h03 : b_zero_hi ? 8'h3f : 8'hff;
        c_data <= {b_zero_hi ? 16'd0 : b_data[63:48], b_zero_mid ? 16'd0 : b_data[47:32], b_crc ? 32'd0 : b_data[31:0]};
-       p_q <= dpart_8b;
-       p4_q <= dpart_4b;
+       p_q0 <= dpart_8b_0;
+       p_q1 <= dpart_8b_1;
+       p_q2 <= dpart_8b_2;
+       p_q3 <= dpart_8b_3;
+       p4_q0 <= dpart_4b_0;
+       p4_q1 <= dpart_4b_1;
        // Statistics: items started, by kind (wrapping), counted a clock after the pulse so
        // the 16-bit adders stay off the boundary path; a reset does not clear them.
        started_q <= {pick_data, pick_fcp, pick_vl15} & {3{~reset}};
@@ -275,13 +357,13 @@ module iblink_link_tx_w64(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,
        end else begin
           // Stage C -> wire (all 0 without a word).
           tx_valid <= c_valid;
-          tx_data <= c_valid ? c_data | {16'd0, c_merge ? ~(spart_4b ^ p4_q) : 16'd0, 16'd0, c_crc ? ~crc_state : 16'd0} : 64'd0;
+          tx_data <= c_valid ? c_data | {16'd0, c_merge ? ~(spart_4b ^ p4_q0 ^ p4_q1) : 16'd0, 16'd0, c_crc ? ~crc_state : 16'd0} : 64'd0;
           tx_keep <= c_valid ? c_keep : 8'd0;
           tx_sop <= c_valid & c_sop;
           tx_eop <= c_valid & c_eop;
           tx_link <= c_valid & c_link;
           // The VCRC covers every data byte; after a packet's ending word it restarts.
-          if (c_valid & ~c_link) crc_state <= (c_crc | c_merge) ? 16'hffff : spart_8b ^ p_q;
+          if (c_valid & ~c_link) crc_state <= (c_crc | c_merge) ? 16'hffff : spart_8b ^ p_q0 ^ p_q1 ^ p_q2 ^ p_q3;
           // Stage B -> C.
           c_valid <= b_valid;
           // Stage A -> B.

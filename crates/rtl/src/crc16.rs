@@ -252,6 +252,20 @@ pub fn write_xor_assigns(
     data: Option<&str>,
     out: &str,
 ) {
+    write_xor_assigns_masked(v, eq, n, state, data, u64::MAX, out);
+}
+
+/// [`write_xor_assigns`] with only the data bits set in `data_bits`: the share of some
+/// byte lanes, so a wide data term can be split into registered parts.
+pub fn write_xor_assigns_masked(
+    v: &mut String,
+    eq: &Crc16Equations,
+    n: usize,
+    state: Option<&str>,
+    data: Option<&str>,
+    data_bits: u64,
+    out: &str,
+) {
     for j in 0..16 {
         let t = eq.term(n, j);
         let mut terms: Vec<String> = Vec::new();
@@ -265,7 +279,7 @@ pub fn write_xor_assigns(
         if let Some(data) = data {
             terms.extend(
                 (0..64)
-                    .filter(|i| t.data_mask >> i & 1 == 1)
+                    .filter(|i| (t.data_mask & data_bits) >> i & 1 == 1)
                     .map(|i| format!("{data}[{i}]")),
             );
         }
