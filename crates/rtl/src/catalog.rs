@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "fcp_rx", "fcp_tx", "link_tx", "link_rx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -165,6 +165,11 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             out.push(vl15_rx_module(c)?);
         }
     }
+    if wants("vl_arb") {
+        for n in VL_CAPS {
+            out.push(vl_arb_module(n)?);
+        }
+    }
     // Link-path blocks: every VLCap at both link word widths.
     if wants("fcp_rx") {
         for w in crate::fcp_rx::WIDTHS {
@@ -306,6 +311,27 @@ pub fn vl15_rx_module(cap: usize) -> Result<EmittedModule, RequestError> {
     let cfg = vec![("capacity_packets".to_string(), cap.to_string())];
     crate::with_vl15_rx!(cap, |T| Ok(render(&mut T::default(), &name, "vl15_rx", cfg)?),
         _ => Err(RequestError::UnsupportedVl15Capacity(cap)))
+}
+
+/// Name of the data-VL arbiter module for VLCap `vls`.
+pub fn vl_arb_module_name(vls: usize) -> String {
+    format!("iblink_vl_arb_vl{vls}")
+}
+
+/// Render the data-VL arbiter (SPEC.md §6) for VLCap `vls`: 64 + 64 table entries.
+pub fn vl_arb_module(vls: usize) -> Result<EmittedModule, RequestError> {
+    use crate::vl_arb::{CONFIG_GAP, ENTRIES, HEAD_DELAY, LEN_BITS, TAKE_GAP};
+    let name = vl_arb_module_name(vls);
+    let cfg = vec![
+        ("vl_cap".to_string(), vls.to_string()),
+        ("table_entries".to_string(), format!("{ENTRIES} high + {ENTRIES} low")),
+        ("head_len_width".to_string(), (LEN_BITS * vls).to_string()),
+        ("heads_sampled_before_offer".to_string(), HEAD_DELAY.to_string()),
+        ("take_to_next_offer".to_string(), TAKE_GAP.to_string()),
+        ("config_to_next_offer".to_string(), CONFIG_GAP.to_string()),
+    ];
+    crate::with_vl_arb!(vls, |T| Ok(render(&mut T::default(), &name, "vl_arb", cfg)?),
+        _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
 /// The default emission: what `hdl_out/` holds.

@@ -19,3 +19,4 @@ pub mod rx_credits;
 pub mod tx_credits;
 pub mod variants;
 pub mod vl15_rx;
+pub mod vl_arb;

@@ -175,3 +175,17 @@ macro_rules! with_link_rx {
             |$t| $body; _ => $other)
     };
 }
+
+/// Data-VL arbiter by VLCap.
+#[macro_export]
+macro_rules! with_vl_arb {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            1 => $crate::vl_arb::VlArbVl1,
+            2 => $crate::vl_arb::VlArbVl2,
+            4 => $crate::vl_arb::VlArbVl4,
+            8 => $crate::vl_arb::VlArbVl8,
+            15 => $crate::vl_arb::VlArbVl15;
+            |$t| $body; _ => $other)
+    };
+}

@@ -63,6 +63,14 @@ fn vl15_rx_snapshots() {
     }
 }
 
+/// Data-VL arbiter, one snapshot per VLCap (SPEC.md §6, §7).
+#[test]
+fn vl_arb_snapshots() {
+    for n in [1, 2, 4, 8, 15] {
+        insta::assert_snapshot!(format!("vl_arb_vl{n}"), iblink_rtl::catalog::vl_arb_module(n).unwrap().text);
+    }
+}
+
 /// FCP RX framer, one snapshot per VLCap and link word width (SPEC.md §2-§4).
 #[test]
 fn fcp_rx_snapshots() {
