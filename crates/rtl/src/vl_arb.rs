@@ -243,7 +243,16 @@ pub struct VlArbOut {
 impl VlArbOut {
     /// The record for raw port values (`weight_left` 9 and `high_counter` 19 bits, two's
     /// complement), with the fields cleared when no offer is shown.
-    pub fn from_ports(valid: bool, vl: u64, low: bool, entry: u64, pkt_len: u64, blocks: u64, wl: u64, hc: u64) -> Self {
+    pub fn from_ports(
+        valid: bool,
+        vl: u64,
+        low: bool,
+        entry: u64,
+        pkt_len: u64,
+        blocks: u64,
+        wl: u64,
+        hc: u64,
+    ) -> Self {
         if !valid {
             return Self::default();
         }
@@ -373,8 +382,17 @@ impl VlArbRegs {
 
         // Stage A: ready bits from this clock's heads.
         let vl_ready = i.head_valid & old.enable & m;
-        self.a_rdy = [old.tab[0].ready_bits(vl_ready), old.tab[1].ready_bits(vl_ready)];
-        self.a_len = std::array::from_fn(|v| if v < old.vls { i.head_len[v] & 0x7ff } else { 0 });
+        self.a_rdy = [
+            old.tab[0].ready_bits(vl_ready),
+            old.tab[1].ready_bits(vl_ready),
+        ];
+        self.a_len = std::array::from_fn(|v| {
+            if v < old.vls {
+                i.head_len[v] & 0x7ff
+            } else {
+                0
+            }
+        });
 
         // Stage B: the next entry of each table.
         for t in 0..2 {
@@ -388,14 +406,23 @@ impl VlArbRegs {
         // Stage C: read the entries, choose the table (the model's grant decision).
         let lo_continues = old.low_turn && old.low_open && old.b_cont[1];
         let high_first = !old.low_turn || old.low_open;
-        let pick_low = lo_continues || if high_first { !old.b_found[0] } else { old.b_found[1] };
+        let pick_low = lo_continues
+            || if high_first {
+                !old.b_found[0]
+            } else {
+                old.b_found[1]
+            };
         let t = pick_low as usize;
         let idx = old.b_pick[t] as usize;
         let tab = &old.tab[t];
         self.offer_low = pick_low;
         self.offer_entry = idx as u8;
         self.offer_vl = tab.vl[idx];
-        self.c_rem = if old.b_cont[t] { tab.rem } else { tab.weight[idx] as i16 };
+        self.c_rem = if old.b_cont[t] {
+            tab.rem
+        } else {
+            tab.weight[idx] as i16
+        };
         self.c_reload = !lo_continues && high_first && !old.b_found[0];
         self.c_len = old.b_len;
         self.c_blocks = old.b_len.map(blocks_of);
@@ -422,7 +449,11 @@ impl VlArbRegs {
                 tab.vl[old.ev_wr_index as usize] = if usable { old.ev_wr_vl } else { 15 };
                 tab.weight[old.ev_wr_index as usize] = old.ev_wr_weight;
             }
-            let rem_w = if wr && old.ev_wr_index == ptr_c { old.ev_wr_weight as i16 } else { rem_c };
+            let rem_w = if wr && old.ev_wr_index == ptr_c {
+                old.ev_wr_weight as i16
+            } else {
+                rem_c
+            };
             if old.ev_reset {
                 tab.ptr = 0;
                 tab.rem = tab.weight[0] as i16;
@@ -509,7 +540,10 @@ pub struct VlArbUnit<const N: usize, const HL: usize> {
 
 impl<const N: usize, const HL: usize> Default for VlArbUnit<N, HL> {
     fn default() -> Self {
-        assert!(VL_CAPS.contains(&N) && HL == LEN_BITS * N, "VlArbUnit<{N}, {HL}>: unsupported");
+        assert!(
+            VL_CAPS.contains(&N) && HL == LEN_BITS * N,
+            "VlArbUnit<{N}, {HL}>: unsupported"
+        );
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -543,7 +577,13 @@ impl<const N: usize, const HL: usize> VlArbUnit<N, HL> {
         VlArbIn {
             reset: self.reset.val(),
             head_valid: self.head_valid.val().to_u64() as u16,
-            head_len: std::array::from_fn(|v| if v < N { field(&w, v, LEN_BITS) as u16 } else { 0 }),
+            head_len: std::array::from_fn(|v| {
+                if v < N {
+                    field(&w, v, LEN_BITS) as u16
+                } else {
+                    0
+                }
+            }),
             take: self.take.val(),
             wr_en: self.wr_en.val(),
             wr_low: self.wr_table.val(),
@@ -1059,8 +1099,20 @@ mod tests {
 
     #[test]
     fn out_record_sign_extends_and_clears() {
-        let o = VlArbOut::from_ports(true, 7, false, 2, 1024, 64, 0x1ff & (-62i64 as u64), 0x7ffff & (-1024i64 as u64));
+        let o = VlArbOut::from_ports(
+            true,
+            7,
+            false,
+            2,
+            1024,
+            64,
+            0x1ff & (-62i64 as u64),
+            0x7ffff & (-1024i64 as u64),
+        );
         assert_eq!((o.weight_left, o.high_counter), (-62, -1024));
-        assert_eq!(VlArbOut::from_ports(false, 7, true, 2, 1, 1, 1, 1), VlArbOut::default());
+        assert_eq!(
+            VlArbOut::from_ports(false, 7, true, 2, 1, 1, 1, 1),
+            VlArbOut::default()
+        );
     }
 }

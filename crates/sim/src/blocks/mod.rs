@@ -9,6 +9,7 @@ pub mod link_tx;
 pub mod rx_credits;
 pub mod sl2vl;
 pub mod tx_credits;
+pub mod vl_arb;
 
 use crate::{CycleSim, HdlStepper, VerilatedSim};
 use iblink_rtl::io::HdlIo;
