@@ -4,8 +4,15 @@
 //! The input is a port configuration (`vl_cap`, `vl_high_limit`, `low_policy`, `high`,
 //! `low`, as `PortConfig` reads it) plus `[[queue]]` tables: `vl = N`,
 //! `pktlen_dwords = [...]`. Every packet is present at the start and has credits.
+//! [`trace_model`] asks the reference model's arbiter directly; [`trace_rtl`] drives the
+//! arbiter RTL (`iblink_vl_arb_vl<N>`, stepper or Verilator) clock by clock, and prints
+//! the same trace.
 
-use iblink_model::arbiter::{Grant, TableId, VlArbiter};
+use crate::blocks::crc16::Backend;
+use crate::blocks::vl_arb::vl_arb_sim;
+use crate::blocks::SimBuildError;
+use iblink_model::arbiter::{Grant, LowPolicy, TableId, VlArbiter};
+use iblink_rtl::vl_arb::{VlArbIn, CONFIG_GAP, TAKE_GAP};
 use iblink_model::blocks::{MAX_PKT_LEN, MIN_PKT_LEN};
 use iblink_model::config::{ConfigError, PortConfig};
 use iblink_model::sl2vl::DATA_VLS;
@@ -109,11 +116,86 @@ pub fn trace_model(s: &ArbScenario) -> ArbTrace {
             None => break,
         }
     }
-    let stranded = queues
+    ArbTrace {
+        grants,
+        stranded: stranded(&queues),
+    }
+}
+
+fn stranded(queues: &[VecDeque<u16>]) -> Vec<(u8, usize)> {
+    queues
         .iter()
         .enumerate()
         .filter(|(_, q)| !q.is_empty())
         .map(|(v, q)| (v as u8, q.len()))
-        .collect();
-    ArbTrace { grants, stranded }
+        .collect()
+}
+
+/// Clocks without an offer after which nothing is eligible any more: an eligible packet
+/// is offered at most `TAKE_GAP` clocks after a take and `CONFIG_GAP` after the last
+/// table write (`iblink_rtl::vl_arb`'s cycle contract); twice that, to be plain about it.
+const QUIET_CLOCKS: usize = 2 * (TAKE_GAP + CONFIG_GAP);
+
+/// Run the scenario through the arbiter RTL (`Backend::Rtl`: the rust-hdl stepper;
+/// `Backend::Verilator`: the emitted Verilog; `Backend::Model`: the reference model in
+/// its cycle adapter). The tables are written entry by entry through the write port with
+/// VLHighLimit, the policy and every VL below VLCap enabled on the configuration inputs;
+/// then every queue's head is shown with credits, the consumer takes every offer the
+/// clock it shows, and a taken packet leaves its queue, so the VL's next packet is its
+/// head from the next clock on. Ends when no offer has shown for a while; the grant
+/// sequence equals [`trace_model`]'s.
+pub fn trace_rtl(s: &ArbScenario, backend: Backend) -> Result<ArbTrace, SimBuildError> {
+    let c = &s.config;
+    let vls = c.vl_cap.get() as usize;
+    let mut sim = vl_arb_sim(vls, backend, None)?;
+    let base = VlArbIn {
+        vl_high_limit: c.vl_high_limit,
+        one_packet: c.low_policy == LowPolicy::OnePacket,
+        vl_enable: ((1u32 << vls) - 1) as u16,
+        ..Default::default()
+    };
+    for (low, table) in [(false, &c.high), (true, &c.low)] {
+        for (k, e) in table.iter().enumerate() {
+            sim.step(&VlArbIn {
+                wr_en: true,
+                wr_low: low,
+                wr_index: k as u8,
+                wr_vl: e.vl,
+                wr_weight: e.weight,
+                ..base
+            });
+        }
+    }
+    let mut queues = s.queues.clone();
+    let mut grants = Vec::with_capacity(s.packets());
+    let mut quiet = 0;
+    while quiet < QUIET_CLOCKS {
+        let mut i = VlArbIn { take: true, ..base };
+        for (v, q) in queues.iter().enumerate().take(vls) {
+            if let Some(&len) = q.front() {
+                i.head_valid |= 1 << v;
+                i.head_len[v] = len;
+            }
+        }
+        let o = sim.step(&i);
+        if !o.offer_valid {
+            quiet += 1;
+            continue;
+        }
+        quiet = 0;
+        queues[o.vl as usize].pop_front();
+        grants.push(Grant {
+            vl: o.vl,
+            table: if o.low { TableId::Low } else { TableId::High },
+            entry: o.entry,
+            pkt_len: o.pkt_len,
+            blocks: o.blocks,
+            weight_left: o.weight_left as i32,
+            high_counter: o.high_counter,
+        });
+    }
+    Ok(ArbTrace {
+        grants,
+        stranded: stranded(&queues),
+    })
 }

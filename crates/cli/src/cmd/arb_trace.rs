@@ -4,13 +4,14 @@
 use crate::cmd::crc16::BackendArg;
 use anyhow::Context;
 use clap::Args;
-use iblink_sim::arb_trace::{trace_model, ArbScenario};
+use iblink_sim::arb_trace::{trace_model, trace_rtl, ArbScenario};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct ArbTraceArgs {
-    /// Which implementation arbitrates.
+    /// Which implementation arbitrates: the reference model, the arbiter RTL in the
+    /// rust-hdl stepper, or its emitted Verilog in Verilator (the same trace from each).
     #[arg(long, value_enum, default_value_t = BackendArg::Model)]
     pub backend: BackendArg,
     /// Port and queues: vl_cap, vl_high_limit, low_policy, high, low, [[queue]].
@@ -26,12 +27,11 @@ pub fn run(a: ArbTraceArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    if !matches!(a.backend, BackendArg::Model) {
-        // The arbiter RTL is not built yet; say so rather than pretend.
-        eprintln!("error: --backend {:?}: the VL arbiter RTL does not exist yet; only `model` can trace", a.backend);
-        return Ok(ExitCode::from(2));
-    }
-    let trace = trace_model(&scenario);
+    let trace = match a.backend {
+        BackendArg::Model => trace_model(&scenario),
+        // The arbiter RTL (iblink_vl_arb_vl<N>) driven from the queues, clock by clock.
+        b => trace_rtl(&scenario, b.into()).context("building the arbiter RTL back end")?,
+    };
     for g in &trace.grants {
         println!("{g}");
     }
