@@ -75,7 +75,7 @@
 //!   with the chosen entry's address.
 //!
 //! The offer's PktLen, blocks, remaining weight and HighPriCounter are then a 15-way
-//! select by the (one-hot) offered VL plus one 9-bit subtraction. A take is captured and
+//! select by the offered VL plus one 9-bit subtraction. A take is captured and
 //! committed one clock later; that is why configuration waits a clock too, so that
 //! everything lands in the model's order.
 
@@ -831,7 +831,6 @@ reg [11*VLS-1:0] a_len;
 // ---- Stage B ----
 reg [11*VLS-1:0] b_len;
 // ---- Stage C: the offer (with offer_valid, offer_table, offer_entry, offer_vl) ----
-reg [VLS-1:0] c_vl_hot;    // offer_vl, one-hot
 reg c_cont;                // the offered entry is the active one and goes on
 reg signed [8:0] c_rem;    // the remaining weight of the offered entry's table
 reg c_count;               // the packet counts against HighPriCounter
@@ -847,7 +846,7 @@ initial begin
    high_counter = 19'sd0; low_turn = 1'b0; low_open = 1'b0; hold = 3'd0;
    t1_go = 1'b0; t1_low = 1'b0; t1_wl = 9'sd0; t1_hc = 19'sd0;
    a_len = {11*VLS{1'b0}}; b_len = {11*VLS{1'b0}}; c_len = {11*VLS{1'b0}}; c_blocks = {8*VLS{1'b0}};
-   c_counter_low = {12*VLS{1'b0}}; c_vl_hot = {VLS{1'b0}};
+   c_counter_low = {12*VLS{1'b0}};
    c_cont = 1'b0; c_rem = 9'sd0; c_count = 1'b0; c_counter = 19'sd0;
    offer_valid = 1'b0; offer_vl = 4'd0; offer_table = 1'b0; offer_entry = 6'd0;
 end
@@ -998,7 +997,6 @@ always @(posedge clock) begin
    offer_table <= b_low;
    offer_entry <= pick_idx;
    offer_vl <= pick_vl;
-   for (v = 0; v < VLS; v = v + 1) c_vl_hot[v] <= pick_vl == v[3:0];
    // The entry's weight before this packet: what is left while the active entry goes
    // on, else its Weight reloaded (offer_weight).
    c_cont <= b_cont;
@@ -1026,9 +1024,9 @@ always @(*) begin
    offer_blocks = 8'd0;
    counter_low = 12'd0;
    for (v = 0; v < VLS; v = v + 1) begin
-      offer_pkt_len = offer_pkt_len | ({11{c_vl_hot[v]}} & c_len[11*v +: 11]);
-      offer_blocks = offer_blocks | ({8{c_vl_hot[v]}} & c_blocks[8*v +: 8]);
-      counter_low = counter_low | ({12{c_vl_hot[v]}} & c_counter_low[12*v +: 12]);
+      offer_pkt_len = offer_pkt_len | ({11{offer_vl == v[3:0]}} & c_len[11*v +: 11]);
+      offer_blocks = offer_blocks | ({8{offer_vl == v[3:0]}} & c_blocks[8*v +: 8]);
+      counter_low = counter_low | ({12{offer_vl == v[3:0]}} & c_counter_low[12*v +: 12]);
    end
    // The entry's weight once this packet is sent (may go negative).
    offer_weight_left = (c_cont ? c_rem : $signed({1'b0, offer_weight})) - $signed({1'b0, offer_blocks});
