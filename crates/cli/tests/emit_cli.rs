@@ -156,3 +156,47 @@ fn crc16_rejects_bad_hex_with_status_2() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// `emit --config`: a port generated from a configuration file; a bad file names the
+/// field, exits non-zero and leaves the output directory exactly as it was.
+#[test]
+fn emit_config_generates_the_configured_port_or_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("hdl");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep.v"), "// the user's own file\n").unwrap();
+    let good = d.path().join("port.toml");
+    std::fs::write(
+        &good,
+        "vl_cap = 8\ndatapath_bits = 64\nbuffer_blocks = 512\nvl_high_limit = 4\n\
+         high = [[6, 127], [1, 63], [7, 254]]\nlow = [[3, 2], [0, 64], [2, 64]]\n",
+    )
+    .unwrap();
+    let o = iblink(&["emit", "--config", good.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(out.join("iblink_link_port_vl8_w64.v")).unwrap();
+    assert!(text.contains("module iblink_link_port_vl8_w64("));
+    assert!(text.contains("// config: buffer_blocks = 512"));
+    assert!(text.contains("// config: high = [[6,127],[1,63],[7,254]]"));
+    // The 512-block buffer and the loader's first entry (high table, VL6, weight 127).
+    assert!(text.contains("CAPACITY = 13'd512;"), "buffer size not in the RTL");
+    assert!(text.contains("ld_vl = 4'd6; ld_weight = 8'd127;"));
+    let before = snapshot(&out);
+    for (body, field) in [
+        ("vl_cap = 4\nhigh = [[15, 10]]\n", "high[0].vl"),
+        ("vl_cap = 4\nlow = [[0, 1], [4, 1]]\n", "low[1].vl"),
+        ("high = [[0, 300]]\n", "high[0].weight"),
+        ("vl_cap = 4\nlow = [", ""),
+        ("buffer_blocks = 5000\n", "buffer_blocks"),
+        ("datapath_bits = 48\n", "datapath_bits"),
+        ("board = \"x\"\n", "board"),
+    ] {
+        let bad = d.path().join("bad.toml");
+        std::fs::write(&bad, body).unwrap();
+        let o = iblink(&["emit", "--config", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{body}: {}", stderr(&o));
+        assert!(stderr(&o).contains(field), "{body}: error does not name `{field}`: {}", stderr(&o));
+        assert!(stderr(&o).contains("bad.toml"), "{}", stderr(&o));
+        assert_eq!(snapshot(&out), before, "{body}: the output directory changed");
+    }
+}

@@ -80,6 +80,18 @@ impl Failsafe {
     pub fn consecutive_overrun_periods(&self, vl: u8) -> u32 {
         self.consecutive[vl as usize]
     }
+    /// Bit v: VL v had a buffer overrun in the current period so far.
+    pub fn overrun_mask(&self) -> u16 {
+        self.overrun_mask
+    }
+    /// Clocks since the last valid FCP for `vl` (0 right after a reset), saturating.
+    pub fn clocks_since_fcp(&self, vl: u8) -> u32 {
+        self.since_fcp[vl as usize]
+    }
+    /// Clocks into the current period (`0..period_clocks`).
+    pub fn period_timer(&self) -> u32 {
+        self.period_timer
+    }
     /// One clock passes; returns a resync request if a threshold is crossed (the
     /// update monitor first, lowest VL first).
     #[inline]

@@ -7,7 +7,7 @@ use crate::tx_credits::{self, VL_CAPS};
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -197,7 +197,41 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             }
         }
     }
+    // The link port (every block composed) at each VLCap and width, with the default
+    // configuration.
+    if wants("link_port") {
+        for w in crate::link_tx::WIDTHS {
+            for n in VL_CAPS {
+                out.push(link_port_module(&crate::link_port::PortParams::defaults(n, w))?);
+            }
+        }
+    }
+    if wants("failsafe") {
+        for n in VL_CAPS {
+            out.push(failsafe_module(n)?);
+        }
+    }
     Ok(out)
+}
+
+/// Name of the failsafe module for VLCap `vls`.
+pub fn failsafe_module_name(vls: usize) -> String {
+    format!("iblink_failsafe_vl{vls}")
+}
+
+/// Render the failsafe (SPEC.md §8: update monitor, overrun threshold) for VLCap `vls`.
+pub fn failsafe_module(vls: usize) -> Result<EmittedModule, RequestError> {
+    use crate::failsafe::{CONFIG_BITS, RESYNC_LATENCY, STATUS_LATENCY};
+    let name = failsafe_module_name(vls);
+    let cfg = vec![
+        ("vl_cap".to_string(), vls.to_string()),
+        ("config_bits".to_string(), CONFIG_BITS.to_string()),
+        ("period_clocks".to_string(), "input (65536 / W: 16384 at 32 bits, 8192 at 64)".to_string()),
+        ("latency_trip_to_resync_req".to_string(), RESYNC_LATENCY.to_string()),
+        ("latency_to_status".to_string(), STATUS_LATENCY.to_string()),
+    ];
+    crate::with_failsafe!(vls, |T| Ok(render(&mut T::default(), &name, "failsafe", cfg)?),
+        _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
 /// Name of the link RX classifier for VLCap `vls` and `width`-bit link words.
@@ -340,4 +374,17 @@ pub fn default_request() -> EmitRequest {
         blocks: vec![],
         crc_widths: vec![],
     }
+}
+
+/// Name of the link port module for VLCap `vls` and `width`-bit link words.
+pub fn link_port_module_name(vls: usize, width: usize) -> String {
+    format!("iblink_link_port_vl{vls}_w{width}")
+}
+
+/// Render the link port generated from `p` (one self-contained file: the blocks are its
+/// sub-modules). `iblink emit --config` calls this with the configuration file's values.
+pub fn link_port_module(p: &crate::link_port::PortParams) -> Result<EmittedModule, RequestError> {
+    let name = link_port_module_name(p.vl_cap, p.width);
+    crate::with_link_port!((p.vl_cap, p.width), |T| Ok(render(&mut T::new(p.clone()), &name, "link_port", p.config_lines())?),
+        _ => Err(RequestError::UnsupportedVlCap(p.vl_cap)))
 }

@@ -53,6 +53,12 @@ pub fn render<B: Block>(
         text.push_str(&format!("// config: {k} = {v}\n"));
     }
     text.push_str("`default_nettype none\n");
+    // A block built from blocks carries them as sub-modules named `<name>$<field>`, in
+    // this same file, so that the file alone is the whole design.
+    if body.matches("\nmodule ").count() > 1 {
+        text.push_str("// Sub-modules `<top>$<block>` share this file so that it is self-contained.\n");
+        text.push_str("/* verilator lint_off DECLFILENAME */\n");
+    }
     // rust-hdl's writer leaves trailing blanks and a blank first line; keep the file tidy
     // so diffs of hdl_out show only real changes.
     for line in body.trim_start_matches('\n').lines() {

@@ -189,3 +189,36 @@ macro_rules! with_vl_arb {
             |$t| $body; _ => $other)
     };
 }
+
+/// Failsafe by VLCap.
+#[macro_export]
+macro_rules! with_failsafe {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            1 => $crate::failsafe::FailsafeVl1,
+            2 => $crate::failsafe::FailsafeVl2,
+            4 => $crate::failsafe::FailsafeVl4,
+            8 => $crate::failsafe::FailsafeVl8,
+            15 => $crate::failsafe::FailsafeVl15;
+            |$t| $body; _ => $other)
+    };
+}
+
+/// The link port by (VLCap, link word bits).
+#[macro_export]
+macro_rules! with_link_port {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::link_port::LinkPortVl1W32,
+            (2, 32) => $crate::link_port::LinkPortVl2W32,
+            (4, 32) => $crate::link_port::LinkPortVl4W32,
+            (8, 32) => $crate::link_port::LinkPortVl8W32,
+            (15, 32) => $crate::link_port::LinkPortVl15W32,
+            (1, 64) => $crate::link_port::LinkPortVl1W64,
+            (2, 64) => $crate::link_port::LinkPortVl2W64,
+            (4, 64) => $crate::link_port::LinkPortVl4W64,
+            (8, 64) => $crate::link_port::LinkPortVl8W64,
+            (15, 64) => $crate::link_port::LinkPortVl15W64;
+            |$t| $body; _ => $other)
+    };
+}

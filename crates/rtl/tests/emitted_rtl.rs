@@ -111,6 +111,33 @@ fn fcp_tx_snapshots() {
     }
 }
 
+/// Failsafe (update monitor, overrun threshold), one snapshot per VLCap (SPEC.md §8).
+#[test]
+fn failsafe_snapshots() {
+    for n in [1, 2, 4, 8, 15] {
+        insta::assert_snapshot!(format!("failsafe_vl{n}"), iblink_rtl::catalog::failsafe_module(n).unwrap().text);
+    }
+}
+
+/// The link port with the default configuration (VLCap 4, 32 bits: every block composed).
+#[test]
+fn link_port_default_snapshot() {
+    let p = iblink_rtl::link_port::PortParams::defaults(4, 32);
+    insta::assert_snapshot!("link_port_vl4_w32", iblink_rtl::catalog::link_port_module(&p).unwrap().text);
+}
+
+/// The link port generated from a configuration (`iblink emit --config`): 64 bits,
+/// VLCap 2, a smaller buffer and its own tables, which the power-up loader writes.
+#[test]
+fn link_port_configured_snapshot() {
+    let mut p = iblink_rtl::link_port::PortParams::defaults(2, 64);
+    p.buffer_blocks = 200;
+    p.vl_high_limit = 3;
+    p.high = vec![(1, 32), (0, 4)];
+    p.low = vec![(0, 255)];
+    insta::assert_snapshot!("link_port_vl2_w64_configured", iblink_rtl::catalog::link_port_module(&p).unwrap().text);
+}
+
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
 #[test]
 fn hdl_out_is_current() {

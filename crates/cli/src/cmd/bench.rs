@@ -1,7 +1,7 @@
 //! `iblink bench`: speed figures (benchmarks live here, never in timed tests).
 
 use clap::{Args, Subcommand};
-use iblink_sim::bench::{bench_crc16, bench_crc16_rust_hdl_simulation, crc16_stimulus, BenchResult};
+use iblink_sim::bench::{bench_crc16, bench_crc16_rust_hdl_simulation, bench_port_pair, bench_port_pair_model, crc16_stimulus, BenchResult};
 use iblink_sim::blocks::crc16::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
@@ -17,6 +17,9 @@ pub struct SimBench {
     /// Cycles for the fast back ends.
     #[arg(long, default_value_t = 5_000_000)]
     pub cycles: usize,
+    /// Clocks of the two-port link-port benchmark.
+    #[arg(long, default_value_t = 100_000)]
+    pub port_cycles: u64,
     /// Cycles for rust-hdl's own thread-per-testbench `Simulation` (slow).
     #[arg(long, default_value_t = 20_000)]
     pub simulation_cycles: usize,
@@ -62,5 +65,35 @@ fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
         results[0].cycles_per_second() / results[1].cycles_per_second(),
         results[1].cycles_per_second() / vl
     );
+    // The whole port: two link ports back to back under saturating traffic.
+    let n = b.port_cycles;
+    let bar = ProgressBar::new(3).with_style(ProgressStyle::with_template("{msg} [{bar:20}] {pos}/{len}").unwrap());
+    bar.set_message("link port pair: model");
+    let mut port = vec![bench_port_pair_model(n)];
+    bar.inc(1);
+    for be in [Backend::Rtl, Backend::Verilator] {
+        bar.set_message(format!("link port pair: {}", be.name()));
+        port.push(bench_port_pair(be, n)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if port[1].checksum != port[2].checksum {
+        anyhow::bail!("the rust-hdl and Verilator link ports produced different outputs");
+    }
+    println!("\nLink port, VLCap 4, 32 bits: two ports back to back, saturated ({n} clocks; port-clocks/s)\n");
+    println!("| back end | port-clocks | seconds | port-clocks/s | vs Verilator |");
+    println!("|---|---:|---:|---:|---:|");
+    let pv = port[2].cycles_per_second();
+    for r in &port {
+        println!(
+            "| {} | {} | {:.3} | {:.3e} | {:.2}x |",
+            r.backend,
+            r.cycles,
+            r.seconds,
+            r.cycles_per_second(),
+            r.cycles_per_second() / pv
+        );
+    }
+    println!("\n(the model moves whole packets a clock apart; the RTL back ends move words)");
     Ok(ExitCode::SUCCESS)
 }

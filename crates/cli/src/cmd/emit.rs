@@ -3,7 +3,10 @@
 
 use anyhow::Context;
 use clap::Args;
-use iblink_rtl::catalog::{generate, EmitRequest};
+use iblink_model::arbiter::LowPolicy;
+use iblink_model::config::{ConfigError, PortConfig};
+use iblink_rtl::catalog::{generate, link_port_module, EmitRequest};
+use iblink_rtl::link_port::PortParams;
 use iblink_rtl::emit::write_atomically;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,9 +22,56 @@ pub struct EmitArgs {
     /// CRC unit data widths in bits (repeatable: 8, 16, 32, 64); default: all.
     #[arg(long = "width")]
     pub widths: Vec<usize>,
+    /// Generate one link port from a port configuration file (TOML: vl_cap,
+    /// datapath_bits, buffer_blocks, tables, ...) instead of the block catalogue.
+    #[arg(long, conflicts_with_all = ["blocks", "widths"])]
+    pub config: Option<PathBuf>,
+}
+
+/// The link port parameters a (validated) port configuration names.
+pub fn port_params(c: &PortConfig) -> Result<PortParams, ConfigError> {
+    let clocks16 = |field: &str, v: u32| {
+        u16::try_from(v).map_err(|_| ConfigError::field(field, format!("{v} clocks does not fit the port's 16-bit timer")))
+    };
+    Ok(PortParams {
+        vl_cap: c.vl_cap.get() as usize,
+        width: c.datapath_bytes as usize * 8,
+        buffer_blocks: c.buffer_blocks,
+        vl15_packets: c.vl15_buffer_packets as usize,
+        refresh_clocks: clocks16("refresh_symbols", c.refresh_clocks())?,
+        min_gap_clocks: clocks16("min_fcp_gap", c.min_gap_clocks())?,
+        vl_high_limit: c.vl_high_limit,
+        one_packet: c.low_policy == LowPolicy::OnePacket,
+        high: c.high.iter().map(|e| (e.vl, e.weight)).collect(),
+        low: c.low.iter().map(|e| (e.vl, e.weight)).collect(),
+    })
+}
+
+/// `--config`: read, validate, render in memory; any error names the file and the field.
+fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::EmittedModule, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let cfg = PortConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let p = port_params(&cfg).map_err(|e| format!("{}: {e}", path.display()))?;
+    link_port_module(&p).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.config {
+        // Rendered in memory first: a bad configuration touches no file.
+        let m = match port_from_config(path) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(2));
+            }
+        };
+        let written = write_atomically(&args.out, std::slice::from_ref(&m))
+            .with_context(|| format!("emitting into {}", args.out.display()))?;
+        for p in written {
+            println!("wrote {}", p.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let req = EmitRequest {
         blocks: args.blocks,
         crc_widths: args.widths,

@@ -1,9 +1,11 @@
 //! Per-block back-end wiring: each block's model adapter, constructors and stimulus.
 
 pub mod crc16;
+pub mod failsafe;
 pub mod crc16_dword;
 pub mod fcp_rx;
 pub mod fcp_tx;
+pub mod link_port;
 pub mod link_rx;
 pub mod link_tx;
 pub mod rx_credits;

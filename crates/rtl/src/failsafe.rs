@@ -1,0 +1,518 @@
+//! Failsafe (SPEC.md §8; seed 001 "Failsafe Mechanisms"): the transmitter-detected
+//! flow-control update monitor and the receiver-detected buffer-overrun threshold, both
+//! of which request a link resync.
+//!
+//! Reference-model twin: [`iblink_model::failsafe::Failsafe`] as the port model drives it
+//! (`iblink_model::port`: a trip resyncs the port, and the resync resets the failsafe);
+//! lockstep back ends: `iblink_sim::blocks::failsafe`; snapshots: `tests/snapshots`.
+//!
+//! # Interface (VLCap `N` data VLs, fixed at generation)
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `reset` | in | link init / resync (SPEC.md §8): the model's `reset()`, applied as this clock starts; this clock's strobes still count (see the cycle contract) |
+//! | `upd_valid`, `upd_vl` | in | a good FCP for `upd_vl` (4 bits) arrived: the FCP RX framer's `upd_valid`/`upd_vl` strobe (model `on_fcp`) |
+//! | `overrun`, `overrun_vl` | in | a data packet for `overrun_vl` (4 bits) was dropped for lack of buffer space: the RX credit block's `dropped`, with the VL of the accept it answers (the port registers `accept_vl` alongside, since `dropped` comes a clock after the accept) (model `on_overrun`) |
+//! | `period_clocks` | in | 16 bits: clocks in one FCP period, the spec's 65,536 symbol times: `65536 / W` = **16384** at 32 bits, **8192** at 64 (model `FailsafeConfig::period_clocks`; 0 acts as 1, as in the model) |
+//! | `update_periods` | in | 16 bits: resync when no FCP arrives for a VL for more than this many periods; 0 disables the monitor (`PortConfig::update_monitor_periods`, 0..=65535) |
+//! | `overrun_periods` | in | 16 bits: resync when a VL has overruns in more than this many consecutive periods (`PortConfig::overrun_periods`, 0..=65535) |
+//! | `resync_req` | out | **one-clock strobe**: the failsafe tripped; the port resyncs (resets its credit blocks, restarts with flow-control init FCPs) |
+//! | `resync_reason` | out | why, held until the next request: 0 = no flow-control update (update monitor), 1 = overrun threshold |
+//! | `resync_vl` | out | 4 bits: the VL that tripped, held with `resync_reason` (the model's order: the update monitor before the overrun threshold, then the lowest VL) |
+//! | `overrun_seen` | out | `N` bits: VL `v` had an overrun in the current period so far (sticky until the period ends; the model's `overrun_mask`) |
+//! | `overrun_run` | out | `N` bits: VL `v`'s last period ended with overruns (the model's `consecutive_overrun_periods(v) > 0`): one more than `overrun_periods` such periods in a row trips |
+//! | `fcp_late` | out | `N` bits: no FCP for VL `v` for more than one period (`clocks_since_fcp(v) > period_clocks`), also while the monitor is off |
+//!
+//! Strobes for VLs at or above VLCap (VL15 included) are ignored. The configuration
+//! inputs are read every clock; change them only in a clock with `reset` set (the model
+//! takes its configuration at `reset`; between resets the per-VL state was set up under
+//! the old values).
+//!
+//! # Cycle contract
+//! Clock `t` is one model step: `reset()` if `reset` is set in clock `t`, then `on_fcp`,
+//! `on_overrun` for this clock's strobes, then `tick()`; when `tick` returns a reason the
+//! port resyncs, which resets the failsafe (model: `PortModel::step`). So:
+//! - `resync_req` is set during clock `t + 2` when clock `t`'s tick trips, with
+//!   `resync_reason` and `resync_vl` (latency 2). The block resets **itself** after a
+//!   trip: clock `t + 1` already starts from the reset state (as the port model's next
+//!   step does). The port need not feed `resync_req` back into `reset`; doing so is
+//!   harmless (a reset of the reset state).
+//! - `overrun_seen`, `overrun_run` and `fcp_late` during clock `t + 1` are the state after
+//!   clock `t`'s tick (latency 1); after a trip, the state that tripped (the clock after
+//!   shows the reset state).
+//! - A clock with `reset` is a whole step from the reset state: in it the period clock
+//!   starts at 0, every VL counts as just refreshed, and an overrun strobe marks the
+//!   new period. Held for several clocks, the block stays one clock out of reset.
+//! - The first clock after power-up acts as a reset (the per-VL counts load from
+//!   `update_periods`), so the block matches a freshly built model from clock 0.
+//! - Registered: the period clock `timer`; per VL `phase`, `upd_left`, `late`, `seen`,
+//!   `run`, `consec`, and this clock's trips `trip_u` (update monitor) and `trip` (any);
+//!   `started`; the outputs.
+//!
+//! # How the update monitor counts without a timer per VL
+//! The model counts clocks since each VL's last FCP and trips when the count passes
+//! `update_periods × period_clocks`: a multiplier and a 32-bit counter per VL. Here the
+//! one shared period clock (`timer`, which the overrun threshold needs anyway) does the
+//! counting: an FCP for VL `v` stores `timer` as `phase`; every later clock where `timer`
+//! equals `phase` again is a whole period since that FCP (a *boundary*), and
+//! `upd_left` (loaded with `update_periods`) counts boundaries down. The trip is the
+//! boundary that finds `upd_left == 1`: exactly `update_periods × period_clocks` clocks
+//! after the FCP, where the model's count first exceeds the limit; `fcp_late` is the first
+//! boundary. Per VL that is a 16-bit compare and a 16-bit down counter (the model's
+//! information, `log2(P) + log2(U)` bits, no more).
+//!
+//! # Why the trip resets the block a clock later, and `resync_req` comes a clock after that
+//! A trip is an OR over every VL's 16-bit compares; resetting every register with it in
+//! the same clock would put the compares, the OR and the reset muxes in one path. So each
+//! VL registers its own trip, and the next clock starts from the reset state when any is
+//! set (a 15-input OR into the reset); the model's reset is between the two steps, so the
+//! result is the same. The request and its reason (a priority pick over the registered
+//! trips) are registered once more, so every output is a flip-flop.
+
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::tx_credits::{MAX_VLS, VL_CAPS};
+use rust_hdl::prelude::*;
+use std::fmt::Write as _;
+
+/// `resync_reason` when no FCP arrived for a VL for too long (the update monitor).
+pub const REASON_NO_FC_UPDATE: u8 = 0;
+/// `resync_reason` when a VL had overruns in too many consecutive periods.
+pub const REASON_OVERRUN: u8 = 1;
+/// Clocks from the clock whose tick trips to the clock showing `resync_req`.
+pub const RESYNC_LATENCY: usize = 2;
+/// Clocks from a clock to the status outputs showing its effect.
+pub const STATUS_LATENCY: usize = 1;
+/// Width of `period_clocks`, `update_periods`, `overrun_periods` and the counters.
+pub const CONFIG_BITS: usize = 16;
+/// The spec's FCP period in clocks for a datapath of `width_bits` (SPEC.md §5, §8).
+pub const fn spec_period_clocks(width_bits: usize) -> u16 {
+    (65536 / (width_bits / 8)) as u16
+}
+
+/// The registers (declared by the Verilog body itself).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FailsafeRegs {
+    /// Set after the first clock (power-up acts as a reset).
+    pub started: bool,
+    /// Clocks into the current FCP period (the model's `period_timer`).
+    pub timer: u16,
+    /// Per VL: `timer` in the clock of its last FCP (or reset).
+    pub phase: [u16; MAX_VLS],
+    /// Per VL: update-monitor period boundaries left before a resync.
+    pub upd_left: [u16; MAX_VLS],
+    /// Per VL: consecutive periods with overruns (the model's `consecutive`).
+    pub consec: [u16; MAX_VLS],
+    /// Bit v: no FCP for more than one period.
+    pub late: u16,
+    /// Bit v: an overrun in the current period.
+    pub seen: u16,
+    /// Bit v: the last period ended with overruns.
+    pub run: u16,
+    /// Bit v: VL v's update monitor tripped in the previous clock.
+    pub trip_u: u16,
+    /// Bit v: VL v tripped (either reason) in the previous clock.
+    pub trip: u16,
+    pub resync_req: bool,
+    pub resync_reason: bool,
+    pub resync_vl: u8,
+}
+
+/// One clock of the block: the registers after the edge, given those before it and the
+/// inputs (what `update` and the Verilog body both do).
+pub fn next_regs(r: &FailsafeRegs, i: &FailsafeIn, n: usize) -> FailsafeRegs {
+    let mut x = *r;
+    let fresh = r.trip != 0;
+    let rst = i.reset || fresh || !r.started;
+    let timer_pre = if rst { 0 } else { r.timer };
+    let timer_inc = timer_pre as u32 + 1;
+    let period_end = timer_inc >= i.period_clocks as u32;
+    let monitor_on = i.update_periods != 0;
+    let hit = |valid: bool, vl: u8| -> u16 {
+        let vl = vl & 0xf;
+        if valid && (vl as usize) < n {
+            1 << vl
+        } else {
+            0
+        }
+    };
+    let upd_hit = hit(i.upd_valid, i.upd_vl);
+    let ovr_hit = hit(i.overrun, i.overrun_vl);
+    x.started = true;
+    x.timer = if period_end { 0 } else { timer_inc as u16 };
+    x.trip_u = 0;
+    x.trip = 0;
+    for v in 0..n {
+        let b = 1u16 << v;
+        let anchor = rst || (upd_hit & b) != 0;
+        let boundary = !anchor && r.timer == r.phase[v];
+        let ev = ((r.seen & b) != 0 && !rst) || (ovr_hit & b) != 0;
+        let consec_pre = if rst { 0 } else { r.consec[v] };
+        let run_pre = (r.run & b) != 0 && !rst;
+        if anchor {
+            x.phase[v] = timer_pre;
+            x.upd_left[v] = i.update_periods;
+            x.late &= !b;
+        } else if boundary {
+            x.upd_left[v] = r.upd_left[v].wrapping_sub(1);
+            x.late |= b;
+        }
+        x.seen = x.seen & !b | if ev && !period_end { b } else { 0 };
+        let run = if period_end { ev } else { run_pre };
+        x.run = x.run & !b | if run { b } else { 0 };
+        x.consec[v] = if period_end {
+            if ev {
+                consec_pre.wrapping_add(1)
+            } else {
+                0
+            }
+        } else {
+            consec_pre
+        };
+        let trip_u = monitor_on && boundary && r.upd_left[v] == 1;
+        let trip_o = period_end && ev && consec_pre == i.overrun_periods;
+        x.trip_u |= if trip_u { b } else { 0 };
+        x.trip |= if trip_u || trip_o { b } else { 0 };
+    }
+    x.resync_req = fresh;
+    if fresh {
+        x.resync_reason = r.trip_u == 0;
+        let pick = if r.trip_u != 0 { r.trip_u } else { r.trip };
+        x.resync_vl = pick.trailing_zeros() as u8;
+    }
+    x
+}
+
+/// The failsafe for `N` data VLs.
+#[derive(LogicBlock)]
+pub struct FailsafeUnit<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub upd_valid: Signal<In, Bit>,
+    pub upd_vl: Signal<In, Bits<4>>,
+    pub overrun: Signal<In, Bit>,
+    pub overrun_vl: Signal<In, Bits<4>>,
+    pub period_clocks: Signal<In, Bits<16>>,
+    pub update_periods: Signal<In, Bits<16>>,
+    pub overrun_periods: Signal<In, Bits<16>>,
+    pub resync_req: Signal<Out, Bit>,
+    pub resync_reason: Signal<Out, Bit>,
+    pub resync_vl: Signal<Out, Bits<4>>,
+    pub overrun_seen: Signal<Out, Bits<N>>,
+    pub overrun_run: Signal<Out, Bits<N>>,
+    pub fcp_late: Signal<Out, Bits<N>>,
+    regs: Opaque<FailsafeRegs>,
+}
+
+impl<const N: usize> Default for FailsafeUnit<N> {
+    fn default() -> Self {
+        assert!(VL_CAPS.contains(&N), "FailsafeUnit<{N}>: unsupported VLCap");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            upd_valid: Default::default(),
+            upd_vl: Default::default(),
+            overrun: Default::default(),
+            overrun_vl: Default::default(),
+            period_clocks: Default::default(),
+            update_periods: Default::default(),
+            overrun_periods: Default::default(),
+            resync_req: Default::default(),
+            resync_reason: Default::default(),
+            resync_vl: Default::default(),
+            overrun_seen: Default::default(),
+            overrun_run: Default::default(),
+            fcp_late: Default::default(),
+            regs: Opaque(FailsafeRegs::default()),
+        }
+    }
+}
+
+impl<const N: usize> FailsafeUnit<N> {
+    fn inputs(&self) -> FailsafeIn {
+        FailsafeIn {
+            reset: self.reset.val(),
+            upd_valid: self.upd_valid.val(),
+            upd_vl: self.upd_vl.val().to_u64() as u8,
+            overrun: self.overrun.val(),
+            overrun_vl: self.overrun_vl.val().to_u64() as u8,
+            period_clocks: self.period_clocks.val().to_u64() as u16,
+            update_periods: self.update_periods.val().to_u64() as u16,
+            overrun_periods: self.overrun_periods.val().to_u64() as u16,
+        }
+    }
+}
+
+impl<const N: usize> Logic for FailsafeUnit<N> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let i = self.inputs();
+            *self.regs = next_regs(&self.regs, &i, N);
+        }
+        let r = &self.regs;
+        self.resync_req.next = r.resync_req;
+        self.resync_reason.next = r.resync_reason;
+        self.resync_vl.next = (r.resync_vl as u64).into();
+        self.overrun_seen.next = (r.seen as u64).into();
+        self.overrun_run.next = (r.run as u64).into();
+        self.fcp_late.next = (r.late as u64).into();
+    }
+
+    fn connect(&mut self) {
+        self.resync_req.connect();
+        self.resync_reason.connect();
+        self.resync_vl.connect();
+        self.overrun_seen.connect();
+        self.overrun_run.connect();
+        self.fcp_late.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(failsafe_verilog_body(N))
+    }
+}
+
+/// The module body: the shared period clock, then one generate iteration per VL.
+pub fn failsafe_verilog_body(vls: usize) -> String {
+    let mut v = String::new();
+    let _ = write!(
+        v,
+        "\
+// Failsafe for VLCap {vls} (SPEC.md 8; seed 001 \"Failsafe Mechanisms\"). One clock is one
+// step of the reference model: reset() if reset, on_fcp / on_overrun for this clock's
+// strobes, tick(); a trip resyncs the port, which resets the failsafe.
+//   timer      the shared period clock: clocks into the current FCP period
+// Per data VL v, in generate block vl[v]:
+//   phase      timer in the clock of the VL's last FCP: whenever timer is back at it,
+//              a whole period has passed since that FCP (a boundary)
+//   upd_left   update monitor: boundaries left before a resync (loaded with update_periods)
+//   late       no FCP for more than one period (a boundary has passed)
+//   seen       an overrun in the current period
+//   run        the last period ended with overruns
+//   consec     consecutive periods with overruns
+//   trip_u     this clock's update-monitor trip; trip: this clock's trip, either reason
+localparam VLS = {vls};
+// One-hot VL selects (VL15 and VLs at or above VLCap hit nothing).
+wire [VLS-1:0] upd_hit = upd_valid ? {vls}'d1 << upd_vl : {vls}'d0;
+wire [VLS-1:0] ovr_hit = overrun ? {vls}'d1 << overrun_vl : {vls}'d0;
+wire [VLS-1:0] trip_u_w;
+wire [VLS-1:0] trip_w;
+wire [VLS-1:0] late_w;
+wire [VLS-1:0] seen_w;
+wire [VLS-1:0] run_w;
+reg started;
+reg [15:0] timer;
+initial begin
+   started = 1'b0;
+   timer = 16'd0;
+   resync_req = 1'b0;
+   resync_reason = 1'b0;
+   resync_vl = 4'd0;
+end
+// The previous clock tripped: the port resyncs and with it the failsafe, so this clock
+// starts from the reset state (model: the port's resync() calls failsafe.reset()). The
+// first clock after power-up does too.
+wire fresh = |trip_w;
+wire rst = reset | fresh | ~started;
+wire [15:0] timer_pre = rst ? 16'd0 : timer;
+wire [16:0] timer_inc = {{1'b0, timer_pre}} + 17'd1;
+// The period ends with this clock (period_clocks 0 acts as 1, as in the model).
+wire period_end = timer_inc >= {{1'b0, period_clocks}};
+// update_periods 0 turns the update monitor off.
+wire monitor_on = update_periods != 16'd0;
+always @(posedge clock) begin
+   started <= 1'b1;
+   timer <= period_end ? 16'd0 : timer_inc[15:0];
+end
+genvar v;
+generate
+   for (v = 0; v < VLS; v = v + 1) begin : vl
+      reg [15:0] phase;
+      reg [15:0] upd_left;
+      reg [15:0] consec;
+      reg late;
+      reg seen;
+      reg run;
+      reg trip_u;
+      reg trip;
+      initial begin
+         phase = 16'd0;
+         upd_left = 16'd0;
+         consec = 16'd0;
+         late = 1'b0;
+         seen = 1'b0;
+         run = 1'b0;
+         trip_u = 1'b0;
+         trip = 1'b0;
+      end
+      // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
+      wire anchor = rst | upd_hit[v];
+      // A whole period since the VL's last FCP ends with this clock.
+      wire boundary = ~anchor & (timer == phase);
+      // An overrun in this period, this clock's included.
+      wire ev = (seen & ~rst) | ovr_hit[v];
+      wire [15:0] consec_pre = rst ? 16'd0 : consec;
+      // SPEC.md 8 \"more than N periods\" without an FCP: the N-th boundary.
+      wire trip_upd = monitor_on & boundary & (upd_left == 16'd1);
+      // SPEC.md 8 overruns in \"more than N consecutive periods\": the (N+1)-th in a row.
+      wire trip_ovr = period_end & ev & (consec_pre == overrun_periods);
+      always @(posedge clock) begin
+         if (anchor) begin
+            phase <= timer_pre;
+            upd_left <= update_periods;
+            late <= 1'b0;
+         end else if (boundary) begin
+            upd_left <= upd_left - 16'd1;
+            late <= 1'b1;
+         end
+         seen <= ev & ~period_end;
+         run <= period_end ? ev : (run & ~rst);
+         consec <= period_end ? (ev ? consec_pre + 16'd1 : 16'd0) : consec_pre;
+         trip_u <= trip_upd;
+         trip <= trip_upd | trip_ovr;
+      end
+      assign trip_u_w[v] = trip_u;
+      assign trip_w[v] = trip;
+      assign late_w[v] = late;
+      assign seen_w[v] = seen;
+      assign run_w[v] = run;
+   end
+endgenerate
+
+// The VL of the lowest set bit.
+function [3:0] lowest_vl;
+   input [VLS-1:0] x;
+   integer k;
+   begin
+      lowest_vl = 4'd0;
+      for (k = VLS - 1; k >= 0; k = k - 1)
+         if (x[k]) lowest_vl = k[3:0];
+   end
+endfunction
+
+// The request, a clock after the trips: the model's order is the update monitor first,
+// then the overrun threshold, lowest VL first. Reason and VL hold until the next one.
+always @(posedge clock) begin
+   resync_req <= fresh;
+   if (fresh) begin
+      resync_reason <= ~|trip_u_w;
+      resync_vl <= |trip_u_w ? lowest_vl(trip_u_w) : lowest_vl(trip_w);
+   end
+end
+
+always @(*) overrun_seen = seen_w;
+always @(*) overrun_run = run_w;
+always @(*) fcp_late = late_w;
+"
+    );
+    v
+}
+
+/// One clock of stimulus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FailsafeIn {
+    pub reset: bool,
+    pub upd_valid: bool,
+    pub upd_vl: u8,
+    pub overrun: bool,
+    pub overrun_vl: u8,
+    pub period_clocks: u16,
+    pub update_periods: u16,
+    pub overrun_periods: u16,
+}
+
+/// The outputs during a clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FailsafeOut {
+    pub resync_req: bool,
+    /// [`REASON_NO_FC_UPDATE`] or [`REASON_OVERRUN`], of the latest request.
+    pub resync_reason: u8,
+    pub resync_vl: u8,
+    pub overrun_seen: u16,
+    pub overrun_run: u16,
+    pub fcp_late: u16,
+}
+
+impl<const N: usize> HdlIo for FailsafeUnit<N> {
+    type In = FailsafeIn;
+    type Out = FailsafeOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("reset"),
+        PortSpec::new("upd_valid"),
+        PortSpec::new("upd_vl"),
+        PortSpec::new("overrun"),
+        PortSpec::new("overrun_vl"),
+        PortSpec::new("period_clocks"),
+        PortSpec::new("update_periods"),
+        PortSpec::new("overrun_periods"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[
+        PortSpec::new("resync_req"),
+        PortSpec::new("resync_reason"),
+        PortSpec::new("resync_vl"),
+        PortSpec::new("overrun_seen"),
+        PortSpec::new("overrun_run"),
+        PortSpec::new("fcp_late"),
+    ];
+
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &FailsafeIn) {
+        self.reset.next = i.reset;
+        self.upd_valid.next = i.upd_valid;
+        self.upd_vl.next = (i.upd_vl as u64 & 0xf).into();
+        self.overrun.next = i.overrun;
+        self.overrun_vl.next = (i.overrun_vl as u64 & 0xf).into();
+        self.period_clocks.next = (i.period_clocks as u64).into();
+        self.update_periods.next = (i.update_periods as u64).into();
+        self.overrun_periods.next = (i.overrun_periods as u64).into();
+    }
+    fn sample(&self) -> FailsafeOut {
+        FailsafeOut {
+            resync_req: self.resync_req.val(),
+            resync_reason: self.resync_reason.val() as u8,
+            resync_vl: self.resync_vl.val().to_u64() as u8,
+            overrun_seen: self.overrun_seen.val().to_u64() as u16,
+            overrun_run: self.overrun_run.val().to_u64() as u16,
+            fcp_late: self.fcp_late.val().to_u64() as u16,
+        }
+    }
+    fn pack(i: &FailsafeIn, slots: &mut [u64]) {
+        slots[0] = i.reset as u64;
+        slots[1] = i.upd_valid as u64;
+        slots[2] = i.upd_vl as u64 & 0xf;
+        slots[3] = i.overrun as u64;
+        slots[4] = i.overrun_vl as u64 & 0xf;
+        slots[5] = i.period_clocks as u64;
+        slots[6] = i.update_periods as u64;
+        slots[7] = i.overrun_periods as u64;
+    }
+    fn unpack(slots: &[u64]) -> FailsafeOut {
+        let m = (1u64 << N) - 1;
+        FailsafeOut {
+            resync_req: slots[0] & 1 == 1,
+            resync_reason: (slots[1] & 1) as u8,
+            resync_vl: (slots[2] & 0xf) as u8,
+            overrun_seen: (slots[3] & m) as u16,
+            overrun_run: (slots[4] & m) as u16,
+            fcp_late: (slots[5] & m) as u16,
+        }
+    }
+}
+
+pub type FailsafeVl1 = FailsafeUnit<1>;
+pub type FailsafeVl2 = FailsafeUnit<2>;
+pub type FailsafeVl4 = FailsafeUnit<4>;
+pub type FailsafeVl8 = FailsafeUnit<8>;
+pub type FailsafeVl15 = FailsafeUnit<15>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_periods() {
+        // SPEC.md §5: 65,536 symbol times; W bytes a clock.
+        assert_eq!(spec_period_clocks(32), 16384);
+        assert_eq!(spec_period_clocks(64), 8192);
+    }
+}
