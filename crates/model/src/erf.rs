@@ -81,6 +81,8 @@ pub const FLAG_IFACE_MASK: u8 = 0x03;
 pub const FLAG_VLEN: u8 = 0x04;
 /// Flags bit 3: the record was truncated.
 pub const FLAG_TRUNC: u8 = 0x08;
+/// Flags bit 4: RX error, the packet was received with a link error (a bad CRC).
+pub const FLAG_RX_ERROR: u8 = 0x10;
 /// Type bit 7: an 8-byte extension header follows (and so on while its bit 7 is set).
 pub const TYPE_EXT_HEADER: u8 = 0x80;
 /// Picoseconds in a second.
@@ -125,6 +127,15 @@ impl Direction {
             _ => None,
         }
     }
+}
+
+/// What a record says beyond its type and direction (see [`ErfWriter::write_marked`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordMarks {
+    /// Set the RX error flag ([`FLAG_RX_ERROR`]).
+    pub rx_error: bool,
+    /// The loss counter: packets lost between the previous record and this one.
+    pub lctr: u16,
 }
 
 /// Errors writing or reading ERF.
@@ -232,6 +243,18 @@ impl<W: Write> ErfWriter<W> {
         ty: ErfType,
         bytes: &[u8],
     ) -> Result<(), ErfError> {
+        self.write_marked(clock, dir, ty, bytes, RecordMarks::default())
+    }
+
+    /// [`Self::write`] with the RX error flag and the loss counter set from `marks`.
+    pub fn write_marked(
+        &mut self,
+        clock: u64,
+        dir: Direction,
+        ty: ErfType,
+        bytes: &[u8],
+        marks: RecordMarks,
+    ) -> Result<(), ErfError> {
         if let Some(previous) = self.last_clock {
             if clock < previous {
                 return Err(ErfError::TimeWentBack { clock, previous });
@@ -248,9 +271,9 @@ impl<W: Write> ErfWriter<W> {
         let mut h = [0u8; HEADER_BYTES];
         h[0..8].copy_from_slice(&ts.to_le_bytes());
         h[8] = ty as u8;
-        h[9] = dir.iface() | FLAG_VLEN;
+        h[9] = dir.iface() | FLAG_VLEN | if marks.rx_error { FLAG_RX_ERROR } else { 0 };
         h[10..12].copy_from_slice(&(padded as u16).to_be_bytes());
-        // lctr 0: nothing lost.
+        h[12..14].copy_from_slice(&marks.lctr.to_be_bytes());
         h[14..16].copy_from_slice(&(bytes.len() as u16).to_be_bytes());
         self.out.write_all(&h)?;
         self.out.write_all(bytes)?;
@@ -314,6 +337,10 @@ impl ErfRecord {
     }
     pub fn direction(&self) -> Option<Direction> {
         Direction::from_iface(self.iface())
+    }
+    /// The RX error flag (flags bit 4).
+    pub fn rx_error(&self) -> bool {
+        self.flags & FLAG_RX_ERROR != 0
     }
     /// Picoseconds since 1970.
     pub fn ts_ps(&self) -> u128 {
@@ -481,6 +508,24 @@ mod tests {
     }
 
     #[test]
+    fn marks_set_the_rx_error_flag_and_the_loss_counter() {
+        let mut w = ErfWriter::new(Vec::new(), 4_000).unwrap();
+        let fcp = Fcp::new(FcpOp::Init, 0, 0, 0).unwrap().encode();
+        let marks = RecordMarks {
+            rx_error: true,
+            lctr: 0x0102,
+        };
+        w.write_marked(0, Direction::AToB, ErfType::InfiniBandLink, &fcp, marks)
+            .unwrap();
+        let b = w.finish().unwrap();
+        // flags: interface 0, varying length, RX error; lctr big-endian.
+        assert_eq!(&b[8..16], &[25, 0x14, 0, 24, 0x01, 0x02, 0, 6]);
+        let r = &read_all(&b).unwrap()[0];
+        assert!(r.rx_error());
+        assert_eq!((r.lctr, r.data.as_slice()), (0x0102, &fcp[..]));
+    }
+
+    #[test]
     fn padding_to_eight_and_read_back() {
         let mut w = ErfWriter::new(Vec::new(), 1_000).unwrap();
         let mut sent = vec![];
@@ -513,6 +558,7 @@ mod tests {
             assert_eq!(r.erf_type(), Some(*ty));
             assert_eq!(r.flags & FLAG_VLEN, FLAG_VLEN);
             assert_eq!(r.lctr, 0);
+            assert!(!r.rx_error());
             // Within half a 2^-32 s tick.
             assert!(r.ts_ps().abs_diff(*len as u128 * 10_000) <= 117);
             total += r.rlen as usize;
