@@ -48,7 +48,7 @@ pub fn port_params(c: &PortConfig) -> Result<PortParams, ConfigError> {
 }
 
 /// `--config`: read, validate, render in memory; any error names the file and the field.
-fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::EmittedModule, String> {
+pub fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::EmittedModule, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let cfg = PortConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let p = port_params(&cfg).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -48,6 +48,10 @@ pub struct SynthArgs {
     /// Only these modules, by emitted name, e.g. iblink_crc16_w32 (repeatable).
     #[arg(long = "module")]
     pub modules: Vec<String>,
+    /// Synthesise the link port generated from this port configuration file (the TOML of
+    /// `iblink emit --config`) instead of catalog modules.
+    #[arg(long, conflicts_with_all = ["blocks", "all", "modules"])]
+    pub config: Option<PathBuf>,
     /// Output directory: report.json, report.md and one directory per target/module with
     /// the wrapper, the netlist and the yosys/nextpnr logs.
     #[arg(long, default_value = "build/synth")]
@@ -79,10 +83,18 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
             return bad_input(format!("--freq {f}: must be a positive number of MHz"));
         }
     }
-    let req = EmitRequest { blocks: a.blocks.clone(), crc_widths: vec![] };
-    let mut modules = match generate(&req) {
-        Ok(m) => m,
-        Err(e) => return bad_input(e),
+    let mut modules = if let Some(path) = &a.config {
+        // A bad file is refused before any tool runs; the error names the field.
+        match super::emit::port_from_config(path) {
+            Ok(m) => vec![m],
+            Err(e) => return bad_input(e),
+        }
+    } else {
+        let req = EmitRequest { blocks: a.blocks.clone(), crc_widths: vec![] };
+        match generate(&req) {
+            Ok(m) => m,
+            Err(e) => return bad_input(e),
+        }
     };
     if !a.modules.is_empty() {
         let valid: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
