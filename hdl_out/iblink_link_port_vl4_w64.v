@@ -11,10 +11,12 @@
 // config: low_policy = weight
 // config: high = []
 // config: low = [[0,64],[1,64],[2,64],[3,64]]
+// config: update_monitor_periods = 2
+// config: overrun_periods = 2
 `default_nettype none
 // Sub-modules `<top>$<block>` share this file so that it is self-contained.
 /* verilator lint_off DECLFILENAME */
-module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop,vl15_valid,vl15_len,vl15_pop,src_rd,src_vl,src_data,tx_valid,tx_data,tx_keep,tx_sop,tx_eop,tx_link,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,rx_out_valid,rx_out_data,rx_out_keep,rx_out_sop,rx_out_eop,rx_out_vl,rx_out_abort,rx_done,rx_done_status,rx_commit,rx_overrun,drain,drain_vl,drain_blocks,vl15_drain,cfg_wr,cfg_addr,cfg_data,cfg_busy,grant,grant_vl,grant_table,grant_entry,grant_blocks,grant_weight_left,grant_high_counter,fccl,overruns,fcp_good_count,fcp_short_count,fcp_long_count,fcp_abort_count,fcp_lpcrc_error_count,fcp_reserved_op_count,fcp_vl15_count,fcp_vl_cap_count,rx_good_count,rx_vcrc_error_count,rx_length_error_count,rx_bad_vl_count,rx_abort_count,vl15_held,vl15_drop_count,tx_vl15_starts,tx_fcp_starts,tx_data_starts,fcp_framing_error);
+module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop,vl15_valid,vl15_len,vl15_pop,src_rd,src_vl,src_data,tx_valid,tx_data,tx_keep,tx_sop,tx_eop,tx_link,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,rx_out_valid,rx_out_data,rx_out_keep,rx_out_sop,rx_out_eop,rx_out_vl,rx_out_abort,rx_done,rx_done_status,rx_commit,rx_overrun,drain,drain_vl,drain_blocks,vl15_drain,cfg_wr,cfg_addr,cfg_data,cfg_busy,grant,grant_vl,grant_table,grant_entry,grant_blocks,grant_weight_left,grant_high_counter,fccl,overruns,fcp_good_count,fcp_short_count,fcp_long_count,fcp_abort_count,fcp_lpcrc_error_count,fcp_reserved_op_count,fcp_vl15_count,fcp_vl_cap_count,rx_good_count,rx_vcrc_error_count,rx_length_error_count,rx_bad_vl_count,rx_abort_count,vl15_held,vl15_drop_count,tx_vl15_starts,tx_fcp_starts,tx_data_starts,fcp_framing_error,resync_req,resync_reason,resync_vl,fcp_late,fctbs);
 
     // Module arguments
     input wire  clock;
@@ -88,6 +90,11 @@ module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop
     output reg  [15:0] tx_fcp_starts;
     output reg  [15:0] tx_data_starts;
     output reg  fcp_framing_error;
+    output reg  resync_req;
+    output reg  resync_reason;
+    output reg  [3:0] resync_vl;
+    output reg  [3:0] fcp_late;
+    output reg  [47:0] fctbs;
 
     // Stub signals
     reg  txc$clock;
@@ -237,6 +244,21 @@ module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop
     wire  [15:0] lrx$length_error_count;
     wire  [15:0] lrx$bad_vl_count;
     wire  [15:0] lrx$abort_count;
+    reg  fs$clock;
+    reg  fs$reset;
+    reg  fs$upd_valid;
+    reg  [3:0] fs$upd_vl;
+    reg  fs$overrun;
+    reg  [3:0] fs$overrun_vl;
+    reg  [15:0] fs$period_clocks;
+    reg  [15:0] fs$update_periods;
+    reg  [15:0] fs$overrun_periods;
+    wire  fs$resync_req;
+    wire  fs$resync_reason;
+    wire  [3:0] fs$resync_vl;
+    wire  [3:0] fs$overrun_seen;
+    wire  [3:0] fs$overrun_run;
+    wire  [3:0] fs$fcp_late;
 
     // Sub module instances
     iblink_link_port_vl4_w64$txc txc(
@@ -402,6 +424,23 @@ module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop
         .bad_vl_count(lrx$bad_vl_count),
         .abort_count(lrx$abort_count)
     );
+    iblink_link_port_vl4_w64$fs fs(
+        .clock(fs$clock),
+        .reset(fs$reset),
+        .upd_valid(fs$upd_valid),
+        .upd_vl(fs$upd_vl),
+        .overrun(fs$overrun),
+        .overrun_vl(fs$overrun_vl),
+        .period_clocks(fs$period_clocks),
+        .update_periods(fs$update_periods),
+        .overrun_periods(fs$overrun_periods),
+        .resync_req(fs$resync_req),
+        .resync_reason(fs$resync_reason),
+        .resync_vl(fs$resync_vl),
+        .overrun_seen(fs$overrun_seen),
+        .overrun_run(fs$overrun_run),
+        .fcp_late(fs$fcp_late)
+    );
 
     // Update code (custom)
     // Link port: VLCap 4, 64 bits a clock. Blocks are wired below; see each
@@ -421,14 +460,27 @@ module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop
     reg [VLS-1:0] cfg_vl_enable;
     reg [15:0] cfg_refresh;
     reg [15:0] cfg_min_gap;
+    reg [15:0] cfg_update_periods;
+    reg [15:0] cfg_overrun_periods;
     reg [7:0] load_idx;
     reg [VLS-1:0] taken_mask;
+    // The failsafe's thresholds as applied: taken from the registers at a reset.
+    reg [15:0] fs_update_periods;
+    reg [15:0] fs_overrun_periods;
+    // The VL of the previous clock's accept: RX credits' `dropped` answers it a clock late.
+    reg [3:0] acc_vl_q;
+    localparam [15:0] FCP_PERIOD_CLOCKS = 16'd8192; // 65,536 symbol times (SPEC.md 5)
     initial begin
        cfg_vl_high_limit = 8'd4;
        cfg_low_policy = 1'b0;
        cfg_vl_enable = {VLS{1'b1}};
        cfg_refresh = 16'd7168;
        cfg_min_gap = 16'd32;
+       cfg_update_periods = 16'd2;
+       cfg_overrun_periods = 16'd2;
+       fs_update_periods = 16'd2;
+       fs_overrun_periods = 16'd2;
+       acc_vl_q = 4'd0;
        load_idx = 8'd0;
        taken_mask = {VLS{1'b0}};
     end
@@ -462,9 +514,19 @@ module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop
              8'h82: cfg_vl_enable <= cfg_data[VLS-1:0];
              8'h83: cfg_refresh <= cfg_data;
              8'h84: cfg_min_gap <= cfg_data;
+             8'h85: cfg_update_periods <= cfg_data;
+             8'h86: cfg_overrun_periods <= cfg_data;
              default: ;
           endcase
        end
+    end
+    // The failsafe takes its thresholds at a reset, as its model does; between resets they hold.
+    wire [15:0] fs_update_in = port_reset ? cfg_update_periods : fs_update_periods;
+    wire [15:0] fs_overrun_in = port_reset ? cfg_overrun_periods : fs_overrun_periods;
+    always @(posedge clock) begin
+       fs_update_periods <= fs_update_in;
+       fs_overrun_periods <= fs_overrun_in;
+       acc_vl_q <= lrx$acc_vl;
     end
     // The credit bit of a VL whose packet started last clock is a clock stale: mask it.
     wire [VLS-1:0] take_hit = ltx$take ? {{(VLS-1){1'b0}}, 1'b1} << arb$offer_vl : {VLS{1'b0}};
@@ -626,10 +688,29 @@ module iblink_link_port_vl4_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop
        vl15_drop_count = vl15$drop_count;
     end
 
+    // Failsafe (SPEC.md 8): the FC-update monitor and the overrun threshold request a resync;
+    // the system around the port retrains the link (drives `reset` / `link_state`).
+    always @(*) begin
+       fs$clock = clock;
+       fs$reset = port_reset;
+       fs$upd_valid = fcprx$upd_valid;
+       fs$upd_vl = fcprx$upd_vl;
+       fs$overrun = rxc$dropped;
+       fs$overrun_vl = acc_vl_q;
+       fs$period_clocks = FCP_PERIOD_CLOCKS;
+       fs$update_periods = fs_update_in;
+       fs$overrun_periods = fs_overrun_in;
+       resync_req = fs$resync_req;
+       resync_reason = fs$resync_reason;
+       resync_vl = fs$resync_vl;
+       fcp_late = fs$fcp_late;
+       fctbs = txc$fctbs_bus;
+    end
+
     // Not needed at the port: the op of a good FCP (the credit blocks take any), the VL of
     // the pending FCP, and the link flag of FCP words (the mux marks them itself).
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, fcprx$upd_op, fcptx$pending_vl, fcptx$fcp_link, 1'b0};
+    wire unused_ok = &{1'b0, fcprx$upd_op, fcptx$pending_vl, fcptx$fcp_link, fs$overrun_seen, fs$overrun_run, 1'b0};
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule // iblink_link_port_vl4_w64
 
@@ -1575,6 +1656,154 @@ module iblink_link_port_vl4_w64$fcptx(clock,restart,link_state,refresh_clocks,mi
        fcp_data = take ? {16'd0, lpcrc, hdr} : 64'd0;
     end
 endmodule // iblink_link_port_vl4_w64$fcptx
+
+
+module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_vl,period_clocks,update_periods,overrun_periods,resync_req,resync_reason,resync_vl,overrun_seen,overrun_run,fcp_late);
+
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  upd_valid;
+    input wire  [3:0] upd_vl;
+    input wire  overrun;
+    input wire  [3:0] overrun_vl;
+    input wire  [15:0] period_clocks;
+    input wire  [15:0] update_periods;
+    input wire  [15:0] overrun_periods;
+    output reg  resync_req;
+    output reg  resync_reason;
+    output reg  [3:0] resync_vl;
+    output reg  [3:0] overrun_seen;
+    output reg  [3:0] overrun_run;
+    output reg  [3:0] fcp_late;
+
+    // Update code (custom)
+    // Failsafe for VLCap 4 (SPEC.md 8; seed 001 "Failsafe Mechanisms"). One clock is one
+    // step of the reference model: reset() if reset, on_fcp / on_overrun for this clock's
+    // strobes, tick(); a trip resyncs the port, which resets the failsafe.
+    //   timer      the shared period clock: clocks into the current FCP period
+    // Per data VL v, in generate block vl[v]:
+    //   phase      timer in the clock of the VL's last FCP: whenever timer is back at it,
+    //              a whole period has passed since that FCP (a boundary)
+    //   upd_left   update monitor: boundaries left before a resync (loaded with update_periods)
+    //   late       no FCP for more than one period (a boundary has passed)
+    //   seen       an overrun in the current period
+    //   run        the last period ended with overruns
+    //   consec     consecutive periods with overruns
+    //   trip_u     this clock's update-monitor trip; trip: this clock's trip, either reason
+    localparam VLS = 4;
+    // One-hot VL selects (VL15 and VLs at or above VLCap hit nothing).
+    wire [VLS-1:0] upd_hit = upd_valid ? 4'd1 << upd_vl : 4'd0;
+    wire [VLS-1:0] ovr_hit = overrun ? 4'd1 << overrun_vl : 4'd0;
+    wire [VLS-1:0] trip_u_w;
+    wire [VLS-1:0] trip_w;
+    wire [VLS-1:0] late_w;
+    wire [VLS-1:0] seen_w;
+    wire [VLS-1:0] run_w;
+    reg started;
+    reg [15:0] timer;
+    initial begin
+       started = 1'b0;
+       timer = 16'd0;
+       resync_req = 1'b0;
+       resync_reason = 1'b0;
+       resync_vl = 4'd0;
+    end
+    // The previous clock tripped: the port resyncs and with it the failsafe, so this clock
+    // starts from the reset state (model: the port's resync() calls failsafe.reset()). The
+    // first clock after power-up does too.
+    wire fresh = |trip_w;
+    wire rst = reset | fresh | ~started;
+    wire [15:0] timer_pre = rst ? 16'd0 : timer;
+    wire [16:0] timer_inc = {1'b0, timer_pre} + 17'd1;
+    // The period ends with this clock (period_clocks 0 acts as 1, as in the model).
+    wire period_end = timer_inc >= {1'b0, period_clocks};
+    // update_periods 0 turns the update monitor off.
+    wire monitor_on = update_periods != 16'd0;
+    always @(posedge clock) begin
+       started <= 1'b1;
+       timer <= period_end ? 16'd0 : timer_inc[15:0];
+    end
+    genvar v;
+    generate
+       for (v = 0; v < VLS; v = v + 1) begin : vl
+          reg [15:0] phase;
+          reg [15:0] upd_left;
+          reg [15:0] consec;
+          reg late;
+          reg seen;
+          reg run;
+          reg trip_u;
+          reg trip;
+          initial begin
+             phase = 16'd0;
+             upd_left = 16'd0;
+             consec = 16'd0;
+             late = 1'b0;
+             seen = 1'b0;
+             run = 1'b0;
+             trip_u = 1'b0;
+             trip = 1'b0;
+          end
+          // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
+          wire anchor = rst | upd_hit[v];
+          // A whole period since the VL's last FCP ends with this clock.
+          wire boundary = ~anchor & (timer == phase);
+          // An overrun in this period, this clock's included.
+          wire ev = (seen & ~rst) | ovr_hit[v];
+          wire [15:0] consec_pre = rst ? 16'd0 : consec;
+          // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
+          wire trip_upd = monitor_on & boundary & (upd_left == 16'd1);
+          // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
+          wire trip_ovr = period_end & ev & (consec_pre == overrun_periods);
+          always @(posedge clock) begin
+             if (anchor) begin
+                phase <= timer_pre;
+                upd_left <= update_periods;
+                late <= 1'b0;
+             end else if (boundary) begin
+                upd_left <= upd_left - 16'd1;
+                late <= 1'b1;
+             end
+             seen <= ev & ~period_end;
+             run <= period_end ? ev : (run & ~rst);
+             consec <= period_end ? (ev ? consec_pre + 16'd1 : 16'd0) : consec_pre;
+             trip_u <= trip_upd;
+             trip <= trip_upd | trip_ovr;
+          end
+          assign trip_u_w[v] = trip_u;
+          assign trip_w[v] = trip;
+          assign late_w[v] = late;
+          assign seen_w[v] = seen;
+          assign run_w[v] = run;
+       end
+    endgenerate
+
+    // The VL of the lowest set bit.
+    function [3:0] lowest_vl;
+       input [VLS-1:0] x;
+       integer k;
+       begin
+          lowest_vl = 4'd0;
+          for (k = VLS - 1; k >= 0; k = k - 1)
+             if (x[k]) lowest_vl = k[3:0];
+       end
+    endfunction
+
+    // The request, a clock after the trips: the model's order is the update monitor first,
+    // then the overrun threshold, lowest VL first. Reason and VL hold until the next one.
+    always @(posedge clock) begin
+       resync_req <= fresh;
+       if (fresh) begin
+          resync_reason <= ~|trip_u_w;
+          resync_vl <= |trip_u_w ? lowest_vl(trip_u_w) : lowest_vl(trip_w);
+       end
+    end
+
+    always @(*) overrun_seen = seen_w;
+    always @(*) overrun_run = run_w;
+    always @(*) fcp_late = late_w;
+endmodule // iblink_link_port_vl4_w64$fs
 
 
 module iblink_link_port_vl4_w64$lrx(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,out_valid,out_data,out_keep,out_sop,out_eop,out_vl,out_abort,done,done_status,acc_valid,acc_vl,acc_blocks,vl15_accept,good_count,vcrc_error_count,length_error_count,bad_vl_count,abort_count);

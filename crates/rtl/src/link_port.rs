@@ -30,6 +30,9 @@
 //! | `cfg_busy` | out | the arbitration tables are being loaded from the generated configuration (after power-up); `cfg_wr` is ignored meanwhile |
 //! | `grant`, `grant_vl[4]`, `grant_table`, `grant_entry[6]`, `grant_blocks[8]`, `grant_weight_left[9]`, `grant_high_counter[19]` | out | a data packet started, with the arbiter's decision (the `iblink arb-trace` numbers) |
 //! | `fccl[12N]`, `overruns[16N]` | out | each VL's FCCL (what this port advertises) and buffer overruns |
+//! | `fctbs[12N]` | out | each VL's FCTBS (blocks sent since link init), as advertised in this port's FCPs |
+//! | `resync_req`, `resync_reason`, `resync_vl[4]` | out | the failsafe ([`crate::failsafe`], SPEC.md §8) requests a link resync: a one-clock strobe; reason 0 = no FC update for `resync_vl`, 1 = overrun threshold. The port does not retrain itself: the link logic around it resets both ends (`reset`, then LinkInitialize until init FCPs have crossed, then LinkActive). The FCP period is 65,536 symbol times (16384 clocks at 32 bits, 8192 at 64) |
+//! | `fcp_late[N]` | out | no FCP for that VL for more than one FCP period |
 //! | counters | out | `fcp_*_count`, `rx_*_count`, `vl15_drop_count`, `tx_*_starts` (16 bits, saturating or wrapping as their block says) and `fcp_framing_error` |
 //!
 //! # Configuration map (`cfg_addr`)
@@ -42,6 +45,8 @@
 //! | `0x82` | data VL enable mask `[N-1:0]` | all data VLs |
 //! | `0x83` | FCP refresh period, clocks | configuration (`refresh_symbols / W`) |
 //! | `0x84` | minimum gap between on-change FCPs of one VL, clocks | configuration |
+//! | `0x85` | failsafe: resync when no FCP arrives for a VL for more than this many FCP periods (0 = off); applied at the next `reset` | configuration (`update_monitor_periods`) |
+//! | `0x86` | failsafe: resync when a VL overruns in more than this many consecutive periods; applied at the next `reset` | configuration (`overrun_periods`) |
 //!
 //! # Why the head of a VL just granted is masked for a clock
 //! The TX credit block shows its check a clock late, so in the clock after a packet of
@@ -51,6 +56,7 @@
 //! single VL the arbiter decides one clock later than the packet ends — one idle clock;
 //! packets of 5 clocks or more, and any mix of VLs, go back to back.
 
+use crate::failsafe::{spec_period_clocks, FailsafeUnit};
 use crate::fcp_rx::FcpRxUnit;
 use crate::fcp_tx::FcpTxUnit;
 use crate::io::Opaque;
@@ -74,6 +80,8 @@ pub const CFG_LOW_POLICY: u8 = 0x81;
 pub const CFG_VL_ENABLE: u8 = 0x82;
 pub const CFG_REFRESH: u8 = 0x83;
 pub const CFG_MIN_GAP: u8 = 0x84;
+pub const CFG_UPDATE_PERIODS: u8 = 0x85;
+pub const CFG_OVERRUN_PERIODS: u8 = 0x86;
 
 /// What a port is generated from (the CLI fills it from `iblink_model::config::PortConfig`;
 /// this crate does not depend on the model).
@@ -94,6 +102,11 @@ pub struct PortParams {
     /// (VL, weight) entries loaded after power-up.
     pub high: Vec<(u8, u8)>,
     pub low: Vec<(u8, u8)>,
+    /// Failsafe (SPEC.md §8): resync when no FCP arrives for a VL for more than this many
+    /// FCP periods (0 = monitor off).
+    pub update_periods: u16,
+    /// Failsafe: resync when a VL has overruns in more than this many consecutive periods.
+    pub overrun_periods: u16,
 }
 
 impl PortParams {
@@ -114,6 +127,8 @@ impl PortParams {
             one_packet: false,
             high: vec![],
             low: (0..vl_cap as u8).map(|v| (v, 64)).collect(),
+            update_periods: 2,
+            overrun_periods: 2,
         }
     }
 
@@ -131,6 +146,8 @@ impl PortParams {
             ("low_policy".into(), if self.one_packet { "one-packet" } else { "weight" }.into()),
             ("high".into(), format!("[{}]", t(&self.high))),
             ("low".into(), format!("[{}]", t(&self.low))),
+            ("update_monitor_periods".into(), self.update_periods.to_string()),
+            ("overrun_periods".into(), self.overrun_periods.to_string()),
         ]
     }
 
@@ -154,6 +171,13 @@ pub struct PortRegs {
     pub vl_enable: u16,
     pub refresh: u16,
     pub min_gap: u16,
+    /// Failsafe thresholds as written (`cfg_*`) and as applied (taken at a reset).
+    pub cfg_update: u16,
+    pub cfg_overrun: u16,
+    pub fs_update: u16,
+    pub fs_overrun: u16,
+    /// `accept_vl` of the previous clock: the VL that RX credits' `dropped` speaks for.
+    pub acc_vl_q: u8,
 }
 
 /// The link port for VLCap `N` and `W`-bit words. `K = W/8`, `HB = 7N`, `HL = 11N`,
@@ -239,6 +263,11 @@ pub struct LinkPortUnit<
     pub tx_fcp_starts: Signal<Out, Bits<16>>,
     pub tx_data_starts: Signal<Out, Bits<16>>,
     pub fcp_framing_error: Signal<Out, Bit>,
+    pub resync_req: Signal<Out, Bit>,
+    pub resync_reason: Signal<Out, Bit>,
+    pub resync_vl: Signal<Out, Bits<4>>,
+    pub fcp_late: Signal<Out, Bits<N>>,
+    pub fctbs: Signal<Out, Bits<FB>>,
     txc: TxCreditsUnit<N, HB, FB>,
     rxc: RxCreditsUnit<N, FB, OW, DEFAULT_CAPACITY>,
     vl15: Vl15RxUnit<1>,
@@ -247,6 +276,7 @@ pub struct LinkPortUnit<
     fcprx: FcpRxUnit<N, W, K>,
     ltx: LinkTxUnit<W, K>,
     lrx: LinkRxUnit<N, W, K>,
+    fs: FailsafeUnit<N>,
     regs: Opaque<PortRegs>,
     params: Opaque<PortParams>,
     /// `params.load_sequence()`, kept.
@@ -278,6 +308,11 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
             vl_enable: ((1u32 << N) - 1) as u16,
             refresh: p.refresh_clocks,
             min_gap: p.min_gap_clocks,
+            cfg_update: p.update_periods,
+            cfg_overrun: p.overrun_periods,
+            fs_update: p.update_periods,
+            fs_overrun: p.overrun_periods,
+            acc_vl_q: 0,
         };
         Self {
             clock: Default::default(),
@@ -351,6 +386,11 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
             tx_fcp_starts: Default::default(),
             tx_data_starts: Default::default(),
             fcp_framing_error: Default::default(),
+            resync_req: Default::default(),
+            resync_reason: Default::default(),
+            resync_vl: Default::default(),
+            fcp_late: Default::default(),
+            fctbs: Default::default(),
             txc: Default::default(),
             rxc: RxCreditsUnit::with_capacity(p.buffer_blocks),
             vl15: Vl15RxUnit::with_capacity(p.vl15_packets),
@@ -359,6 +399,7 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
             fcprx: Default::default(),
             ltx: Default::default(),
             lrx: Default::default(),
+            fs: Default::default(),
             regs: Opaque(regs),
             load: Opaque(p.load_sequence()),
             params: Opaque(p),
@@ -406,9 +447,17 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
                     CFG_VL_ENABLE => r.vl_enable = d & ((1u32 << N) - 1) as u16,
                     CFG_REFRESH => r.refresh = d,
                     CFG_MIN_GAP => r.min_gap = d,
+                    CFG_UPDATE_PERIODS => r.cfg_update = d,
+                    CFG_OVERRUN_PERIODS => r.cfg_overrun = d,
                     _ => {}
                 }
             }
+            // The failsafe takes its thresholds at a reset (its model does): hold them.
+            if port_reset {
+                r.fs_update = before.cfg_update;
+                r.fs_overrun = before.cfg_overrun;
+            }
+            r.acc_vl_q = self.lrx.acc_vl.val().to_u64() as u8;
         }
         let r = if self.clock.pos_edge() { before } else { self.regs.0.clone() };
         let loading = (r.load_idx as usize) < load_len;
@@ -568,6 +617,23 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
         self.rx_abort_count.next = self.lrx.abort_count.val();
         self.vl15_held.next = self.vl15.held.val();
         self.vl15_drop_count.next = self.vl15.drop_count.val();
+
+        // ---- failsafe ----
+        self.fs.clock.next = self.clock.val();
+        self.fs.reset.next = port_reset;
+        self.fs.upd_valid.next = self.fcprx.upd_valid.val();
+        self.fs.upd_vl.next = self.fcprx.upd_vl.val();
+        self.fs.overrun.next = self.rxc.dropped.val();
+        self.fs.overrun_vl.next = (r.acc_vl_q as u64).into();
+        self.fs.period_clocks.next = (spec_period_clocks(W) as u64).into();
+        let (fu, fo) = if port_reset { (r.cfg_update, r.cfg_overrun) } else { (r.fs_update, r.fs_overrun) };
+        self.fs.update_periods.next = (fu as u64).into();
+        self.fs.overrun_periods.next = (fo as u64).into();
+        self.resync_req.next = self.fs.resync_req.val();
+        self.resync_reason.next = self.fs.resync_reason.val();
+        self.resync_vl.next = self.fs.resync_vl.val();
+        self.fcp_late.next = self.fs.fcp_late.val();
+        self.fctbs.next = self.txc.fctbs_bus.val();
     }
 
     fn connect(&mut self) {
@@ -597,6 +663,11 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
             rxc.clock; rxc.reset; rxc.accept; rxc.accept_vl; rxc.accept_blocks; rxc.drain; rxc.drain_vl;
             rxc.drain_blocks; rxc.fcp_valid; rxc.fcp_vl; rxc.fcp_fctbs;
             vl15.clock; vl15.reset; vl15.accept; vl15.drain;
+        );
+        c!(
+            resync_req; resync_reason; resync_vl; fcp_late; fctbs;
+            fs.clock; fs.reset; fs.upd_valid; fs.upd_vl; fs.overrun; fs.overrun_vl; fs.period_clocks;
+            fs.update_periods; fs.overrun_periods;
         );
     }
 
@@ -638,11 +709,13 @@ wire link_active = link_state == LINK_ACTIVE;
 // generating configuration) ----
 ",
     );
-    let _ = writeln!(v, "reg [7:0] cfg_vl_high_limit;\nreg cfg_low_policy;\nreg [VLS-1:0] cfg_vl_enable;\nreg [15:0] cfg_refresh;\nreg [15:0] cfg_min_gap;\nreg [7:0] load_idx;\nreg [VLS-1:0] taken_mask;");
+    let _ = writeln!(v, "reg [7:0] cfg_vl_high_limit;\nreg cfg_low_policy;\nreg [VLS-1:0] cfg_vl_enable;\nreg [15:0] cfg_refresh;\nreg [15:0] cfg_min_gap;\nreg [15:0] cfg_update_periods;\nreg [15:0] cfg_overrun_periods;\nreg [7:0] load_idx;\nreg [VLS-1:0] taken_mask;");
+    let _ = writeln!(v, "// The failsafe's thresholds as applied: taken from the registers at a reset.\nreg [15:0] fs_update_periods;\nreg [15:0] fs_overrun_periods;\n// The VL of the previous clock's accept: RX credits' `dropped` answers it a clock late.\nreg [3:0] acc_vl_q;");
+    let _ = writeln!(v, "localparam [15:0] FCP_PERIOD_CLOCKS = 16'd{}; // 65,536 symbol times (SPEC.md 5)", spec_period_clocks(p.width));
     let _ = writeln!(
         v,
-        "initial begin\n   cfg_vl_high_limit = 8'd{};\n   cfg_low_policy = 1'b{};\n   cfg_vl_enable = {{VLS{{1'b1}}}};\n   cfg_refresh = 16'd{};\n   cfg_min_gap = 16'd{};\n   load_idx = 8'd0;\n   taken_mask = {{VLS{{1'b0}}}};\nend",
-        p.vl_high_limit, p.one_packet as u8, p.refresh_clocks, p.min_gap_clocks
+        "initial begin\n   cfg_vl_high_limit = 8'd{};\n   cfg_low_policy = 1'b{};\n   cfg_vl_enable = {{VLS{{1'b1}}}};\n   cfg_refresh = 16'd{};\n   cfg_min_gap = 16'd{};\n   cfg_update_periods = 16'd{u};\n   cfg_overrun_periods = 16'd{o};\n   fs_update_periods = 16'd{u};\n   fs_overrun_periods = 16'd{o};\n   acc_vl_q = 4'd0;\n   load_idx = 8'd0;\n   taken_mask = {{VLS{{1'b0}}}};\nend",
+        p.vl_high_limit, p.one_packet as u8, p.refresh_clocks, p.min_gap_clocks, u = p.update_periods, o = p.overrun_periods
     );
     v.push_str(
         "\
@@ -683,9 +756,19 @@ always @(posedge clock) begin
          8'h82: cfg_vl_enable <= cfg_data[VLS-1:0];
          8'h83: cfg_refresh <= cfg_data;
          8'h84: cfg_min_gap <= cfg_data;
+         8'h85: cfg_update_periods <= cfg_data;
+         8'h86: cfg_overrun_periods <= cfg_data;
          default: ;
       endcase
    end
+end
+// The failsafe takes its thresholds at a reset, as its model does; between resets they hold.
+wire [15:0] fs_update_in = port_reset ? cfg_update_periods : fs_update_periods;
+wire [15:0] fs_overrun_in = port_reset ? cfg_overrun_periods : fs_overrun_periods;
+always @(posedge clock) begin
+   fs_update_periods <= fs_update_in;
+   fs_overrun_periods <= fs_overrun_in;
+   acc_vl_q <= lrx$acc_vl;
 end
 // The credit bit of a VL whose packet started last clock is a clock stale: mask it.
 wire [VLS-1:0] take_hit = ltx$take ? {{(VLS-1){1'b0}}, 1'b1} << arb$offer_vl : {VLS{1'b0}};
@@ -847,10 +930,29 @@ always @(*) begin
    vl15_drop_count = vl15$drop_count;
 end
 
+// Failsafe (SPEC.md 8): the FC-update monitor and the overrun threshold request a resync;
+// the system around the port retrains the link (drives `reset` / `link_state`).
+always @(*) begin
+   fs$clock = clock;
+   fs$reset = port_reset;
+   fs$upd_valid = fcprx$upd_valid;
+   fs$upd_vl = fcprx$upd_vl;
+   fs$overrun = rxc$dropped;
+   fs$overrun_vl = acc_vl_q;
+   fs$period_clocks = FCP_PERIOD_CLOCKS;
+   fs$update_periods = fs_update_in;
+   fs$overrun_periods = fs_overrun_in;
+   resync_req = fs$resync_req;
+   resync_reason = fs$resync_reason;
+   resync_vl = fs$resync_vl;
+   fcp_late = fs$fcp_late;
+   fctbs = txc$fctbs_bus;
+end
+
 // Not needed at the port: the op of a good FCP (the credit blocks take any), the VL of
 // the pending FCP, and the link flag of FCP words (the mux marks them itself).
 /* verilator lint_off UNUSEDSIGNAL */
-wire unused_ok = &{1'b0, fcprx$upd_op, fcptx$pending_vl, fcptx$fcp_link, 1'b0};
+wire unused_ok = &{1'b0, fcprx$upd_op, fcptx$pending_vl, fcptx$fcp_link, fs$overrun_seen, fs$overrun_run, 1'b0};
 /* verilator lint_on UNUSEDSIGNAL */
 ",
     );
@@ -943,6 +1045,12 @@ pub struct LinkPortOut {
     /// [`COUNTERS`], in order.
     pub counters: [u16; 18],
     pub fcp_framing_error: bool,
+    pub resync_req: bool,
+    /// 0 = no FC update (update monitor), 1 = overrun threshold.
+    pub resync_reason: u8,
+    pub resync_vl: u8,
+    pub fcp_late: u16,
+    pub fctbs: [u16; MAX_VLS],
 }
 
 impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: usize, const FB: usize, const OW: usize>
@@ -986,9 +1094,12 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
         let mut overruns = [0u16; MAX_VLS];
         let fw = read_words::<FB>(&self.fccl.val());
         let ow = read_words::<OW>(&self.overruns.val());
+        let tw = read_words::<FB>(&self.fctbs.val());
+        let mut fctbs = [0u16; MAX_VLS];
         for v in 0..N {
             fccl[v] = field(&fw, v, 12) as u16;
             overruns[v] = field(&ow, v, 16) as u16;
+            fctbs[v] = field(&tw, v, 12) as u16;
         }
         let c = |s: &Signal<Out, Bits<16>>| s.val().to_u64() as u16;
         LinkPortOut {
@@ -1044,6 +1155,11 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
                 self.vl15_held.val().to_u64() as u16,
             ],
             fcp_framing_error: self.fcp_framing_error.val(),
+            resync_req: self.resync_req.val(),
+            resync_reason: self.resync_reason.val() as u8,
+            resync_vl: self.resync_vl.val().to_u64() as u8,
+            fcp_late: self.fcp_late.val().to_u64() as u16,
+            fctbs,
         }
     }
     fn pack(i: &LinkPortIn, slots: &mut [u64]) {
@@ -1119,6 +1235,14 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
             *c = get() as u16;
         }
         o.fcp_framing_error = get() != 0;
+        o.resync_req = get() != 0;
+        o.resync_reason = get() as u8;
+        o.resync_vl = get() as u8;
+        o.fcp_late = get() as u16;
+        let tw: Vec<u64> = (0..FB.div_ceil(64)).map(|_| get()).collect();
+        for v in 0..N {
+            o.fctbs[v] = field(&tw, v, 12) as u16;
+        }
         o
     }
 }
@@ -1148,7 +1272,7 @@ mod port_specs {
         PortSpec::new("cfg_addr"),
         PortSpec::new("cfg_data"),
     ];
-    pub const OUTPUTS: [PortSpec; 50] = [
+    pub const OUTPUTS: [PortSpec; 55] = [
         PortSpec::new("txq_pop"),
         PortSpec::new("vl15_pop"),
         PortSpec::new("src_rd"),
@@ -1199,5 +1323,10 @@ mod port_specs {
         PortSpec::new("tx_data_starts"),
         PortSpec::new("vl15_held"),
         PortSpec::new("fcp_framing_error"),
+        PortSpec::new("resync_req"),
+        PortSpec::new("resync_reason"),
+        PortSpec::new("resync_vl"),
+        PortSpec::new("fcp_late"),
+        PortSpec::new("fctbs"),
     ];
 }

@@ -3,10 +3,9 @@
 
 use anyhow::Context;
 use clap::Args;
-use iblink_model::arbiter::LowPolicy;
-use iblink_model::config::{ConfigError, PortConfig};
+use iblink_model::config::PortConfig;
+pub use iblink_sim::port_config::port_params;
 use iblink_rtl::catalog::{generate, link_port_module, EmitRequest};
-use iblink_rtl::link_port::PortParams;
 use iblink_rtl::emit::write_atomically;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,25 +25,6 @@ pub struct EmitArgs {
     /// datapath_bits, buffer_blocks, tables, ...) instead of the block catalogue.
     #[arg(long, conflicts_with_all = ["blocks", "widths"])]
     pub config: Option<PathBuf>,
-}
-
-/// The link port parameters a (validated) port configuration names.
-pub fn port_params(c: &PortConfig) -> Result<PortParams, ConfigError> {
-    let clocks16 = |field: &str, v: u32| {
-        u16::try_from(v).map_err(|_| ConfigError::field(field, format!("{v} clocks does not fit the port's 16-bit timer")))
-    };
-    Ok(PortParams {
-        vl_cap: c.vl_cap.get() as usize,
-        width: c.datapath_bytes as usize * 8,
-        buffer_blocks: c.buffer_blocks,
-        vl15_packets: c.vl15_buffer_packets as usize,
-        refresh_clocks: clocks16("refresh_symbols", c.refresh_clocks())?,
-        min_gap_clocks: clocks16("min_fcp_gap", c.min_gap_clocks())?,
-        vl_high_limit: c.vl_high_limit,
-        one_packet: c.low_policy == LowPolicy::OnePacket,
-        high: c.high.iter().map(|e| (e.vl, e.weight)).collect(),
-        low: c.low.iter().map(|e| (e.vl, e.weight)).collect(),
-    })
 }
 
 /// `--config`: read, validate, render in memory; any error names the file and the field.
