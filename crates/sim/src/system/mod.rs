@@ -4,6 +4,9 @@
 //! The types in this file are the contract between the run engine (`run`, `scenario`)
 //! and what consumes a run (`iblink sim`: summary table, SVG plot, ERF capture).
 
+pub mod capture;
+pub mod plot;
+
 /// Which end sent an item: `AtoB` is port A's transmit stream (port B receives it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {

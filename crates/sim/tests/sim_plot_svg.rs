@@ -1,0 +1,277 @@
+//! The timeline plot read back as XML: one polyline per VL and panel, and the plotted
+//! points, mapped back through the axis ticks, have the extremes of the samples.
+//!
+//! Expected values are computed here from the samples (bytes in a window divided by the
+//! window's clocks; occupancy as given), not taken from the plot module.
+
+use iblink_sim::system::plot::{write_svg, write_svg_with, Directions, PlotOptions, MAX_POINTS};
+use iblink_sim::system::{Direction, Sample};
+use rand::{rngs::StdRng, Rng, SeedableRng};
+use std::collections::{BTreeMap, BTreeSet};
+
+const VL_CAP: usize = 4;
+/// Sample entries: VL0..VL3, then VL15.
+const VLS: [usize; 5] = [0, 1, 2, 3, 15];
+
+fn samples(n: usize, seed: u64) -> Vec<Sample> {
+    let mut r = StdRng::seed_from_u64(seed);
+    let mut clock = 0;
+    (0..n)
+        .map(|_| {
+            let window = [500u64, 1000, 1000, 2000][r.gen_range(0..4)];
+            clock += window;
+            let bytes = |r: &mut StdRng, d: usize| -> Vec<u64> {
+                (0..5)
+                    .map(|vl| r.gen_range(0..=window * (vl as u64 + 1 + d as u64)))
+                    .collect()
+            };
+            let occ = |r: &mut StdRng, d: usize| -> Vec<u32> {
+                (0..5)
+                    .map(|vl| r.gen_range(0..=(200 * (vl as u32 + 1) + 1000 * d as u32)))
+                    .collect()
+            };
+            Sample {
+                clock,
+                delivered_bytes: [bytes(&mut r, 0), bytes(&mut r, 1)],
+                occupancy_blocks: [occ(&mut r, 0), occ(&mut r, 1)],
+            }
+        })
+        .collect()
+}
+
+/// (min, max) of a series computed from the samples: throughput in bytes/clock,
+/// occupancy in blocks. `entry` is the index in the per-VL vectors.
+fn expected(s: &[Sample], d: usize, entry: Option<usize>, panel: &str) -> (f64, f64) {
+    let mut prev = 0;
+    let vals: Vec<f64> = s
+        .iter()
+        .map(|x| {
+            let w = (x.clock - prev) as f64;
+            prev = x.clock;
+            match (panel, entry) {
+                ("throughput", Some(e)) => x.delivered_bytes[d][e] as f64 / w,
+                ("throughput", None) => x.delivered_bytes[d].iter().sum::<u64>() as f64 / w,
+                (_, Some(e)) => x.occupancy_blocks[d][e] as f64,
+                _ => unreachable!(),
+            }
+        })
+        .collect();
+    vals.iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)))
+}
+
+fn parse_label(t: &str) -> f64 {
+    let (num, mul) = match t.chars().last().unwrap() {
+        'k' => (&t[..t.len() - 1], 1e3),
+        'M' => (&t[..t.len() - 1], 1e6),
+        'G' => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    num.parse::<f64>()
+        .unwrap_or_else(|_| panic!("tick label {t:?}"))
+        * mul
+}
+
+fn attr(n: roxmltree::Node, a: &str) -> f64 {
+    n.attribute(a).unwrap().parse().unwrap()
+}
+
+/// A linear map pixel -> value fitted through the first and last tick; every tick on it.
+fn axis(ticks: &[(f64, f64)]) -> impl Fn(f64) -> f64 {
+    assert!(ticks.len() >= 2, "{ticks:?}");
+    let (p0, v0) = ticks[0];
+    let (p1, v1) = *ticks.last().unwrap();
+    let k = (v1 - v0) / (p1 - p0);
+    for &(p, v) in ticks {
+        assert!(
+            (v0 + (p - p0) * k - v).abs() <= (v1 - v0).abs() * 1e-3,
+            "{ticks:?}"
+        );
+    }
+    move |p| v0 + (p - p0) * k
+}
+
+struct Panel {
+    /// data-vl -> points in data units.
+    series: BTreeMap<String, Vec<(f64, f64)>>,
+    y_top: f64,
+    x_top: f64,
+}
+
+/// Every panel of a plot: id -> its series mapped back through its ticks.
+fn read_plot(svg: &str) -> BTreeMap<String, Panel> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    assert_eq!(
+        root.tag_name().namespace(),
+        Some("http://www.w3.org/2000/svg")
+    );
+    let mut panels = BTreeMap::new();
+    for g in root
+        .children()
+        .filter(|n| n.attribute("class") == Some("panel"))
+    {
+        let id = g.attribute("id").unwrap().to_string();
+        let class = |n: &roxmltree::Node| n.attribute("class").unwrap_or("").to_string();
+        let labels = |c: &str| -> Vec<(roxmltree::Node, f64)> {
+            g.children()
+                .filter(|n| class(n) == c)
+                .map(|n| (n, parse_label(n.text().unwrap())))
+                .collect()
+        };
+        // y: each label stands beside its grid line, in the same order.
+        let grid: Vec<f64> = g
+            .children()
+            .filter(|n| class(n) == "grid")
+            .map(|n| attr(n, "y1"))
+            .collect();
+        let ylabels = labels("tick-label y");
+        assert_eq!(grid.len(), ylabels.len(), "{id}");
+        let yt: Vec<(f64, f64)> = grid
+            .iter()
+            .zip(&ylabels)
+            .map(|(p, (_, v))| (*p, *v))
+            .collect();
+        let xt: Vec<(f64, f64)> = labels("tick-label x")
+            .iter()
+            .map(|(n, v)| (attr(*n, "x"), *v))
+            .collect();
+        let (fx, fy) = (axis(&xt), axis(&yt));
+        let mut series = BTreeMap::new();
+        for p in g.children().filter(|n| class(n).starts_with("series")) {
+            let vl = p.attribute("data-vl").unwrap().to_string();
+            assert_eq!(p.tag_name().name(), "polyline");
+            assert!(id.starts_with(p.attribute("data-panel").unwrap()), "{id}");
+            assert!(id.ends_with(p.attribute("data-dir").unwrap()), "{id}");
+            let pts: Vec<(f64, f64)> = p
+                .attribute("points")
+                .unwrap()
+                .split_whitespace()
+                .map(|xy| {
+                    let (x, y) = xy.split_once(',').unwrap();
+                    (fx(x.parse().unwrap()), fy(y.parse().unwrap()))
+                })
+                .collect();
+            assert!(
+                series.insert(vl.clone(), pts).is_none(),
+                "{id}: two polylines for VL {vl}"
+            );
+        }
+        let (y_top, x_top) = (yt.last().unwrap().1, xt.last().unwrap().1);
+        let panel = Panel {
+            series,
+            y_top,
+            x_top,
+        };
+        assert!(panels.insert(id.clone(), panel).is_none(), "{id} twice");
+    }
+    panels
+}
+
+fn check(svg: &str, s: &[Sample], dirs: &[(usize, &str)]) {
+    let panels = read_plot(svg);
+    let want_ids: BTreeSet<String> = dirs
+        .iter()
+        .flat_map(|(_, d)| ["throughput", "occupancy"].map(|p| format!("{p}-{d}")))
+        .collect();
+    assert_eq!(panels.keys().cloned().collect::<BTreeSet<_>>(), want_ids);
+    for &(d, dname) in dirs {
+        for panel in ["throughput", "occupancy"] {
+            let p = &panels[&format!("{panel}-{dname}")];
+            let mut want_vls: BTreeSet<String> = VLS.iter().map(|v| v.to_string()).collect();
+            if panel == "throughput" {
+                want_vls.insert("all".into());
+            }
+            assert_eq!(
+                p.series.keys().cloned().collect::<BTreeSet<_>>(),
+                want_vls,
+                "{panel}-{dname}"
+            );
+            for (vl, pts) in &p.series {
+                let ctx = format!("{panel}-{dname} VL {vl}");
+                let entry = VLS.iter().position(|v| v.to_string() == *vl);
+                let (lo, hi) = expected(s, d, entry, panel);
+                let got = pts
+                    .iter()
+                    .fold((f64::MAX, f64::MIN), |(l, h), q| (l.min(q.1), h.max(q.1)));
+                // Points are printed to 0.01 px of a 200 px axis.
+                let tol = p.y_top * 1e-4 + 1e-9;
+                assert!(
+                    (got.0 - lo).abs() <= tol && (got.1 - hi).abs() <= tol,
+                    "{ctx}: {got:?} vs {lo}..{hi}"
+                );
+                assert!(hi <= p.y_top, "{ctx}: the axis covers the data");
+                assert!(pts.len() <= MAX_POINTS, "{ctx}");
+                // Time runs left to right, from the first window's end to the last.
+                assert!(pts.windows(2).all(|w| w[0].0 < w[1].0), "{ctx}");
+                let (x0, x1) = (pts[0].0, pts.last().unwrap().0);
+                let xtol = p.x_top * 1e-4;
+                assert!((x0 - s[0].clock as f64).abs() <= xtol, "{ctx}: {x0}");
+                assert!(
+                    (x1 - s.last().unwrap().clock as f64).abs() <= xtol,
+                    "{ctx}: {x1}"
+                );
+            }
+        }
+    }
+    // The legend names every VL once, and each VL has its own colour.
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let legend = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("legend"))
+        .unwrap();
+    let names: Vec<&str> = legend
+        .children()
+        .filter(|n| n.is_element())
+        .filter_map(|n| n.text())
+        .collect();
+    assert_eq!(names, ["VL0", "VL1", "VL2", "VL3", "VL15", "all VLs"]);
+    let style = doc
+        .descendants()
+        .find(|n| n.tag_name().name() == "style")
+        .unwrap()
+        .text()
+        .unwrap();
+    let colours: BTreeSet<&str> = VLS
+        .iter()
+        .map(|v| {
+            let rule = format!(".vl{v} {{ stroke: ");
+            let at = style
+                .find(&rule)
+                .unwrap_or_else(|| panic!("no colour for VL{v}"))
+                + rule.len();
+            &style[at..at + 7]
+        })
+        .collect();
+    assert_eq!(colours.len(), VLS.len(), "{colours:?}");
+}
+
+#[test]
+fn both_directions_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.svg");
+    let s = samples(300, 1);
+    write_svg(&s, VL_CAP, &path).unwrap();
+    check(
+        &std::fs::read_to_string(&path).unwrap(),
+        &s,
+        &[(0, "AtoB"), (1, "BtoA")],
+    );
+}
+
+#[test]
+fn long_timelines_are_thinned_keeping_extremes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.svg");
+    let s = samples(20_000, 2);
+    let mut opts = PlotOptions::new(VL_CAP);
+    opts.directions = Directions::Only(Direction::BtoA);
+    opts.title = "long <run> & thinned".into();
+    opts.clock_hz = Some(156_250_000);
+    opts.link_bytes_per_clock = Some(4);
+    write_svg_with(&s, &opts, &path).unwrap();
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(svg.contains("<title>long &lt;run&gt; &amp; thinned</title>"));
+    check(&svg, &s, &[(1, "BtoA")]);
+}
