@@ -5,6 +5,8 @@ use crate::target::Target;
 /// A cost/speed target for one module on one device, with its open anchor.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Benchmark {
+    /// The module's emitted name; `*`: every module on that target without a target of
+    /// its own.
     pub module: &'static str,
     #[serde(serialize_with = "ser_target")]
     pub target: Target,
@@ -43,10 +45,26 @@ pub const BENCHMARKS: &[Benchmark] = &[
         min_fmax_mhz: Some(150.0),
         anchor: "issue target: at most 50 LUT4 per VL, 150 MHz, for 8 VLs",
     },
+    Benchmark {
+        module: "iblink_link_port_vl4_w32",
+        target: Target::Ice40Hx8k,
+        max_lut4: None,
+        min_fmax_mhz: Some(100.0),
+        anchor: "issue target: the link port, VLCap 4, 32-bit, at least 100 MHz on HX8K",
+    },
+    Benchmark {
+        module: "*",
+        target: Target::Ecp5_45k,
+        max_lut4: None,
+        min_fmax_mhz: Some(200.0),
+        anchor: "issue target: every block at least 200 MHz on ECP5-45k",
+    },
 ];
 
+/// The module's own target on `target`, else the one for every module there.
 pub fn benchmark_for(module: &str, target: Target) -> Option<&'static Benchmark> {
-    BENCHMARKS.iter().find(|b| b.module == module && b.target == target)
+    let on = |m: &str| BENCHMARKS.iter().find(|b| b.module == m && b.target == target);
+    on(module).or_else(|| on("*"))
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -58,9 +76,10 @@ pub struct BenchmarkResult {
 }
 
 impl Benchmark {
-    pub fn evaluate(&self, lut4: u64, fmax_mhz: f64) -> BenchmarkResult {
+    /// `fmax_mhz` is `None` when the design did not fit the device (a miss).
+    pub fn evaluate(&self, lut4: u64, fmax_mhz: Option<f64>) -> BenchmarkResult {
         let lut4_met = self.max_lut4.map(|m| lut4 <= m);
-        let fmax_met = self.min_fmax_mhz.map(|m| fmax_mhz >= m);
+        let fmax_met = self.min_fmax_mhz.map(|m| fmax_mhz.is_some_and(|f| f >= m));
         BenchmarkResult {
             benchmark: self.clone(),
             lut4_met,
@@ -89,12 +108,19 @@ mod tests {
     #[test]
     fn crc_target_is_checked_on_both_axes() {
         let b = benchmark_for("iblink_crc16_w32", Target::Ice40Hx8k).unwrap();
-        assert!(b.evaluate(129, 225.0).met);
-        let r = b.evaluate(130, 300.0);
+        assert!(b.evaluate(129, Some(225.0)).met);
+        assert!(!b.evaluate(129, None).met, "does not fit: missed");
+        let r = b.evaluate(130, Some(300.0));
         assert_eq!((r.lut4_met, r.fmax_met, r.met), (Some(false), Some(true), false));
-        let r = b.evaluate(100, 224.9);
+        let r = b.evaluate(100, Some(224.9));
         assert_eq!((r.lut4_met, r.fmax_met, r.met), (Some(true), Some(false), false));
-        assert!(benchmark_for("iblink_crc16_w32", Target::Ecp5_45k).is_none());
+        let e = benchmark_for("iblink_crc16_w32", Target::Ecp5_45k).unwrap();
+        assert_eq!((e.module, e.describe()), ("*", "≥200 MHz".to_string()));
+        assert!(!e.evaluate(10_000, Some(199.9)).met && e.evaluate(10_000, Some(200.0)).met);
+        assert!(benchmark_for("iblink_crc16_w8", Target::Ice40Hx8k).is_none());
+        assert!(benchmark_for("iblink_crc16_w8", Target::Ice40Up5k).is_none());
+        let p = benchmark_for("iblink_link_port_vl4_w32", Target::Ice40Hx8k).unwrap();
+        assert_eq!(p.describe(), "≥100 MHz");
         assert_eq!(b.describe(), "≤129 LUT4, ≥225 MHz");
         let d = benchmark_for("iblink_crc16_dword_w32", Target::Ice40Hx8k).unwrap();
         assert_eq!(d.describe(), "≤129 LUT4, ≥225 MHz");

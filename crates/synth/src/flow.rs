@@ -1,7 +1,7 @@
 //! One synthesis job: a block's Verilog, wrapped, through Yosys and nextpnr.
 
 use crate::bench::{benchmark_for, BenchmarkResult};
-use crate::parse::{classify, parse_critical_path, parse_stat_json, parse_utilisation, single_fmax, Cost, CriticalPath};
+use crate::parse::{classify, does_not_fit, parse_critical_path, parse_stat_json, parse_utilisation, single_fmax, Cost, CriticalPath};
 use crate::ports::parse_ports;
 use crate::target::{Target, Tools};
 use crate::wrapper::{wrapper_verilog, WrapperShape, DUT, WRAPPER};
@@ -36,6 +36,17 @@ pub struct SeedRun {
     pub log: PathBuf,
 }
 
+/// Whether the wrapped design was placed and routed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Routed,
+    /// nextpnr could not place the wrapped design on the device: the resource over
+    /// capacity (`ICESTORM_LC 9120/7680`) or nextpnr's placement error. The cell counts
+    /// (Yosys) are still the block's.
+    DoesNotFit(String),
+}
+
 /// Everything measured for one module on one target.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ModuleResult {
@@ -50,9 +61,11 @@ pub struct ModuleResult {
     pub wrapper: WrapperShape,
     /// nextpnr's device utilisation of the whole wrapped design: resource → [used, available].
     pub device: BTreeMap<String, (u64, u64)>,
-    /// Best routed Fmax over the seeds tried (MHz) and the seed that gave it.
-    pub fmax_mhz: f64,
-    pub seed: u64,
+    pub outcome: Outcome,
+    /// Best routed Fmax over the seeds tried (MHz) and the seed that gave it (`None`:
+    /// the design does not fit).
+    pub fmax_mhz: Option<f64>,
+    pub seed: Option<u64>,
     pub seeds_tried: Vec<SeedRun>,
     pub freq_target_mhz: f64,
     pub clock_net: String,
@@ -133,6 +146,8 @@ pub fn run_module(
     let freq = opts.freq_mhz.unwrap_or(target.default_freq_mhz());
     let mut runs = Vec::new();
     let mut best: Option<(f64, u64, String, String)> = None; // fmax, seed, clock, log text
+    let mut outcome = Outcome::Routed;
+    let mut last_log = String::new();
     for seed in opts.seed..opts.seed + opts.seeds.max(1) {
         progress(&format!("nextpnr seed {seed}"));
         let log = dir.join(format!("nextpnr-seed{seed}.log"));
@@ -151,16 +166,30 @@ pub fn run_module(
             format!("nextpnr-seed{seed}.log"),
             "-q".into(),
         ]);
-        run_logged(&tools.nextpnr, &args, dir, &log, &format!("nextpnr (seed {seed})"))?;
-        let text = std::fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
+        let ran = run_logged(&tools.nextpnr, &args, dir, &log, &format!("nextpnr (seed {seed})"));
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Err(e) = ran {
+            // Too big for the device is a result (reported as such), not an error.
+            match does_not_fit(&text) {
+                Some(why) => {
+                    outcome = Outcome::DoesNotFit(why);
+                    last_log = text;
+                    break;
+                }
+                None => return Err(e),
+            }
+        }
         let (clock, fmax) = single_fmax(&text).with_context(|| format!("in {}", log.display()))?;
         runs.push(SeedRun { seed, fmax_mhz: fmax, log: log.clone() });
         if best.as_ref().map_or(true, |b| fmax > b.0) {
             best = Some((fmax, seed, clock, text));
         }
     }
-    let (fmax, seed, clock_net, text) = best.expect("at least one seed");
-    let critical_path = parse_critical_path(&text);
+    let (fmax, seed, clock_net, text) = match best {
+        Some((f, s, c, t)) if outcome == Outcome::Routed => (Some(f), Some(s), c, t),
+        _ => (None, None, String::new(), last_log),
+    };
+    let critical_path = if fmax.is_some() { parse_critical_path(&text) } else { None };
     let critical_path_in_block = critical_path.as_ref().map(|p| p.through(DUT));
     let benchmark = benchmark_for(&m.name, target).map(|b| b.evaluate(block_cost.lut4, fmax));
     Ok(ModuleResult {
@@ -172,6 +201,7 @@ pub fn run_module(
         wrapper_cost,
         wrapper: shape,
         device: parse_utilisation(&text),
+        outcome,
         fmax_mhz: fmax,
         seed,
         seeds_tried: runs,

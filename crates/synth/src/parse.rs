@@ -144,6 +144,25 @@ pub fn parse_utilisation(log: &str) -> BTreeMap<String, (u64, u64)> {
     out
 }
 
+/// Why nextpnr could not place the design, when the device is too small for it: a
+/// resource of the utilisation table used beyond what the device has (`ICESTORM_LC
+/// 9120/7680`), or nextpnr's own "no legal placement" error near the limit. `None` for
+/// any other failure (those are errors, not measurements).
+pub fn does_not_fit(log: &str) -> Option<String> {
+    let over: Vec<String> = parse_utilisation(log)
+        .into_iter()
+        .filter(|(_, (used, avail))| used > avail)
+        .map(|(name, (used, avail))| format!("{name} {used}/{avail}"))
+        .collect();
+    if !over.is_empty() {
+        return Some(over.join(", "));
+    }
+    const PLACEMENT: [&str; 3] = ["Unable to find legal placement", "no BELs remaining", "Unable to place cell"];
+    log.lines()
+        .find(|l| PLACEMENT.iter().any(|k| l.contains(k)))
+        .map(|l| l.trim().trim_start_matches("ERROR:").trim().to_string())
+}
+
 /// The critical path nextpnr reports for a clock.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct CriticalPath {
@@ -286,5 +305,18 @@ mod tests {
         assert!(p.through("u"));
         assert_eq!(p.logic_levels(), 5, "{:?}", p.cells);
         assert!(parse_critical_path("Info: nothing\n").is_none());
+    }
+
+    #[test]
+    fn over_capacity_and_placement_failures_do_not_fit() {
+        let over = "Info: Device utilisation:\nInfo: \t         ICESTORM_LC:  9120/ 7680   118%\nInfo: \t        ICESTORM_RAM:     1/   32     3%\n\nERROR: Failed to place\n";
+        assert_eq!(does_not_fit(over).as_deref(), Some("ICESTORM_LC 9120/7680"));
+        let near = "Info: Device utilisation:\nInfo: \t         ICESTORM_LC:  7600/ 7680    98%\n\nERROR: Unable to find legal placement for all cells, design is probably at utilisation limit.\n";
+        assert_eq!(
+            does_not_fit(near).as_deref(),
+            Some("Unable to find legal placement for all cells, design is probably at utilisation limit.")
+        );
+        let other = "Info: Device utilisation:\nInfo: \t         ICESTORM_LC:  100/ 7680     1%\n\nERROR: cell 'x' has no port 'y'\n";
+        assert_eq!(does_not_fit(other), None);
     }
 }

@@ -1,6 +1,6 @@
 //! The report: a Markdown table for people, `report.json` for tools.
 
-use crate::flow::{FlowOptions, ModuleResult};
+use crate::flow::{FlowOptions, ModuleResult, Outcome};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -22,6 +22,17 @@ pub struct Report {
     /// target → tool → version line.
     pub tools: BTreeMap<String, BTreeMap<String, String>>,
     pub results: Vec<ModuleResult>,
+    /// Jobs whose tools failed (not "does not fit", which is a result): the run goes on
+    /// with the next module and exits non-zero at the end.
+    pub failed: Vec<FailedJob>,
+}
+
+/// A module whose synthesis or place-and-route failed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FailedJob {
+    pub target: String,
+    pub module: String,
+    pub error: String,
 }
 
 impl Report {
@@ -33,6 +44,7 @@ impl Report {
             seeds: opts.seeds,
             tools: BTreeMap::new(),
             results: vec![],
+            failed: vec![],
         }
     }
 
@@ -56,15 +68,23 @@ impl Report {
         s.push('\n');
         for r in &self.results {
             let c = &r.block_cost;
-            let seed = if r.seeds_tried.len() > 1 {
-                format!("{} (best of {})", r.seed, r.seeds_tried.len())
-            } else {
-                r.seed.to_string()
+            let (fmax, seed) = match (&r.outcome, r.fmax_mhz, r.seed) {
+                (Outcome::Routed, Some(f), Some(seed)) => {
+                    let all: Vec<String> = r.seeds_tried.iter().map(|t| format!("{:.1}", t.fmax_mhz)).collect();
+                    let seed = if r.seeds_tried.len() > 1 {
+                        format!("{seed} (best of {}: {})", r.seeds_tried.len(), all.join(", "))
+                    } else {
+                        seed.to_string()
+                    };
+                    (format!("{f:.1}"), seed)
+                }
+                (Outcome::DoesNotFit(why), ..) => (format!("does not fit ({why})"), "-".into()),
+                _ => ("-".into(), "-".into()),
             };
             let _ = write!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {:.1} | {} |",
-                r.target, r.module, c.lut4, c.carry, c.ff, c.bram, r.fmax_mhz, seed
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.target, r.module, c.lut4, c.carry, c.ff, c.bram, fmax, seed
             );
             if with_target {
                 match &r.benchmark {
@@ -76,6 +96,9 @@ impl Report {
                 }
             }
             s.push('\n');
+        }
+        for f in &self.failed {
+            let _ = writeln!(s, "| {} | {} | | | | | failed | |", f.target, f.module);
         }
         let notes: Vec<&ModuleResult> = self
             .results
@@ -97,6 +120,9 @@ impl Report {
                     if r.critical_path_in_block == Some(false) { "; wrapper-only path: the wrapper limits this figure" } else { "" }
                 );
             }
+        }
+        for f in &self.failed {
+            let _ = writeln!(s, "\n{} on {} failed: {}", f.module, f.target, f.error);
         }
         s
     }

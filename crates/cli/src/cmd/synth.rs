@@ -4,6 +4,7 @@
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use iblink_rtl::catalog::{generate, EmitRequest, BLOCKS};
+use iblink_synth::report::FailedJob;
 use iblink_synth::target::tool_version;
 use iblink_synth::{run_module, tools_for, FlowOptions, Report, Target};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -136,12 +137,16 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
         match res {
             Ok(r) => report.results.push(r),
             Err(e) => {
-                bar.abandon();
-                // Keep what was measured so far.
-                std::fs::write(a.out.join("report.json"), report.to_json())?;
-                return Err(e.context(format!("{label} (files in {})", dir.display())));
+                // One module's tool failure must not cost a long run its other results:
+                // record it, go on, exit non-zero at the end.
+                let error = format!("{:#}", e.context(format!("files in {}", dir.display())));
+                bar.println(format!("synth: {label} failed: {error}"));
+                report.failed.push(FailedJob { target: t.name().to_string(), module: m.name.clone(), error });
             }
         }
+        // Keep what was measured so far (a long run can be read while it goes on).
+        std::fs::write(a.out.join("report.json"), report.to_json())?;
+        std::fs::write(a.out.join("report.md"), report.markdown())?;
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -155,5 +160,9 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
         println!("{t}: {}; {}", v["yosys"], v["nextpnr"]);
     }
     println!("report: {}", a.out.join("report.json").display());
+    if !report.failed.is_empty() {
+        eprintln!("error: {} of {} jobs failed (listed in the report)", report.failed.len(), report.failed.len() + report.results.len());
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
