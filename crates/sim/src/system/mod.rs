@@ -6,6 +6,12 @@
 
 pub mod capture;
 pub mod plot;
+pub mod channel;
+pub mod model_run;
+pub mod run;
+pub mod scenario;
+pub mod sweep;
+pub mod traffic;
 
 /// Which end sent an item: `AtoB` is port A's transmit stream (port B receives it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
