@@ -54,8 +54,9 @@ synth: deps deps-ecp5 build
 synth-smoke: deps
 	$(CARGO) test -p iblink-synth --test smoke
 
-## bitstream: board self-test bitstreams: build/bitstream/ice40-hx8k-breakout.bin (icepack)
-## and build/bitstream/ulx3s-45f.bit (YoWASP ecppack); simulates the self-test first
+## bitstream: link-port loopback self-test bitstreams (constraints/): build/bitstream/ice40-hx8k-breakout.bin
+## (icepack) and build/bitstream/ulx3s-45f.bit (YoWASP ecppack), each with <board>.timing.txt;
+## simulates the self-test with Icarus first
 bitstream: deps deps-ecp5
 	@bash tools/bitstream.sh
 

