@@ -28,6 +28,8 @@ enum Command {
     /// Encode or decode a Flow Control Packet (SPEC.md §2).
     #[command(subcommand)]
     Fcp(cmd::fcp::FcpCmd),
+    /// Two ports back to back through a faulty channel: summary, waveforms, plot, capture.
+    Sim(cmd::sim::SimArgs),
     /// Synthesise, place and route every emitted module (Yosys + nextpnr): cells and Fmax.
     Synth(cmd::synth::SynthArgs),
 }
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::ArbTrace(a) => cmd::arb_trace::run(a),
         Command::Fcp(c) => cmd::fcp::run(c),
         Command::Synth(a) => cmd::synth::run(a),
+        Command::Sim(a) => cmd::sim::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,622 @@
+//! `iblink sim --scenario FILE`: two link ports back to back (rust-hdl stepper or
+//! Verilator) through a channel with faults, with the reference model run alongside;
+//! prints a summary table and leaves waveforms, a timeline plot and (asked for) an ERF
+//! capture.
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use iblink_sim::blocks::Backend;
+use iblink_sim::system::capture::{write_erf, CaptureStats, CaptureView};
+use iblink_sim::system::model_run::run_model;
+use iblink_sim::system::plot::{write_svg_with, PlotOptions};
+use iblink_sim::system::run::{RunOpts, RunReport, SystemRun};
+use iblink_sim::system::scenario::Scenario;
+use iblink_sim::system::Direction;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SimBackend {
+    /// The port's rust-hdl description, stepped in Rust.
+    Rtl,
+    /// The port's emitted Verilog, built by Verilator.
+    Verilator,
+}
+
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum ViewArg {
+    /// What each receiver got: lost items left out (counted in the next record's ERF
+    /// loss counter), flipped ones flagged RX error.
+    #[default]
+    Receiver,
+    /// What each transmitter sent: every item, unmarked.
+    Sender,
+}
+
+#[derive(Args, Debug)]
+pub struct SimArgs {
+    /// The scenario (TOML: port, channel, faults, traffic, drain; see tb/scenarios/).
+    #[arg(long)]
+    pub scenario: PathBuf,
+    #[arg(long, value_enum, default_value_t = SimBackend::Rtl)]
+    pub backend: SimBackend,
+    /// Traffic clocks (replaces the scenario's `cycles`); a flush follows.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub cycles: Option<u64>,
+    /// Directory for the waveforms of both ports (port_a.vcd, port_b.vcd) [default:
+    /// build/sim/<scenario>/].
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
+    /// Write no waveforms.
+    #[arg(long, conflicts_with = "vcd")]
+    pub no_vcd: bool,
+    /// The timeline plot (SVG) [default: timeline.svg in the waveform directory, or
+    /// build/sim/<scenario>/].
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Write both directions of the link as an ERF capture (Wireshark/tshark): data and
+    /// VL15 packets as type 21, FCPs as type 25, interface 0 = A→B, 1 = B→A.
+    #[arg(long)]
+    pub capture: Option<PathBuf>,
+    /// Which side of the channel the capture shows.
+    #[arg(long, value_enum, default_value_t)]
+    pub capture_view: ViewArg,
+    /// Timeline window in clocks (replaces the scenario's `sample_every`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample_every: Option<u64>,
+    /// The port clock, for the capture's timestamps and the plot's Gb/s scale.
+    #[arg(long, default_value_t = 250.0)]
+    pub clock_mhz: f64,
+    /// Do not run the reference model alongside.
+    #[arg(long)]
+    pub no_model: bool,
+}
+
+/// Where a run's files go.
+#[derive(Debug)]
+struct Outputs {
+    vcd_dir: Option<PathBuf>,
+    plot: PathBuf,
+    capture: Option<PathBuf>,
+}
+
+/// Usage problems found before anything runs (exit status 2).
+fn usage(msg: String) -> anyhow::Result<ExitCode> {
+    eprintln!("error: {msg}");
+    Ok(ExitCode::from(2))
+}
+
+/// A file the run will write must go into an existing directory.
+fn check_parent(opt: &str, p: &Path) -> Result<(), String> {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() && !d.is_dir() => Err(format!(
+            "--{opt} {}: directory {} does not exist",
+            p.display(),
+            d.display()
+        )),
+        _ if p.is_dir() => Err(format!("--{opt} {}: is a directory", p.display())),
+        _ => Ok(()),
+    }
+}
+
+pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
+    // Everything is checked before anything is written.
+    let mut scenario = match Scenario::from_file(&a.scenario) {
+        Ok(s) => s,
+        Err(e) => return usage(format!("{}: {e}", a.scenario.display())),
+    };
+    if let Some(n) = a.sample_every {
+        scenario.sample_every = n;
+    }
+    let clock_hz = (a.clock_mhz * 1e6).round();
+    if !(1.0..=1e12).contains(&clock_hz) {
+        return usage(format!(
+            "--clock-mhz {}: not a clock frequency",
+            a.clock_mhz
+        ));
+    }
+    let clock_hz = clock_hz as u64;
+    let default_dir = Path::new("build/sim").join(&scenario.name);
+    let vcd_dir = (!a.no_vcd).then(|| a.vcd.clone().unwrap_or_else(|| default_dir.clone()));
+    let out = Outputs {
+        plot: a.plot.clone().unwrap_or_else(|| {
+            vcd_dir
+                .as_ref()
+                .unwrap_or(&default_dir)
+                .join("timeline.svg")
+        }),
+        vcd_dir,
+        capture: a.capture.clone(),
+    };
+    for (opt, p) in [("plot", Some(&out.plot)), ("capture", out.capture.as_ref())] {
+        let Some(p) = p else { continue };
+        // Default locations are created; a path the user gave must have its directory.
+        let given = if opt == "plot" {
+            a.plot.is_some()
+        } else {
+            true
+        };
+        if given {
+            if let Err(m) = check_parent(opt, p) {
+                return usage(m);
+            }
+        }
+    }
+    if let Some(d) = &out.vcd_dir {
+        if a.vcd.is_some() && !d.is_dir() {
+            return usage(format!("--vcd {}: not a directory", d.display()));
+        }
+    }
+    for d in out
+        .vcd_dir
+        .as_deref()
+        .into_iter()
+        .chain(out.plot.parent().filter(|p| !p.as_os_str().is_empty()))
+    {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+
+    let opts = RunOpts {
+        backend: match a.backend {
+            SimBackend::Rtl => Backend::Rtl,
+            SimBackend::Verilator => Backend::Verilator,
+        },
+        record_wire: out.capture.is_some(),
+        vcd_dir: out.vcd_dir.clone(),
+        cycles: a.cycles,
+        model: !a.no_model,
+        ..RunOpts::default()
+    };
+    let report = run_with_progress(&scenario, &opts)?;
+    print!("{}", summary_table(&report, &scenario));
+
+    let mut plot_opts = PlotOptions::new(report.vl_cap);
+    plot_opts.title = format!(
+        "{} ({} back end, VLCap {}, {}-bit link)",
+        scenario.name, report.backend, report.vl_cap, report.width
+    );
+    plot_opts.clock_hz = Some(clock_hz);
+    plot_opts.link_bytes_per_clock = Some(report.width as u32 / 8);
+    write_svg_with(&report.timeline, &plot_opts, &out.plot)
+        .with_context(|| format!("writing {}", out.plot.display()))?;
+    println!();
+    if let Some(d) = &out.vcd_dir {
+        println!(
+            "waveforms: {}, {}",
+            d.join("port_a.vcd").display(),
+            d.join("port_b.vcd").display()
+        );
+    }
+    println!(
+        "plot: {} ({} samples)",
+        out.plot.display(),
+        report.timeline.len()
+    );
+    if let Some(p) = &out.capture {
+        let view = match a.capture_view {
+            ViewArg::Receiver => CaptureView::Receiver,
+            ViewArg::Sender => CaptureView::Sender,
+        };
+        let st = write_erf(&report.wire, clock_hz, view, p)?;
+        println!("capture: {} ({})", p.display(), capture_line(&st, view));
+    }
+    let failed = failed_checks(&report);
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("FAIL: {}", failed.join("; "));
+        Ok(ExitCode::from(1))
+    }
+}
+
+/// The run, with a progress bar on stderr once it has taken more than two seconds.
+fn run_with_progress(s: &Scenario, opts: &RunOpts) -> anyhow::Result<RunReport> {
+    let t0 = Instant::now();
+    let cycles = opts.cycles.unwrap_or(s.cycles);
+    let mut sys = SystemRun::new(s, opts).context("building the two ports")?;
+    let bar = ProgressBar::with_draw_target(Some(cycles), ProgressDrawTarget::hidden()).with_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} clocks, {eta} left").unwrap(),
+    );
+    bar.set_message(format!("sim {}", s.name));
+    let mut shown = false;
+    while sys.clock < cycles {
+        sys.step();
+        if sys.clock % 4096 == 0 {
+            if !shown && t0.elapsed() > Duration::from_secs(2) {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                shown = true;
+            }
+            bar.set_position(sys.clock);
+        }
+    }
+    bar.finish_and_clear();
+    // The flush (no new packets, no faults) and the report.
+    let mut r = sys.run();
+    if opts.model {
+        r.model = Some(run_model(s, cycles, opts.flush_clocks));
+    }
+    r.wall_seconds = t0.elapsed().as_secs_f64();
+    Ok(r)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.2} %", 100.0 * x)
+}
+
+fn ratio(n: u64, d: u64) -> f64 {
+    n as f64 / d.max(1) as f64
+}
+
+/// One table row: a label and, per direction, the run's figure and the model's.
+fn row(s: &mut String, label: &str, cells: [String; 4]) {
+    let _ = writeln!(
+        s,
+        "{label:<34}{:>14}{:>14}{:>14}{:>14}",
+        cells[0], cells[1], cells[2], cells[3]
+    );
+}
+
+/// The summary: per direction the run's figures beside the reference model's, per VL
+/// the shares against the arbitration weights, then retrains, recovery and checks.
+pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "iblink sim: {} ({} back end), VLCap {}, {}-bit link, {} traffic clocks ({} with the flush), {:.1} s",
+        r.scenario, r.backend, r.vl_cap, r.width, r.cycles, r.clocks, r.wall_seconds
+    );
+    let m = r.model.as_ref();
+    let dirs = [Direction::AtoB, Direction::BtoA];
+    let dash = || "-".to_string();
+    // Per direction: (run, model) cells.
+    let cells = |f: &dyn Fn(usize) -> (String, Option<String>)| -> [String; 4] {
+        let (a, am) = f(0);
+        let (b, bm) = f(1);
+        [a, am.unwrap_or_else(dash), b, bm.unwrap_or_else(dash)]
+    };
+    t.push('\n');
+    row(
+        &mut t,
+        "",
+        ["A→B".into(), "model".into(), "B→A".into(), "model".into()],
+    );
+    let d = |k: usize| r.dir(dirs[k]);
+    row(
+        &mut t,
+        "measured window, clocks",
+        cells(&|k| {
+            (
+                d(k).window_clocks.to_string(),
+                m.map(|m| m.window_clocks.to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "link busy",
+        cells(&|k| (pct(d(k).utilisation()), m.map(|m| pct(m.utilisation(k))))),
+    );
+    row(
+        &mut t,
+        "  data and VL15 words",
+        cells(&|k| {
+            (
+                pct(d(k).data_utilisation()),
+                m.map(|m| pct(ratio(m.data_clocks[k], m.window_clocks))),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "  FCP words (overhead)",
+        cells(&|k| {
+            (
+                pct(d(k).fcp_overhead()),
+                m.map(|m| pct(ratio(m.fcp_clocks[k], m.window_clocks))),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "idle clocks while a VL eligible",
+        cells(&|k| (d(k).idle_while_eligible.to_string(), None)),
+    );
+    row(
+        &mut t,
+        "packets generated",
+        cells(&|k| {
+            (
+                d(k).generated_total().to_string(),
+                m.map(|m| m.generated[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "packets delivered",
+        cells(&|k| {
+            (
+                d(k).delivered_total().to_string(),
+                m.map(|m| m.delivered[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "dropped: lost on the wire",
+        cells(&|k| {
+            (
+                d(k).drops.wire_loss.to_string(),
+                m.map(|m| m.wire_loss[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "dropped: bit flip (VCRC/len/VL)",
+        cells(&|k| {
+            let c = &d(k).drops.corrupt;
+            (
+                format!("{}/{}/{}", c[1], c[2], c[3]),
+                m.map(|m| m.corrupt[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "dropped: buffer overrun",
+        cells(&|k| {
+            (
+                d(k).drops.overrun.to_string(),
+                m.map(|m| m.overruns[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "dropped: VL15 buffer full",
+        cells(&|k| {
+            (
+                d(k).drops.vl15_full.to_string(),
+                m.map(|m| m.vl15_dropped[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "dropped: link retrain",
+        cells(&|k| {
+            (
+                d(k).drops.resync.to_string(),
+                m.map(|m| m.resync_flushed[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "in flight at the end",
+        cells(&|k| {
+            (
+                d(k).in_flight.to_string(),
+                m.map(|m| m.in_flight[k].to_string()),
+            )
+        }),
+    );
+    row(
+        &mut t,
+        "FCPs sent / lost / flipped",
+        cells(&|k| {
+            (
+                format!(
+                    "{}/{}/{}",
+                    d(k).fcps_sent,
+                    d(k).fcps_lost,
+                    d(k).fcps_flipped
+                ),
+                None,
+            )
+        }),
+    );
+
+    // Per VL: share of the data blocks sent against the weights of the tables.
+    let vls = r.vl_cap;
+    let mut weights = vec![(0u32, 0u32); vls];
+    for (table, hi) in [(&s.port.high, true), (&s.port.low, false)] {
+        for e in table.iter().filter(|e| (e.vl as usize) < vls) {
+            let w = &mut weights[e.vl as usize];
+            if hi {
+                w.0 += e.weight as u32;
+            } else {
+                w.1 += e.weight as u32;
+            }
+        }
+    }
+    let total_w: u32 = weights.iter().map(|w| w.0 + w.1).sum();
+    let shares = [r.a_to_b.shares(vls), r.b_to_a.shares(vls)];
+    let mshares = m.map(|m| [m.shares(0, vls), m.shares(1, vls)]);
+    t.push('\n');
+    let _ = writeln!(
+        t,
+        "{:<6}{:>12}{:>9}{:>10}{:>9}{:>10}{:>9}{:>12}{:>12}",
+        "VL", "weight h/l", "w share", "A→B", "model", "B→A", "model", "max occ A→B", "max occ B→A"
+    );
+    for v in (0..vls).chain([15]) {
+        let (w, wshare) = if v == 15 {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (
+                format!("{}/{}", weights[v].0, weights[v].1),
+                pct(ratio((weights[v].0 + weights[v].1) as u64, total_w as u64)),
+            )
+        };
+        let sh = |k: usize| {
+            if v == 15 {
+                "-".to_string()
+            } else {
+                pct(shares[k][v])
+            }
+        };
+        let msh = |k: usize| match (&mshares, v) {
+            (Some(ms), v) if v < 15 => pct(ms[k][v]),
+            _ => "-".to_string(),
+        };
+        // Largest receive-buffer occupancy at the receiving end (blocks; VL15 packets),
+        // the model's in parentheses.
+        let occ = |k: usize| {
+            let run = d(k).max_occupancy[v];
+            match m {
+                Some(m) => format!("{run} ({})", m.max_occupancy[k][v]),
+                None => run.to_string(),
+            }
+        };
+        let _ = writeln!(
+            t,
+            "{:<6}{:>12}{:>9}{:>10}{:>9}{:>10}{:>9}{:>12}{:>12}",
+            format!("VL{v}"),
+            w,
+            wshare,
+            sh(0),
+            msh(0),
+            sh(1),
+            msh(1),
+            occ(0),
+            occ(1)
+        );
+    }
+    let _ = writeln!(
+        t,
+        "(shares: of the data blocks sent; occupancy: blocks, VL15 packets; model in parentheses)"
+    );
+
+    // Retrains and recovery.
+    t.push('\n');
+    let names = |e: &iblink_sim::system::run::ResyncEvent| match e.by {
+        None => format!("clock {} forced", e.clock),
+        Some((port, reason, vl)) => format!(
+            "clock {} port {}: {} VL{vl}",
+            e.clock,
+            if port == 0 { "A" } else { "B" },
+            match reason {
+                failsafe_reason::NO_FC_UPDATE => "no FCP (update monitor)",
+                failsafe_reason::OVERRUN => "overrun threshold",
+                _ => "reason ?",
+            }
+        ),
+    };
+    let mut line = format!("link retrains: {}", r.resyncs.len());
+    if !r.resyncs.is_empty() {
+        let shown: Vec<String> = r.resyncs.iter().take(6).map(names).collect();
+        let _ = write!(
+            line,
+            " ({}{})",
+            shown.join("; "),
+            if r.resyncs.len() > 6 { "; ..." } else { "" }
+        );
+    }
+    if let Some(m) = m {
+        let _ = write!(line, "; model: {}", m.retrains.len());
+    }
+    let _ = writeln!(t, "{line}");
+    match r.last_fault {
+        None => {
+            let _ = writeln!(t, "faults: none");
+        }
+        Some(f) => {
+            let after = |x: Option<u64>| x.map_or("never".to_string(), |c| format!("+{c} clocks"));
+            let _ = writeln!(
+                t,
+                "last fault at clock {f}: retrain {}, data committed again {} (A→B) {} (B→A), ABR = FCTBS on every VL from {}",
+                after(r.resync_after_last_fault),
+                after(r.recovered_after_last_fault[0]),
+                after(r.recovered_after_last_fault[1]),
+                after(r.agree_after_last_fault)
+            );
+        }
+    }
+    let checks: Vec<String> = dirs
+        .iter()
+        .map(|&dir| {
+            let x = r.dir(dir);
+            format!(
+                "{}: conserved {}, bad delivery {}, out of order {}, flipped passed {}, unexplained discards {}, anomalies {}, ABR = FCTBS checks {} (disagreed {}), FCTBS mismatch {}",
+                if dir == Direction::AtoB { "A→B" } else { "B→A" },
+                if x.conserved() { "yes" } else { "NO" },
+                x.bad_delivery,
+                x.order_errors,
+                x.corrupt_delivered,
+                x.unexplained_discards,
+                x.anomalies,
+                x.agree_checks,
+                x.disagreements,
+                x.fctbs_mismatch
+            )
+        })
+        .collect();
+    let _ = writeln!(t, "checks {}", checks.join("\n       "));
+    t
+}
+
+/// The failsafe's `resync_reason` codes (crates/rtl/src/failsafe.rs).
+mod failsafe_reason {
+    pub const NO_FC_UPDATE: u8 = iblink_rtl::failsafe::REASON_NO_FC_UPDATE;
+    pub const OVERRUN: u8 = iblink_rtl::failsafe::REASON_OVERRUN;
+}
+
+/// What failed among the run's own checks (empty: all passed).
+fn failed_checks(r: &RunReport) -> Vec<String> {
+    let mut f = vec![];
+    for dir in [Direction::AtoB, Direction::BtoA] {
+        let x = r.dir(dir);
+        let n = if dir == Direction::AtoB {
+            "A→B"
+        } else {
+            "B→A"
+        };
+        for (what, v) in [
+            ("bad deliveries", x.bad_delivery),
+            ("out-of-order deliveries", x.order_errors),
+            ("flipped packets passed", x.corrupt_delivered),
+            ("unexplained discards", x.unexplained_discards),
+            ("anomalies", x.anomalies),
+            ("buffer overruns", x.drops.overrun),
+        ] {
+            if v > 0 {
+                f.push(format!("{n}: {v} {what}"));
+            }
+        }
+        if !x.conserved() {
+            f.push(format!("{n}: generated != delivered + dropped + in flight"));
+        }
+    }
+    if let Some(m) = &r.model {
+        if !m.conserved() {
+            f.push("model: generated != delivered + dropped + in flight".into());
+        }
+    }
+    f
+}
+
+fn capture_line(st: &CaptureStats, view: CaptureView) -> String {
+    let mut s = format!(
+        "{} records: {} data/VL15 (type 21), {} FCPs (type 25)",
+        st.records, st.data, st.fcps
+    );
+    if view == CaptureView::Receiver {
+        let _ = write!(
+            s,
+            "; {} flagged RX error, {} lost left out",
+            st.rx_errors, st.lost
+        );
+        if st.lost_unreported > 0 {
+            let _ = write!(
+                s,
+                " ({} after the last record of their direction)",
+                st.lost_unreported
+            );
+        }
+    }
+    s
+}
