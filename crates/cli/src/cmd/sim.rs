@@ -184,10 +184,17 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("writing {}", out.plot.display()))?;
     println!();
     if let Some(d) = &out.vcd_dir {
+        let (a, b) = (d.join("port_a.vcd"), d.join("port_b.vcd"));
+        let mb = [&a, &b]
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum::<u64>() as f64
+            / 1e6;
         println!(
-            "waveforms: {}, {}",
-            d.join("port_a.vcd").display(),
-            d.join("port_b.vcd").display()
+            "waveforms: {}, {} ({mb:.0} MB; --no-vcd skips them)",
+            a.display(),
+            b.display()
         );
     }
     println!(

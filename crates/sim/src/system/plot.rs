@@ -189,7 +189,7 @@ const W: f64 = 560.0; // a panel's plot area
 const H: f64 = 200.0;
 const LEFT: f64 = 80.0;
 const RIGHT: f64 = 30.0;
-const TOP: f64 = 60.0;
+const TOP: f64 = 84.0;
 const GAP: f64 = 70.0; // between panels, vertically: room for the x labels
 
 /// A panel's plot area: pixel origin (left, bottom) and the data ranges.
@@ -286,7 +286,7 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
         let dname = format!("{d:?}");
         let _ = writeln!(
             s,
-            r#"<text x="{:.1}" y="44" text-anchor="middle" style="font-weight: bold">{name}</text>"#,
+            r#"<text x="{:.1}" y="52" text-anchor="middle" style="font-weight: bold">{name}</text>"#,
             x0 + W / 2.0
         );
         for (row, panel) in ["throughput", "occupancy"].into_iter().enumerate() {
