@@ -7,9 +7,9 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use iblink_sim::blocks::Backend;
 use iblink_sim::system::capture::{write_erf, CaptureStats, CaptureView};
-use iblink_sim::system::model_run::run_model;
+use iblink_sim::system::model_run::{run_model, ModelSummary};
 use iblink_sim::system::plot::{write_svg_with, PlotOptions};
-use iblink_sim::system::run::{RunOpts, RunReport, SystemRun};
+use iblink_sim::system::run::{DirReport, RunOpts, RunReport, SystemRun};
 use iblink_sim::system::scenario::Scenario;
 use iblink_sim::system::Direction;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -277,156 +277,109 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
     );
     let m = r.model.as_ref();
     let dirs = [Direction::AtoB, Direction::BtoA];
-    let dash = || "-".to_string();
-    // Per direction: (run, model) cells.
-    let cells = |f: &dyn Fn(usize) -> (String, Option<String>)| -> [String; 4] {
-        let (a, am) = f(0);
-        let (b, bm) = f(1);
-        [a, am.unwrap_or_else(dash), b, bm.unwrap_or_else(dash)]
-    };
     t.push('\n');
     row(
         &mut t,
         "",
         ["A→B".into(), "model".into(), "B→A".into(), "model".into()],
     );
-    let d = |k: usize| r.dir(dirs[k]);
-    row(
-        &mut t,
-        "measured window, clocks",
-        cells(&|k| {
-            (
-                d(k).window_clocks.to_string(),
-                m.map(|m| m.window_clocks.to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "link busy",
-        cells(&|k| (pct(d(k).utilisation()), m.map(|m| pct(m.utilisation(k))))),
-    );
-    row(
-        &mut t,
-        "  data and VL15 words",
-        cells(&|k| {
-            (
-                pct(d(k).data_utilisation()),
-                m.map(|m| pct(ratio(m.data_clocks[k], m.window_clocks))),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "  FCP words (overhead)",
-        cells(&|k| {
-            (
-                pct(d(k).fcp_overhead()),
-                m.map(|m| pct(ratio(m.fcp_clocks[k], m.window_clocks))),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "idle clocks while a VL eligible",
-        cells(&|k| (d(k).idle_while_eligible.to_string(), None)),
-    );
-    row(
-        &mut t,
-        "packets generated",
-        cells(&|k| {
-            (
-                d(k).generated_total().to_string(),
-                m.map(|m| m.generated[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "packets delivered",
-        cells(&|k| {
-            (
-                d(k).delivered_total().to_string(),
-                m.map(|m| m.delivered[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "dropped: lost on the wire",
-        cells(&|k| {
-            (
-                d(k).drops.wire_loss.to_string(),
-                m.map(|m| m.wire_loss[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "dropped: bit flip (VCRC/len/VL)",
-        cells(&|k| {
-            let c = &d(k).drops.corrupt;
-            (
-                format!("{}/{}/{}", c[1], c[2], c[3]),
-                m.map(|m| m.corrupt[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "dropped: buffer overrun",
-        cells(&|k| {
-            (
-                d(k).drops.overrun.to_string(),
-                m.map(|m| m.overruns[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "dropped: VL15 buffer full",
-        cells(&|k| {
-            (
-                d(k).drops.vl15_full.to_string(),
-                m.map(|m| m.vl15_dropped[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "dropped: link retrain",
-        cells(&|k| {
-            (
-                d(k).drops.resync.to_string(),
-                m.map(|m| m.resync_flushed[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "in flight at the end",
-        cells(&|k| {
-            (
-                d(k).in_flight.to_string(),
-                m.map(|m| m.in_flight[k].to_string()),
-            )
-        }),
-    );
-    row(
-        &mut t,
-        "FCPs sent / lost / flipped",
-        cells(&|k| {
-            (
+    // Per direction, the run's figure and the model's (None: the model has no such
+    // figure).
+    type RunFig = fn(&DirReport) -> String;
+    type ModelFig = fn(&ModelSummary, usize) -> Option<String>;
+    let rows: [(&str, RunFig, ModelFig); 15] = [
+        (
+            "measured window, clocks",
+            |x| x.window_clocks.to_string(),
+            |m, _| Some(m.window_clocks.to_string()),
+        ),
+        (
+            "link busy",
+            |x| pct(x.utilisation()),
+            |m, k| Some(pct(m.utilisation(k))),
+        ),
+        (
+            "  data and VL15 words",
+            |x| pct(x.data_utilisation()),
+            |m, k| Some(pct(ratio(m.data_clocks[k], m.window_clocks))),
+        ),
+        (
+            "  FCP words (overhead)",
+            |x| pct(x.fcp_overhead()),
+            |m, k| Some(pct(ratio(m.fcp_clocks[k], m.window_clocks))),
+        ),
+        (
+            "idle clocks while a VL eligible",
+            |x| x.idle_while_eligible.to_string(),
+            |_, _| None,
+        ),
+        (
+            "packets generated",
+            |x| x.generated_total().to_string(),
+            |m, k| Some(m.generated[k].to_string()),
+        ),
+        (
+            "packets delivered",
+            |x| x.delivered_total().to_string(),
+            |m, k| Some(m.delivered[k].to_string()),
+        ),
+        (
+            "dropped: lost on the wire",
+            |x| x.drops.wire_loss.to_string(),
+            |m, k| Some(m.wire_loss[k].to_string()),
+        ),
+        (
+            "dropped: bit flip (VCRC/len/VL)",
+            |x| {
                 format!(
                     "{}/{}/{}",
-                    d(k).fcps_sent,
-                    d(k).fcps_lost,
-                    d(k).fcps_flipped
-                ),
-                None,
+                    x.drops.corrupt[1], x.drops.corrupt[2], x.drops.corrupt[3]
+                )
+            },
+            |m, k| Some(m.corrupt[k].to_string()),
+        ),
+        (
+            "dropped: buffer overrun",
+            |x| x.drops.overrun.to_string(),
+            |m, k| Some(m.overruns[k].to_string()),
+        ),
+        (
+            "dropped: VL15 buffer full",
+            |x| x.drops.vl15_full.to_string(),
+            |m, k| Some(m.vl15_dropped[k].to_string()),
+        ),
+        (
+            "dropped: link retrain",
+            |x| x.drops.resync.to_string(),
+            |m, k| Some(m.resync_flushed[k].to_string()),
+        ),
+        (
+            "in flight at the end",
+            |x| x.in_flight.to_string(),
+            |m, k| Some(m.in_flight[k].to_string()),
+        ),
+        (
+            "FCPs sent / lost / flipped",
+            |x| format!("{}/{}/{}", x.fcps_sent, x.fcps_lost, x.fcps_flipped),
+            |_, _| None,
+        ),
+        (
+            "ABR = FCTBS checks disagreeing",
+            |x| x.disagreements.to_string(),
+            |_, _| None,
+        ),
+    ];
+    let d = |k: usize| r.dir(dirs[k]);
+    for (label, run, model) in rows {
+        let cell = |k: usize| {
+            (
+                run(d(k)),
+                m.and_then(|m| model(m, k)).unwrap_or_else(|| "-".into()),
             )
-        }),
-    );
+        };
+        let ((a, am), (b, bm)) = (cell(0), cell(1));
+        row(&mut t, label, [a, am, b, bm]);
+    }
 
     // Per VL: share of the data blocks sent against the weights of the tables.
     let vls = r.vl_cap;
