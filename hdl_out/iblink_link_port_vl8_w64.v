@@ -2557,17 +2557,37 @@ module iblink_link_port_vl8_w64$rxc(clock,reset,accept,accept_vl,accept_blocks,d
     // RX credits for VLCap 8, 256 blocks of buffer per VL (SPEC.md 4). Per data
     // VL v, in generate block vl[v]:
     //   abr       ABR, Adjusted Blocks Received, mod 4096: += blocks on accept, := FCTBS on FCP
-    //   free      Free Space Count, 0..CAPACITY: -= blocks on accept, += blocks on drain
-    //   overruns  packets dropped for lack of space (saturating; kept across resync)
+    //   used      blocks held, CAPACITY - free (free is the Free Space Count, 0..CAPACITY):
+    //             += blocks on accept, -= blocks on drain; 0 at power-up and after reset
+    //   overrun_count  packets dropped for lack of space up to the previous clock (16 bits,
+    //             saturating; kept across resync)
     // FCCL = (ABR + min(free, 2048)) mod 4096.
+    // used is a loop (accept check, drain, clamp at CAPACITY, all in one clock), so every
+    // outcome is computed side by side on one carry chain each, and carry-outs pick one:
+    // used + a + SPARE passes 2^FB when the packet does not fit (a > free), used - d and
+    // used + a - d go negative when a drain would take free above CAPACITY. Sums of three
+    // operands go through one carry-save LUT level into a single chain.
     localparam VLS = 8;
-    localparam [12:0] CAPACITY = 13'd256;
+    localparam FB = 9;  // bits of used
+    localparam [FB-1:0] CAPACITY = 9'd256;
+    localparam [FB-1:0] SPARE = ~CAPACITY;  // 2^FB - 1 - CAPACITY
+    localparam [11:0] CAP_PLUS_1 = 12'd257;
+    // Per VL, registered: an accept for this VL in the previous clock, and its carry-out
+    // (it did not fit). accepted and dropped are decoded from them (flip-flops next to each
+    // VL's chain rather than one flip-flop collecting carry-outs from every VL).
+    reg [VLS-1:0] accept_q;
+    reg [VLS-1:0] no_fit_q;
     initial begin
-       accepted = 1'b0;
-       dropped = 1'b0;
+       accept_q = {VLS{1'b0}};
+       no_fit_q = {VLS{1'b0}};
     end
-    wire [VLS-1:0] took;
-    wire [VLS-1:0] overran;
+    // The block counts, FB+1 bits wide (the top bit is the sign of a difference).
+    wire [FB:0] a = {3'd0, accept_blocks};
+    wire [FB:0] d = {3'd0, drain_blocks};
+    wire [FB-1:0] a_lo = a[FB-1:0];
+    wire [FB-1:0] d_lo = d[FB-1:0];
+    wire [VLS-1:0] accepts;
+    wire [VLS-1:0] no_fits;
     wire [12*VLS-1:0] fccl_bus;
     wire [16*VLS-1:0] overrun_bus;
     genvar v;
@@ -2575,47 +2595,87 @@ module iblink_link_port_vl8_w64$rxc(clock,reset,accept,accept_vl,accept_blocks,d
        for (v = 0; v < VLS; v = v + 1) begin : vl
           localparam [3:0] VL = v;
           reg [11:0] abr;
-          reg [11:0] free;
+          reg [FB-1:0] used;
           reg [15:0] overrun_count;
           initial begin
              abr = 12'd0;
-             free = CAPACITY[11:0];
+             used = {FB{1'b0}};
              overrun_count = 16'd0;
           end
-          wire accept_here = accept && accept_vl == VL;
-          // free - blocks; bit 12 set means the packet does not fit (an overrun).
-          wire [12:0] room = {1'b0, free} - {6'd0, accept_blocks};
-          assign took[v] = accept_here & ~room[12];
-          assign overran[v] = accept_here & room[12];
-          wire [11:0] free_kept = took[v] ? room[11:0] : free;
-          wire [12:0] refilled = {1'b0, free_kept} + ((drain && drain_vl == VL) ? {6'd0, drain_blocks} : 13'd0);
+          // This clock's events for this VL (kept as nets: the decodes are early, and each
+          // late carry-out meets them in the LUTs after the chains).
+          (* keep *) wire accept_here = accept & (accept_vl == VL);
+          (* keep *) wire drain_here = drain & (drain_vl == VL);
+          (* keep *) wire fcp_here = fcp_valid & (fcp_vl == VL);
+          // Accept: used + a + SPARE >= 2^FB exactly when a > free (an overrun); only the
+          // carry-out of this sum is used.
+          wire [FB-1:0] fit_s = used ^ a_lo ^ SPARE;
+          wire [FB-1:0] fit_c = (used & a_lo) | (used & SPARE) | (a_lo & SPARE);
+          wire no_fit;
+          wire [FB-1:0] fit_sum_unused;
+          assign {no_fit, fit_sum_unused} = {1'b0, fit_s} + {fit_c, 1'b0};
+          assign accepts[v] = accept_here;
+          assign no_fits[v] = no_fit;
+          // The outcomes, each on its own chain from the register and the raw inputs:
+          // accept alone, used + a; accept and drain, used + a - d = used + a + ~d + 1 (a
+          // carry-save level, sum s and carries c, then s + {c, 1}); drain alone, used - d.
+          // A negative result is the clamp: draining more than is held cannot raise free
+          // above the buffer size.
+          wire [FB-1:0] acc_used = used + a_lo;
+          wire [FB:0] both_s = {1'b0, used} ^ a ^ ~d;
+          wire [FB-1:0] both_c = (used & a_lo) | (used & ~d_lo) | (a_lo & ~d_lo);
+          wire [FB:0] both_used = both_s + {both_c, 1'b1};
+          wire [FB:0] dr_used = {1'b0, used} - d;
+          // The late accept decision selects between two values prepared from early
+          // terms (kept as nets, so the select is one LUT after the carry-out, into the
+          // data input, and not folded into a shared term). Each hold value goes
+          // through an AND with the inverted select of its branch (a no-op there), so that
+          // synthesis does not turn the hold into a clock enable driven by the carry-out
+          // (the iCE40 enable pin is a slow route, 1.5 to 2 ns).
+          wire [FB-1:0] if_took = drain_here ? (both_used[FB] ? {FB{1'b0}} : both_used[FB-1:0]) : acc_used;
+          wire [FB-1:0] if_not = drain_here ? (dr_used[FB] ? {FB{1'b0}} : dr_used[FB-1:0]) : used & {FB{~drain_here}};
+          (* keep *) wire [11:0] abr_if_not = fcp_here ? fcp_fctbs : abr & {12{~fcp_here}};
+          (* keep *) wire [11:0] abr_if_fits = accept_here ? (fcp_here ? fcp_fctbs : abr + {5'd0, accept_blocks}) : abr_if_not;
           always @(posedge clock) begin
              if (reset) begin
-                // Link init or resync (SPEC.md 8).
+                // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY.
+                used <= {FB{1'b0}};
                 abr <= 12'd0;
-                free <= CAPACITY[11:0];
              end else begin
-                if (fcp_valid && fcp_vl == VL) abr <= fcp_fctbs;
-                else if (took[v]) abr <= abr + {5'd0, accept_blocks};
-                // Draining more than is held cannot raise free above the buffer size.
-                free <= (refilled > CAPACITY) ? CAPACITY[11:0] : refilled[11:0];
-                if (overran[v] && overrun_count != 16'hffff) overrun_count <= overrun_count + 16'd1;
+                // Events in the order accept, drain, FCP.
+                // (Written with the carry-out as the outer select, so that it is the
+                // last LUT input rather than part of a shared accept-and-fits term.)
+                used <= accept_here ? (no_fit ? if_not : if_took) : if_not;
+                abr <= no_fit ? abr_if_not : abr_if_fits;
              end
           end
-          // min(free, 2048): free[11] set means free >= 2048.
-          assign fccl_bus[12*v +: 12] = abr + (free[11] ? 12'h800 : free);
-          assign overrun_bus[16*v +: 16] = overrun_count;
+          // Overruns: the count is one clock behind, and the output adds the overrun the
+          // flags above registered in the previous clock (saturating at 0xFFFF); the count
+          // then takes that output. So the counter is fed from registers only, not from
+          // this clock's carry-out, and shows each overrun in the next clock as the
+          // contract says.
+          wire pending_overrun = accept_q[v] & no_fit_q[v];
+          wire [15:0] overruns_now = overrun_count + {15'd0, pending_overrun & ~(&overrun_count)};
+          always @(posedge clock) overrun_count <= overruns_now;
+    // abr + ~used + (CAPACITY + 1): one carry-save level, one chain.
+          wire [11:0] nused = {{(12-FB){1'b1}}, ~used};
+          wire [11:0] fccl_s = abr ^ nused ^ CAP_PLUS_1;
+          wire [10:0] fccl_c = (abr[10:0] & nused[10:0]) | (abr[10:0] & CAP_PLUS_1[10:0]) | (nused[10:0] & CAP_PLUS_1[10:0]);
+          assign fccl_bus[12*v +: 12] = fccl_s + {fccl_c, 1'b0};
+          assign overrun_bus[16*v +: 16] = overruns_now;
        end
     endgenerate
 
     always @(*) begin
        fccl = fccl_bus;
        overruns = overrun_bus;
+       accepted = |(accept_q & ~no_fit_q);
+       dropped = |(accept_q & no_fit_q);
     end
 
     always @(posedge clock) begin
-       accepted <= ~reset & (|took);
-       dropped <= ~reset & (|overran);
+       accept_q <= reset ? {VLS{1'b0}} : accepts;
+       no_fit_q <= no_fits;
     end
 endmodule // iblink_link_port_vl8_w64$rxc
 

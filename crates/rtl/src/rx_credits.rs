@@ -12,7 +12,7 @@
 //! | `accept`, `accept_vl`, `accept_blocks` | in | a data packet of `accept_blocks` (7 bits) arrived for `accept_vl`: if it fits, ABR += blocks and free -= blocks; if not, it is dropped and counted |
 //! | `drain`, `drain_vl`, `drain_blocks` | in | the higher layer took a packet of `drain_blocks` out of the buffer: free += blocks (never above CAP) |
 //! | `fcp_valid`, `fcp_vl`, `fcp_fctbs` | in | an FCP for `fcp_vl` was received: ABR := FCTBS |
-//! | `accepted`, `dropped` | out | registered: the `accept` of the previous clock was taken / was a buffer overrun |
+//! | `accepted`, `dropped` | out | from registers: the `accept` of the previous clock was taken / was a buffer overrun (decoded from two flag registers per VL) |
 //! | `fccl` | out | `12N` bits, from the registers: FCCL of VL `v` at `[12v+11:12v]` = `(ABR + min(free, 2048)) mod 4096` |
 //! | `overruns` | out | `16N` bits: overruns of VL `v` at `[16v+15:16v]`, saturating at 0xFFFF |
 //!
@@ -29,6 +29,15 @@
 //! - Overrun counters are 16 bits and saturate: wide enough for many FCP periods at line
 //!   rate, small enough at 15 VLs (240 flip-flops); they are statistics, so resync keeps
 //!   them, as the model does.
+//!
+//! # Measured
+//! `iblink synth --target ice40-hx8k` (Yosys 0.23, nextpnr-ice40 0.4), seeds 1–3: VLCap
+//! 4 840 LUT4, 276 carry, 156 FF, 117.8 / 115.9 / 116.4 MHz; VLCap 8 1655 LUT4, 115.1 /
+//! 114.7 / 115.9 MHz (the first version, one chain after another in the `free` loop:
+//! 493 / 973 LUT4, 82.8 / 81.0 MHz best of 3). The structure is described at
+//! [`rx_credits_verilog_body`]; the critical path is now the accept check (carry-save
+//! level, 10-bit chain) into the one LUT that selects `used` or `abr`, or the
+//! accept-and-drain chain through its clamp select.
 
 use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::tx_credits::{bits_from_words, field, pack_fields, read_words, MAX_VLS, VL_CAPS, WINDOW};
@@ -206,9 +215,47 @@ impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Logic for
     }
 }
 
-/// The module body: one generate iteration per VL holding its ABR, free count and
+/// Bits that hold `0..=capacity` (the width of the `used` register).
+pub fn free_bits(capacity: u16) -> usize {
+    (16 - capacity.leading_zeros()) as usize
+}
+
+/// The module body: one generate iteration per VL holding its ABR, buffer occupancy and
 /// overrun counter.
+///
+/// Timing (the block's contract is unchanged): the free count's update is a loop (accept
+/// check, drain, clamp at the buffer size, all in one clock), so it cannot be pipelined
+/// without changing which packets fit. Instead every outcome is computed side by side
+/// from the register and this clock's inputs, each on one carry chain, and carry-outs
+/// pick one:
+/// - the count is held as `used = CAPACITY - free`, 0 at power-up and after reset (an
+///   iCE40 flip-flop powers up at 0: a register starting at CAPACITY would need an
+///   inverter between it and every chain);
+/// - "does not fit" is the carry-out of `used + a + (2^FB - 1 - CAPACITY)`, the clamps
+///   are the borrows of `used - d` and `used + a - d`; three-operand sums go through one
+///   carry-save LUT level into a single chain;
+/// - no enable or set/reset net drives more than 15 flip-flops (nextpnr-ice40 would move
+///   it onto a global buffer, a detour of 1 to 1.5 ns): `used` has at most 12 bits and
+///   the 16-bit overrun counter is two 8-bit halves with their own enables.
 pub fn rx_credits_verilog_body(vls: usize, capacity: u16) -> String {
+    let fb = free_bits(capacity);
+    // FCCL = ABR + min(free, 2048) with free = CAPACITY - used = ~used + CAPACITY + 1.
+    let fccl = if capacity >= WINDOW {
+        "\
+      // min(free, 2048): free >= 2048 exactly when used <= CAPACITY - 2048.
+      wire window = used <= CAPACITY - 12'd2048;
+      wire [11:0] credit = window ? 12'h800 : CAPACITY - used;
+      assign fccl_bus[12*v +: 12] = abr + credit;"
+            .to_string()
+    } else {
+        "\
+      // abr + ~used + (CAPACITY + 1): one carry-save level, one chain.
+      wire [11:0] nused = {{(12-FB){1'b1}}, ~used};
+      wire [11:0] fccl_s = abr ^ nused ^ CAP_PLUS_1;
+      wire [10:0] fccl_c = (abr[10:0] & nused[10:0]) | (abr[10:0] & CAP_PLUS_1[10:0]) | (nused[10:0] & CAP_PLUS_1[10:0]);
+      assign fccl_bus[12*v +: 12] = fccl_s + {fccl_c, 1'b0};"
+            .to_string()
+    };
     let mut v = String::new();
     let _ = write!(
         v,
@@ -216,17 +263,36 @@ pub fn rx_credits_verilog_body(vls: usize, capacity: u16) -> String {
 // RX credits for VLCap {vls}, {capacity} blocks of buffer per VL (SPEC.md 4). Per data
 // VL v, in generate block vl[v]:
 //   abr       ABR, Adjusted Blocks Received, mod 4096: += blocks on accept, := FCTBS on FCP
-//   free      Free Space Count, 0..CAPACITY: -= blocks on accept, += blocks on drain
-//   overruns  packets dropped for lack of space (saturating; kept across resync)
+//   used      blocks held, CAPACITY - free (free is the Free Space Count, 0..CAPACITY):
+//             += blocks on accept, -= blocks on drain; 0 at power-up and after reset
+//   overrun_count  packets dropped for lack of space up to the previous clock (16 bits,
+//             saturating; kept across resync)
 // FCCL = (ABR + min(free, 2048)) mod 4096.
+// used is a loop (accept check, drain, clamp at CAPACITY, all in one clock), so every
+// outcome is computed side by side on one carry chain each, and carry-outs pick one:
+// used + a + SPARE passes 2^FB when the packet does not fit (a > free), used - d and
+// used + a - d go negative when a drain would take free above CAPACITY. Sums of three
+// operands go through one carry-save LUT level into a single chain.
 localparam VLS = {vls};
-localparam [12:0] CAPACITY = 13'd{capacity};
+localparam FB = {fb};  // bits of used
+localparam [FB-1:0] CAPACITY = {fb}'d{capacity};
+localparam [FB-1:0] SPARE = ~CAPACITY;  // 2^FB - 1 - CAPACITY
+{cap_param}// Per VL, registered: an accept for this VL in the previous clock, and its carry-out
+// (it did not fit). accepted and dropped are decoded from them (flip-flops next to each
+// VL's chain rather than one flip-flop collecting carry-outs from every VL).
+reg [VLS-1:0] accept_q;
+reg [VLS-1:0] no_fit_q;
 initial begin
-   accepted = 1'b0;
-   dropped = 1'b0;
+   accept_q = {{VLS{{1'b0}}}};
+   no_fit_q = {{VLS{{1'b0}}}};
 end
-wire [VLS-1:0] took;
-wire [VLS-1:0] overran;
+// The block counts, FB+1 bits wide (the top bit is the sign of a difference).
+wire [FB:0] a = {{{pad}'d0, accept_blocks}};
+wire [FB:0] d = {{{pad}'d0, drain_blocks}};
+wire [FB-1:0] a_lo = a[FB-1:0];
+wire [FB-1:0] d_lo = d[FB-1:0];
+wire [VLS-1:0] accepts;
+wire [VLS-1:0] no_fits;
 wire [12*VLS-1:0] fccl_bus;
 wire [16*VLS-1:0] overrun_bus;
 genvar v;
@@ -234,49 +300,91 @@ generate
    for (v = 0; v < VLS; v = v + 1) begin : vl
       localparam [3:0] VL = v;
       reg [11:0] abr;
-      reg [11:0] free;
+      reg [FB-1:0] used;
       reg [15:0] overrun_count;
       initial begin
          abr = 12'd0;
-         free = CAPACITY[11:0];
+         used = {{FB{{1'b0}}}};
          overrun_count = 16'd0;
       end
-      wire accept_here = accept && accept_vl == VL;
-      // free - blocks; bit 12 set means the packet does not fit (an overrun).
-      wire [12:0] room = {{1'b0, free}} - {{6'd0, accept_blocks}};
-      assign took[v] = accept_here & ~room[12];
-      assign overran[v] = accept_here & room[12];
-      wire [11:0] free_kept = took[v] ? room[11:0] : free;
-      wire [12:0] refilled = {{1'b0, free_kept}} + ((drain && drain_vl == VL) ? {{6'd0, drain_blocks}} : 13'd0);
+      // This clock's events for this VL (kept as nets: the decodes are early, and each
+      // late carry-out meets them in the LUTs after the chains).
+      (* keep *) wire accept_here = accept & (accept_vl == VL);
+      (* keep *) wire drain_here = drain & (drain_vl == VL);
+      (* keep *) wire fcp_here = fcp_valid & (fcp_vl == VL);
+      // Accept: used + a + SPARE >= 2^FB exactly when a > free (an overrun); only the
+      // carry-out of this sum is used.
+      wire [FB-1:0] fit_s = used ^ a_lo ^ SPARE;
+      wire [FB-1:0] fit_c = (used & a_lo) | (used & SPARE) | (a_lo & SPARE);
+      wire no_fit;
+      wire [FB-1:0] fit_sum_unused;
+      assign {{no_fit, fit_sum_unused}} = {{1'b0, fit_s}} + {{fit_c, 1'b0}};
+      assign accepts[v] = accept_here;
+      assign no_fits[v] = no_fit;
+      // The outcomes, each on its own chain from the register and the raw inputs:
+      // accept alone, used + a; accept and drain, used + a - d = used + a + ~d + 1 (a
+      // carry-save level, sum s and carries c, then s + {{c, 1}}); drain alone, used - d.
+      // A negative result is the clamp: draining more than is held cannot raise free
+      // above the buffer size.
+      wire [FB-1:0] acc_used = used + a_lo;
+      wire [FB:0] both_s = {{1'b0, used}} ^ a ^ ~d;
+      wire [FB-1:0] both_c = (used & a_lo) | (used & ~d_lo) | (a_lo & ~d_lo);
+      wire [FB:0] both_used = both_s + {{both_c, 1'b1}};
+      wire [FB:0] dr_used = {{1'b0, used}} - d;
+      // The late accept decision selects between two values prepared from early
+      // terms (kept as nets, so the select is one LUT after the carry-out, into the
+      // data input, and not folded into a shared term). Each hold value goes
+      // through an AND with the inverted select of its branch (a no-op there), so that
+      // synthesis does not turn the hold into a clock enable driven by the carry-out
+      // (the iCE40 enable pin is a slow route, 1.5 to 2 ns).
+      wire [FB-1:0] if_took = drain_here ? (both_used[FB] ? {{FB{{1'b0}}}} : both_used[FB-1:0]) : acc_used;
+      wire [FB-1:0] if_not = drain_here ? (dr_used[FB] ? {{FB{{1'b0}}}} : dr_used[FB-1:0]) : used & {{FB{{~drain_here}}}};
+      (* keep *) wire [11:0] abr_if_not = fcp_here ? fcp_fctbs : abr & {{12{{~fcp_here}}}};
+      (* keep *) wire [11:0] abr_if_fits = accept_here ? (fcp_here ? fcp_fctbs : abr + {{5'd0, accept_blocks}}) : abr_if_not;
       always @(posedge clock) begin
          if (reset) begin
-            // Link init or resync (SPEC.md 8).
+            // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY.
+            used <= {{FB{{1'b0}}}};
             abr <= 12'd0;
-            free <= CAPACITY[11:0];
          end else begin
-            if (fcp_valid && fcp_vl == VL) abr <= fcp_fctbs;
-            else if (took[v]) abr <= abr + {{5'd0, accept_blocks}};
-            // Draining more than is held cannot raise free above the buffer size.
-            free <= (refilled > CAPACITY) ? CAPACITY[11:0] : refilled[11:0];
-            if (overran[v] && overrun_count != 16'hffff) overrun_count <= overrun_count + 16'd1;
+            // Events in the order accept, drain, FCP.
+            // (Written with the carry-out as the outer select, so that it is the
+            // last LUT input rather than part of a shared accept-and-fits term.)
+            used <= accept_here ? (no_fit ? if_not : if_took) : if_not;
+            abr <= no_fit ? abr_if_not : abr_if_fits;
          end
       end
-      // min(free, 2048): free[11] set means free >= 2048.
-      assign fccl_bus[12*v +: 12] = abr + (free[11] ? 12'h800 : free);
-      assign overrun_bus[16*v +: 16] = overrun_count;
+      // Overruns: the count is one clock behind, and the output adds the overrun the
+      // flags above registered in the previous clock (saturating at 0xFFFF); the count
+      // then takes that output. So the counter is fed from registers only, not from
+      // this clock's carry-out, and shows each overrun in the next clock as the
+      // contract says.
+      wire pending_overrun = accept_q[v] & no_fit_q[v];
+      wire [15:0] overruns_now = overrun_count + {{15'd0, pending_overrun & ~(&overrun_count)}};
+      always @(posedge clock) overrun_count <= overruns_now;
+{fccl}
+      assign overrun_bus[16*v +: 16] = overruns_now;
    end
 endgenerate
 
 always @(*) begin
    fccl = fccl_bus;
    overruns = overrun_bus;
+   accepted = |(accept_q & ~no_fit_q);
+   dropped = |(accept_q & no_fit_q);
 end
 
 always @(posedge clock) begin
-   accepted <= ~reset & (|took);
-   dropped <= ~reset & (|overran);
+   accept_q <= reset ? {{VLS{{1'b0}}}} : accepts;
+   no_fit_q <= no_fits;
 end
-"
+",
+        pad = fb + 1 - BLOCK_BITS,
+        cap_param = if capacity >= WINDOW {
+            String::new()
+        } else {
+            format!("localparam [11:0] CAP_PLUS_1 = 12'd{};\n", capacity + 1)
+        },
     );
     v
 }

@@ -199,6 +199,72 @@ fn rx_lockstep_vl15_buf3072() {
     run_rx(15, 3072);
 }
 
+/// Drains of more than is held (the RTL clamps free at the buffer size; the model treats
+/// it as a caller error, so this runs the rust-hdl stepper against Verilator only): the
+/// random RX traffic with one drain in 200 replaced by an arbitrary one (mostly on the VL
+/// with the most free blocks), half of them with `accept_vl` naming the same VL. A shadow
+/// of `free` counts the clamps.
+fn run_rx_overdrain(vls: usize, capacity: u16) {
+    let mut rtl = rx_sim(vls, capacity, Backend::Rtl);
+    let mut vl = rx_sim(vls, capacity, Backend::Verilator);
+    let n = cycles() / 4;
+    let mut rng = 0x5eed_u64 + vls as u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut free = vec![capacity; vls];
+    let (mut clamps, mut clamps_with_accept) = (0u64, 0u64);
+    let stimulus = RxCreditsStimulus::new(vls, capacity, 0x0d00 + vls as u64).take(n).map(|mut i| {
+        if next() % 200 == 0 {
+            i.drain = true;
+            // The VL with the most free blocks, so that large buffers clamp too.
+            let most = (0..vls).max_by_key(|&v| free[v]).unwrap_or(0);
+            i.drain_vl = if next() % 4 == 0 { (next() % vls as u64) as u8 } else { most as u8 };
+            i.drain_blocks = (next() % 128) as u8;
+            if next() % 2 == 0 {
+                i.accept_vl = i.drain_vl;
+            }
+        }
+        if i.reset {
+            free.iter_mut().for_each(|f| *f = capacity);
+            return i;
+        }
+        let av = i.accept_vl as usize;
+        let took = i.accept && av < vls && u16::from(i.accept_blocks) <= free[av];
+        if took {
+            free[av] -= u16::from(i.accept_blocks);
+        }
+        let dv = i.drain_vl as usize;
+        if i.drain && dv < vls {
+            let f = free[dv] + u16::from(i.drain_blocks);
+            if f > capacity {
+                clamps += 1;
+                clamps_with_accept += (took && av == dv) as u64;
+            }
+            free[dv] = f.min(capacity);
+        }
+        i
+    });
+    let report = lockstep(&mut [rtl.as_mut(), vl.as_mut()], stimulus)
+        .unwrap_or_else(|m| panic!("rx_credits VLCap {vls}, {capacity} blocks, over-drains: {m}"));
+    assert_eq!(report.cycles, n as u64);
+    eprintln!(
+        "rx_credits VLCap {vls}, {capacity} blocks, over-drains: {n} cycles, {clamps} clamps \
+         ({clamps_with_accept} with an accept), 0 mismatches"
+    );
+    assert!(clamps > (n / 1000) as u64, "too few clamps: {clamps}");
+    assert!(clamps_with_accept > (n / 20_000) as u64, "too few clamps with an accept: {clamps_with_accept}");
+}
+
+#[test]
+fn rx_overdrain_rtl_vs_verilator() {
+    run_rx_overdrain(4, 256);
+    run_rx_overdrain(15, 3072);
+}
+
 /// One data VL, both ends of the link: our transmitter's credits and the far end's
 /// receiver credits, each in the same back end, driven one operation per clock.
 struct Link {
