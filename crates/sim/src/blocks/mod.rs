@@ -6,6 +6,7 @@ pub mod crc16_dword;
 pub mod fcp_rx;
 pub mod fcp_tx;
 pub mod link_port;
+pub mod link_port_model;
 pub mod link_rx;
 pub mod link_tx;
 pub mod rx_credits;
