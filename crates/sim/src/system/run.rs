@@ -129,6 +129,9 @@ pub struct DirReport {
     /// the grace clocks); the first few such clocks.
     pub idle_while_eligible: u64,
     pub idle_examples: Vec<(u64, u8)>,
+    /// The first few overruns: (clock of `rx_overrun`, VL, blocks, the bench's free
+    /// blocks then).
+    pub overrun_examples: Vec<(u64, u8, u16, u32)>,
     /// Per VL (index 15: VL15): generated, delivered to the higher layer, blocks sent.
     pub generated: [u64; 16],
     pub delivered: [u64; 16],
@@ -259,6 +262,9 @@ impl RunReport {
                 d.drops,
                 d.in_flight
             );
+            if !d.overrun_examples.is_empty() {
+                let _ = writeln!(s, "    overruns at (clock, VL, blocks, free): {:?}", d.overrun_examples);
+            }
             if !d.idle_examples.is_empty() {
                 let _ = writeln!(s, "    idle while eligible at (clock, VL): {:?}", d.idle_examples);
             }
@@ -318,8 +324,9 @@ struct Side {
     sim: LinkPortSim,
     /// Per VL (VL15 at 15): PSNs queued, oldest first.
     txq: Vec<VecDeque<u32>>,
-    /// The packet whose words the port reads, and the next word.
-    cur: Option<(u32, usize)>,
+    /// The bytes of the packet whose words the port reads, and the next word (a copy:
+    /// the ledger may resolve the packet, lost on the wire, before its last word is read).
+    cur: Option<(Vec<u8>, usize)>,
     /// Popped packets whose first word has not yet been sent.
     sent_fifo: VecDeque<u32>,
     tx_item_is_data: bool,
@@ -555,12 +562,10 @@ impl SystemRun {
             link_state: state,
             ..Default::default()
         };
-        if let Some((psn, k)) = u.cur {
-            if let Some(p) = ledger.get(&psn) {
-                for b in 0..self.width_bytes {
-                    if let Some(x) = p.bytes.get(k * self.width_bytes + b) {
-                        i.src_data |= (*x as u64) << (8 * b);
-                    }
+        if let Some((bytes, k)) = &u.cur {
+            for b in 0..self.width_bytes {
+                if let Some(x) = bytes.get(k * self.width_bytes + b) {
+                    i.src_data |= (*x as u64) << (8 * b);
                 }
             }
         }
@@ -724,7 +729,7 @@ impl SystemRun {
                     d.in_flight_vl[v] += 1;
                     u.last_activity[v] = c;
                     u.sent_fifo.push_back(psn);
-                    u.cur = Some((psn, 0));
+                    u.cur = Some((p.bytes.clone(), 0));
                 }
                 None => d.rep.anomalies += 1,
             }
@@ -953,6 +958,10 @@ impl SystemRun {
                             d.rep.drops.vl15_full += 1;
                         } else {
                             d.rep.drops.overrun += 1;
+                            if d.rep.overrun_examples.len() < 16 {
+                                let free = (self.params.buffer_blocks as u32).saturating_sub(u.occ[v]);
+                                d.rep.overrun_examples.push((c, v as u8, blocks_for_pkt_len(pkt_len), free));
+                            }
                         }
                     } else {
                         d.rep.anomalies += 1;
