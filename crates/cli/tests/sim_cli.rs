@@ -388,20 +388,10 @@ fn clean_run_end_to_end_with_tshark() {
     check_link_bring_up(&recs);
 }
 
-/// FCPs lost, data packets and FCPs flipped: the receiver view leaves the lost FCPs out
-/// (loss counters) and flags the flipped items.
+/// FCPs and data packets lost, data packets and FCPs flipped: the receiver view leaves
+/// the lost items out (loss counters) and flags the flipped ones.
 #[test]
 fn faulty_run_capture_marks_lost_and_flipped_items() {
-    faulty_run("fcp_loss = 0.1\nbit_flip = 0.03\n", false);
-}
-
-/// The same with data packets lost too.
-#[test]
-#[ignore = "run engine bug: a data packet the channel loses is taken out of the ledger at \
-            its first word while the port still reads its words from it, so the rest of \
-            it goes out as zeros (bad ICRC, PSN 0) and the engine counts a bad delivery \
-            (crates/sim/src/system/run.rs, Fate::Lost)"]
-fn faulty_run_with_data_loss_capture_marks_lost_and_flipped_items() {
     faulty_run("fcp_loss = 0.1\ndata_loss = 0.03\nbit_flip = 0.03\n", true);
 }
 
