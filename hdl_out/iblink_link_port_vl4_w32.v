@@ -1425,8 +1425,8 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
 
     // The time base of the per-VL deadlines: counts every clock, wrapping.
     reg [15:0] now;
-    // The configuration as a start uses it: max(c, 1) - 1, and c <= 1. Registered, so it
-    // takes effect a clock late: change it together with restart.
+    // The configuration as a start uses it: c - 1, and c <= 1. Registered, so it takes
+    // effect a clock late: change it together with restart.
     reg [15:0] refresh_m1;
     reg refresh_le1;
     reg [15:0] gap_m1;
@@ -1434,10 +1434,10 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
     // Round robin: the VLs at or after the one following the last VL sent (all after a
     // restart). A mask rather than a number, so the search needs no adder or shifter.
     reg [VLS-1:0] rr_from;
-    // next: the VL to build when the pending FCP starts (or when nothing is pending), as a
-    // number, one-hot, and the mask of the VLs after it.
+    // next: the VL to build when the pending FCP starts (or when nothing is pending),
+    // one-hot, and the mask of the VLs after it (its number is encoded from next_oh when it
+    // moves into pend_vl, so the search does not end in an encoder).
     reg next_valid;
-    reg [3:0] next_vl;
     reg [VLS-1:0] next_oh;
     reg [VLS-1:0] next_above;
     // pending: the built FCP (Op is 1 when pend_init), reloaded from the inputs every clock,
@@ -1461,7 +1461,6 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
        gap_le1 = 1'b0;
        rr_from = ALL_VLS;
        next_valid = 1'b0;
-       next_vl = 4'd0;
        next_oh = NO_VL;
        next_above = NO_VL;
        pend_valid = 1'b0;
@@ -1477,9 +1476,12 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
 
     always @(posedge clock) begin
        now <= now + 16'd1;
-       refresh_m1 <= (refresh_clocks == 16'd0) ? 16'd0 : refresh_clocks - 16'd1;
+       // c - 1 wraps to 65535 for c = 0; harmless: with c <= 1 a start sets the flag at
+       // once (le1) and only a start clears it, so that deadline never matters. (A zero
+       // test here would clear 16 flip-flops through one net on a global buffer.)
+       refresh_m1 <= refresh_clocks - 16'd1;
        refresh_le1 <= refresh_clocks <= 16'd1;
-       gap_m1 <= (min_gap_clocks == 16'd0) ? 16'd0 : min_gap_clocks - 16'd1;
+       gap_m1 <= min_gap_clocks - 16'd1;
        gap_le1 <= min_gap_clocks <= 16'd1;
     end
 
@@ -1546,28 +1548,49 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
        end
     endgenerate
 
+    // The lowest set bit of vec: {below, one-hot}, below[k] = a bit of vec under k is set
+    // (the VLs after the lowest one).
+    function [2*VLS-1:0] lowest;
+       input [VLS-1:0] vec;
+       reg [VLS-1:0] below;
+       integer k;
+       begin
+          below[0] = 1'b0;
+          for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
+          lowest = {below, vec & ~below};
+       end
+    endfunction
+
     // One round-robin search (the model's next_due): the lowest VL of the first non-empty
     // vector among refresh-due VLs at or after `from`, all refresh-due VLs, changed VLs at
-    // or after `from`, all changed VLs. Returns {found, after it, it one-hot, its number}.
-    function [2*VLS+4:0] pick;
+    // or after `from`, all changed VLs. Returns {found, after it, it one-hot}. The four
+    // lowest-bit searches run side by side and the non-empty flags select one, rather than
+    // selecting a vector first and searching it after.
+    function [2*VLS:0] pick;
        input [VLS-1:0] rdue;
        input [VLS-1:0] cdue;
        input [VLS-1:0] from;
-       reg [VLS-1:0] vec;
-       reg [VLS-1:0] below;  // below[k]: a bit of vec under k is set
-       reg [3:0] num;
+       reg [2*VLS-1:0] l0, l1, l2, l3;
+       begin
+          l0 = lowest(rdue & from);
+          l1 = lowest(rdue);
+          l2 = lowest(cdue & from);
+          l3 = lowest(cdue);
+          if (|(rdue & from)) pick = {1'b1, l0};
+          else if (|rdue) pick = {1'b1, l1};
+          else if (|(cdue & from)) pick = {1'b1, l2};
+          else pick = {|cdue, l3};
+       end
+    endfunction
+
+    // The number of a one-hot VL vector (0 for none).
+    function [3:0] vl_of;
+       input [VLS-1:0] oh;
        integer k;
        begin
-          if (|(rdue & from)) vec = rdue & from;
-          else if (|rdue) vec = rdue;
-          else if (|(cdue & from)) vec = cdue & from;
-          else vec = cdue;
-          below[0] = 1'b0;
-          for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
-          num = 4'd0;
+          vl_of = 4'd0;
           for (k = 0; k < VLS; k = k + 1)
-             if (vec[k] & ~below[k]) num = num | k[3:0];
-          pick = {|vec, below, vec & ~below, num};
+             if (oh[k]) vl_of = vl_of | k[3:0];
        end
     endfunction
 
@@ -1577,11 +1600,11 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
     // No start this clock: the VL pending after the edge (pending, else next) is ahead.
     wire [VLS-1:0] excl0 = pend_valid ? pend_oh : next_valid ? next_oh : NO_VL;
     wire [VLS-1:0] from0 = pend_valid ? pend_above : next_valid ? next_above : rr_from;
-    wire [2*VLS+4:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
+    wire [2*VLS:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
     // The pending FCP starts now: it and the next one are ahead.
     wire [VLS-1:0] excl1 = pend_oh | (next_valid ? next_oh : NO_VL);
     wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
-    wire [2*VLS+4:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
+    wire [2*VLS:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
 
     // The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
     wire keep_pend = pend_valid & ~take;
@@ -1600,7 +1623,7 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
     end
 
     always @(posedge clock) begin
-       pend_vl <= keep_pend ? pend_vl : next_vl;
+       pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);
        pend_oh <= build_oh;
        pend_above <= keep_pend ? pend_above : next_above;
        pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
@@ -1609,13 +1632,12 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
        if (restart_all) begin
           rr_from <= ALL_VLS;
           next_valid <= 1'b0;
-          next_vl <= 4'd0;
           next_oh <= NO_VL;
           next_above <= NO_VL;
           pend_valid <= 1'b0;
        end else begin
           if (take) rr_from <= pend_above;
-          {next_valid, next_above, next_oh, next_vl} <= take ? pick1 : pick0;
+          {next_valid, next_above, next_oh} <= take ? pick1 : pick0;
           pend_valid <= keep_pend | next_valid;
        end
     end

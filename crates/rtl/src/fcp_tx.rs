@@ -79,7 +79,7 @@
 //! - Registered: `now` (the time base), per VL `refresh_deadline`, `gap_deadline` (16
 //!   bits), the flags `due_q` and `gap_ok`, and `last_fccl` (12 bits); the configuration
 //!   (`refresh_m1`, `refresh_le1`, `gap_m1`, `gap_le1`); `rr_from` (round robin);
-//!   *next* (`next_valid`, `next_vl`, `next_oh`, `next_above`); *pending* (`pend_valid`,
+//!   *next* (`next_valid`, `next_oh`, `next_above`); *pending* (`pend_valid`,
 //!   `pend_vl`, `pend_oh`, `pend_above`, `pend_init`, `pend_fctbs`, `pend_fccl`); at 32
 //!   bits `busy` (the second word goes out) and `crc_q` (its LPCRC).
 
@@ -88,8 +88,8 @@
 //!   the FCP must already be in registers; and it may grant only after a maximum packet,
 //!   so the registers refresh every clock (same VL) rather than holding values sampled
 //!   long ago. One builder (two 12-bit `N:1` selects of the `fctbs`/`fccl` buses) serves
-//!   both the refresh and the load of the next VL: its select is `next_vl` in the clock
-//!   the pending FCP starts (or when nothing is pending), `pend_vl` otherwise.
+//!   both the refresh and the load of the next VL: its select is `next_oh` in the clock
+//!   the pending FCP starts (or when nothing is pending), `pend_oh` otherwise.
 //! - *Choosing one FCP ahead.* Choosing the next VL only after a start has been committed
 //!   would leave one or two idle clocks between back-to-back FCPs, in which the mux would
 //!   start a data packet; a burst of 15 refresh FCPs could then be spread over 15 maximum
@@ -121,14 +121,20 @@
 //!   one one-hot select (kept as a net so they are not re-synthesised per VL and bit).
 //!
 //! # Measured
-//! `iblink synth --target ice40-hx8k` (Yosys 0.23, nextpnr-ice40 0.4): VLCap 4 at 32
-//! bits 611 LUT4, 100 carry, 303 FF, 97.4 MHz (seed 1; 111.1 best of seeds 1–3);
-//! VLCap 15 at 64 bits 1633 LUT4, 100 carry, 862 FF, 59.6 MHz (seed 1; 62.7 best of
-//! 3). The critical path is the round-robin search for *next* (`changed`/`due_q` flags
-//! → exclusion and start masks → lowest set bit → `next_*`): about ten LUT levels at 15
-//! VLs, two thirds of it routing. The first version (up-counting timers with magnitude
-//! compares in front of the search, a variable part-select builder) was 711 / 2318 LUT4
-//! at 80.5 / 58.0 MHz.
+//! `iblink synth --target ice40-hx8k` (Yosys 0.23, nextpnr-ice40 0.4), seeds 1/2/3:
+//! VLCap 4 at 32 bits 623 LUT4, 100 carry, 301 FF, 119.8 / 122.3 / 118.8 MHz; at 64
+//! bits 633 LUT4, 116.2 / 119.3 / 118.0; VLCap 15 at 32 bits 1735 LUT4, 875 FF, 69.8 /
+//! 70.9 / 73.3; at 64 bits 1724 LUT4, 69.3 / 72.5 / 71.3. Before the four searches ran
+//! side by side (a vector was selected first, then searched, then encoded to a number)
+//! and while the configuration registers cleared through a zero test (a 16-input AND
+//! on a global buffer, the VLCap 4 critical path): VLCap 4 w32 611 LUT4, 97.4 / 101.4
+//! / 111.1; VLCap 15 w64 1633 LUT4, 59.6 / 62.7 / 61.6. The critical path at 15 VLs is
+//! still the choice of *next*, a loop (the masks of the VLs ahead come from *next* and
+//! *pending*): masks → non-empty flags and lowest-bit searches of 15 bits → select →
+//! `fcp_start` select → `next_oh`/`next_above`, about eight LUT levels. At 4 VLs it is
+//! a deadline compare (`now` = deadline, 16 bits) into a flag. The first version
+//! (up-counting timers with magnitude compares in front of the search, a variable
+//! part-select builder) was 711 / 2318 LUT4 at 80.5 / 58.0 MHz.
 
 use crate::crc16::mask;
 use crate::fcp_rx::LpcrcEquations;
@@ -193,7 +199,8 @@ pub struct FcpTxRegs {
     /// Free-running clock counter, the time base of every VL's deadlines.
     pub now: u16,
     /// Per VL: `now` in the last clock before its refresh falls due (set at a start:
-    /// `now + max(refresh_clocks, 1) - 1`).
+    /// `now + refresh_clocks - 1`, wrapping; with `refresh_clocks <= 1` the flag is set at
+    /// the start and the deadline does not matter).
     pub refresh_deadline: [u16; MAX_VLS],
     /// Per VL: `now` in the last clock before its minimum gap has passed.
     pub gap_deadline: [u16; MAX_VLS],
@@ -204,7 +211,7 @@ pub struct FcpTxRegs {
     pub gap_ok: u16,
     /// Bit `v`: VL `v`'s FCCL in the previous clock differs from its `last_fccl` now.
     pub changed: u16,
-    /// The configuration as a start uses it: `max(c, 1) - 1`, and `c <= 1`.
+    /// The configuration as a start uses it: `c - 1` (wrapping), and `c <= 1`.
     pub refresh_m1: u16,
     pub refresh_le1: bool,
     pub gap_m1: u16,
@@ -380,9 +387,9 @@ impl FcpTxRegs {
         }
 
         // The configuration, as the flags compare it (used from the next clock).
-        self.refresh_m1 = i.refresh_clocks.max(1) - 1;
+        self.refresh_m1 = i.refresh_clocks.wrapping_sub(1);
         self.refresh_le1 = i.refresh_clocks <= 1;
-        self.gap_m1 = i.min_gap_clocks.max(1) - 1;
+        self.gap_m1 = i.min_gap_clocks.wrapping_sub(1);
         self.gap_le1 = i.min_gap_clocks <= 1;
 
         self.now = r.now.wrapping_add(1);
@@ -576,8 +583,8 @@ localparam [VLS-1:0] ALL_VLS = {{VLS{{1'b1}}}};
 
 // The time base of the per-VL deadlines: counts every clock, wrapping.
 reg [15:0] now;
-// The configuration as a start uses it: max(c, 1) - 1, and c <= 1. Registered, so it
-// takes effect a clock late: change it together with restart.
+// The configuration as a start uses it: c - 1, and c <= 1. Registered, so it takes
+// effect a clock late: change it together with restart.
 reg [15:0] refresh_m1;
 reg refresh_le1;
 reg [15:0] gap_m1;
@@ -585,10 +592,10 @@ reg gap_le1;
 // Round robin: the VLs at or after the one following the last VL sent (all after a
 // restart). A mask rather than a number, so the search needs no adder or shifter.
 reg [VLS-1:0] rr_from;
-// next: the VL to build when the pending FCP starts (or when nothing is pending), as a
-// number, one-hot, and the mask of the VLs after it.
+// next: the VL to build when the pending FCP starts (or when nothing is pending),
+// one-hot, and the mask of the VLs after it (its number is encoded from next_oh when it
+// moves into pend_vl, so the search does not end in an encoder).
 reg next_valid;
-reg [3:0] next_vl;
 reg [VLS-1:0] next_oh;
 reg [VLS-1:0] next_above;
 // pending: the built FCP (Op is 1 when pend_init), reloaded from the inputs every clock,
@@ -621,7 +628,6 @@ initial begin
    gap_le1 = 1'b0;
    rr_from = ALL_VLS;
    next_valid = 1'b0;
-   next_vl = 4'd0;
    next_oh = NO_VL;
    next_above = NO_VL;
    pend_valid = 1'b0;
@@ -635,9 +641,12 @@ initial begin
 
 always @(posedge clock) begin
    now <= now + 16'd1;
-   refresh_m1 <= (refresh_clocks == 16'd0) ? 16'd0 : refresh_clocks - 16'd1;
+   // c - 1 wraps to 65535 for c = 0; harmless: with c <= 1 a start sets the flag at
+   // once (le1) and only a start clears it, so that deadline never matters. (A zero
+   // test here would clear 16 flip-flops through one net on a global buffer.)
+   refresh_m1 <= refresh_clocks - 16'd1;
    refresh_le1 <= refresh_clocks <= 16'd1;
-   gap_m1 <= (min_gap_clocks == 16'd0) ? 16'd0 : min_gap_clocks - 16'd1;
+   gap_m1 <= min_gap_clocks - 16'd1;
    gap_le1 <= min_gap_clocks <= 16'd1;
 end
 
@@ -704,28 +713,49 @@ generate
    end
 endgenerate
 
+// The lowest set bit of vec: {{below, one-hot}}, below[k] = a bit of vec under k is set
+// (the VLs after the lowest one).
+function [2*VLS-1:0] lowest;
+   input [VLS-1:0] vec;
+   reg [VLS-1:0] below;
+   integer k;
+   begin
+      below[0] = 1'b0;
+      for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
+      lowest = {{below, vec & ~below}};
+   end
+endfunction
+
 // One round-robin search (the model's next_due): the lowest VL of the first non-empty
 // vector among refresh-due VLs at or after `from`, all refresh-due VLs, changed VLs at
-// or after `from`, all changed VLs. Returns {{found, after it, it one-hot, its number}}.
-function [2*VLS+4:0] pick;
+// or after `from`, all changed VLs. Returns {{found, after it, it one-hot}}. The four
+// lowest-bit searches run side by side and the non-empty flags select one, rather than
+// selecting a vector first and searching it after.
+function [2*VLS:0] pick;
    input [VLS-1:0] rdue;
    input [VLS-1:0] cdue;
    input [VLS-1:0] from;
-   reg [VLS-1:0] vec;
-   reg [VLS-1:0] below;  // below[k]: a bit of vec under k is set
-   reg [3:0] num;
+   reg [2*VLS-1:0] l0, l1, l2, l3;
+   begin
+      l0 = lowest(rdue & from);
+      l1 = lowest(rdue);
+      l2 = lowest(cdue & from);
+      l3 = lowest(cdue);
+      if (|(rdue & from)) pick = {{1'b1, l0}};
+      else if (|rdue) pick = {{1'b1, l1}};
+      else if (|(cdue & from)) pick = {{1'b1, l2}};
+      else pick = {{|cdue, l3}};
+   end
+endfunction
+
+// The number of a one-hot VL vector (0 for none).
+function [3:0] vl_of;
+   input [VLS-1:0] oh;
    integer k;
    begin
-      if (|(rdue & from)) vec = rdue & from;
-      else if (|rdue) vec = rdue;
-      else if (|(cdue & from)) vec = cdue & from;
-      else vec = cdue;
-      below[0] = 1'b0;
-      for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
-      num = 4'd0;
+      vl_of = 4'd0;
       for (k = 0; k < VLS; k = k + 1)
-         if (vec[k] & ~below[k]) num = num | k[3:0];
-      pick = {{|vec, below, vec & ~below, num}};
+         if (oh[k]) vl_of = vl_of | k[3:0];
    end
 endfunction
 
@@ -735,11 +765,11 @@ endfunction
 // No start this clock: the VL pending after the edge (pending, else next) is ahead.
 wire [VLS-1:0] excl0 = pend_valid ? pend_oh : next_valid ? next_oh : NO_VL;
 wire [VLS-1:0] from0 = pend_valid ? pend_above : next_valid ? next_above : rr_from;
-wire [2*VLS+4:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
+wire [2*VLS:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
 // The pending FCP starts now: it and the next one are ahead.
 wire [VLS-1:0] excl1 = pend_oh | (next_valid ? next_oh : NO_VL);
 wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
-wire [2*VLS+4:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
+wire [2*VLS:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
 
 // The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
 wire keep_pend = pend_valid & ~take;
@@ -758,7 +788,7 @@ always @(*) begin
 end
 
 always @(posedge clock) begin
-   pend_vl <= keep_pend ? pend_vl : next_vl;
+   pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);
    pend_oh <= build_oh;
    pend_above <= keep_pend ? pend_above : next_above;
    pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
@@ -767,13 +797,12 @@ always @(posedge clock) begin
    if (restart_all) begin
       rr_from <= ALL_VLS;
       next_valid <= 1'b0;
-      next_vl <= 4'd0;
       next_oh <= NO_VL;
       next_above <= NO_VL;
       pend_valid <= 1'b0;
    end else begin
       if (take) rr_from <= pend_above;
-      {{next_valid, next_above, next_oh, next_vl}} <= take ? pick1 : pick0;
+      {{next_valid, next_above, next_oh}} <= take ? pick1 : pick0;
       pend_valid <= keep_pend | next_valid;
    end
 end
