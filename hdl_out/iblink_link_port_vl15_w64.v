@@ -464,6 +464,7 @@ module iblink_link_port_vl15_w64(clock,reset,link_state,txq_valid,txq_len,txq_po
     reg [15:0] cfg_overrun_periods;
     reg [7:0] load_idx;
     reg [VLS-1:0] taken_mask;
+    reg [VLS-1:0] txq_valid_q;
     // The failsafe's thresholds as applied: taken from the registers at a reset.
     reg [15:0] fs_update_periods;
     reg [15:0] fs_overrun_periods;
@@ -483,6 +484,7 @@ module iblink_link_port_vl15_w64(clock,reset,link_state,txq_valid,txq_len,txq_po
        acc_vl_q = 4'd0;
        load_idx = 8'd0;
        taken_mask = {VLS{1'b0}};
+       txq_valid_q = {VLS{1'b0}};
     end
     // The arbitration tables come up empty; after power-up the loader writes the
     // configuration's entries, one a clock, through the arbiter's write port.
@@ -539,9 +541,14 @@ module iblink_link_port_vl15_w64(clock,reset,link_state,txq_valid,txq_len,txq_po
        fs_overrun_periods <= fs_overrun_in;
        acc_vl_q <= lrx$acc_vl;
     end
-    // The credit bit of a VL whose packet started last clock is a clock stale: mask it.
+    // The credit check is registered: it speaks for the previous clock's head. So a head
+    // counts only if it was there the clock before (txq_valid_q) and was not popped then
+    // (taken_mask): a new head after an empty queue, or after a pop, waits a clock.
     wire [VLS-1:0] take_hit = ltx$take ? {{(VLS-1){1'b0}}, 1'b1} << arb$offer_vl : {VLS{1'b0}};
-    always @(posedge clock) taken_mask <= take_hit;
+    always @(posedge clock) begin
+       taken_mask <= take_hit;
+       txq_valid_q <= txq_valid;
+    end
 
     // NP of each head packet: ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16 (SPEC.md 1).
     // (An 11-bit sum: PktLen is at most 1048, so it never wraps for a valid packet.)
@@ -571,7 +578,7 @@ module iblink_link_port_vl15_w64(clock,reset,link_state,txq_valid,txq_len,txq_po
 
        arb$clock = clock;
        arb$reset = port_reset;
-       arb$head_valid = txq_valid & txc$credit_ok & ~taken_mask;
+       arb$head_valid = txq_valid & txq_valid_q & txc$credit_ok & ~taken_mask;
        arb$head_len = txq_len;
        arb$take = ltx$take;
        arb$wr_en = loading | cfg_table_wr;

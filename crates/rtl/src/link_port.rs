@@ -48,11 +48,16 @@
 //! | `0x85` | failsafe: resync when no FCP arrives for a VL for more than this many FCP periods (0 = off); applied at the next `reset` | configuration (`update_monitor_periods`) |
 //! | `0x86` | failsafe: resync when a VL overruns in more than this many consecutive periods; applied at the next `reset` | configuration (`overrun_periods`) |
 //!
-//! # Why the head of a VL just granted is masked for a clock
-//! The TX credit block shows its check a clock late, so in the clock after a packet of
-//! VL `v` starts, bit `v` of `credit_ok` still speaks for the packet that just left. The
-//! arbiter trusts the heads it samples, so the port holds `head_valid[v]` low in that
-//! clock (`taken_mask`). Cost: with packets of 4 clocks (minimum PktLen at 64 bits) from a
+//! # Why a new head is hidden for a clock
+//! The TX credit block shows its check a clock late: bit `v` of `credit_ok` speaks for
+//! the head of the previous clock. In the clock after a packet of VL `v` starts, it still
+//! speaks for the packet that just left; in the clock a head appears after an empty
+//! queue, it speaks for whatever `txq_len` held before. The arbiter trusts the heads it
+//! samples, so the port holds `head_valid[v]` low in both clocks (`taken_mask`, and
+//! `txq_valid_q`: the head must have been valid the clock before). The user's head must
+//! stay unchanged while `txq_valid` is set and it is not popped.
+//!
+//! Cost: with packets of 4 clocks (minimum PktLen at 64 bits) from a
 //! single VL the arbiter decides one clock later than the packet ends — one idle clock;
 //! packets of 5 clocks or more, and any mix of VLs, go back to back.
 
@@ -164,6 +169,9 @@ impl PortParams {
 pub struct PortRegs {
     /// Bit v: a packet of VL v started in the previous clock (its credit bit is stale).
     pub taken_mask: u16,
+    /// `txq_valid` of the previous clock: a head that was not there then has a stale
+    /// credit bit now (the check speaks for the previous clock's NP).
+    pub txq_valid_q: u16,
     /// Next loader step; the loader runs while it is below the sequence length.
     pub load_idx: u8,
     pub vl_high_limit: u8,
@@ -302,6 +310,7 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
         assert!(p.high.len() <= TABLE_ENTRIES && p.low.len() <= TABLE_ENTRIES);
         let regs = PortRegs {
             taken_mask: 0,
+            txq_valid_q: 0,
             load_idx: 0,
             vl_high_limit: p.vl_high_limit,
             one_packet: p.one_packet,
@@ -437,6 +446,7 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
             let ovl = self.arb.offer_vl.val().to_u64() as u32;
             let r = &mut self.regs;
             r.taken_mask = if take && (ovl as usize) < N { 1 << ovl } else { 0 };
+            r.txq_valid_q = self.txq_valid.val().to_u64() as u16;
             if loading {
                 r.load_idx += 1;
             } else if self.cfg_wr.val() {
@@ -479,7 +489,10 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
         self.txc.fcp_vl.next = self.fcprx.upd_vl.val();
         self.txc.fcp_fccl.next = self.fcprx.upd_fccl.val();
 
-        let head_valid = self.txq_valid.val().to_u64() & self.txc.credit_ok.val().to_u64() & !(r.taken_mask as u64);
+        let head_valid = self.txq_valid.val().to_u64()
+            & r.txq_valid_q as u64
+            & self.txc.credit_ok.val().to_u64()
+            & !(r.taken_mask as u64);
         self.arb.clock.next = self.clock.val();
         self.arb.reset.next = port_reset;
         self.arb.head_valid.next = head_valid.into();
@@ -709,12 +722,12 @@ wire link_active = link_state == LINK_ACTIVE;
 // generating configuration) ----
 ",
     );
-    let _ = writeln!(v, "reg [7:0] cfg_vl_high_limit;\nreg cfg_low_policy;\nreg [VLS-1:0] cfg_vl_enable;\nreg [15:0] cfg_refresh;\nreg [15:0] cfg_min_gap;\nreg [15:0] cfg_update_periods;\nreg [15:0] cfg_overrun_periods;\nreg [7:0] load_idx;\nreg [VLS-1:0] taken_mask;");
+    let _ = writeln!(v, "reg [7:0] cfg_vl_high_limit;\nreg cfg_low_policy;\nreg [VLS-1:0] cfg_vl_enable;\nreg [15:0] cfg_refresh;\nreg [15:0] cfg_min_gap;\nreg [15:0] cfg_update_periods;\nreg [15:0] cfg_overrun_periods;\nreg [7:0] load_idx;\nreg [VLS-1:0] taken_mask;\nreg [VLS-1:0] txq_valid_q;");
     let _ = writeln!(v, "// The failsafe's thresholds as applied: taken from the registers at a reset.\nreg [15:0] fs_update_periods;\nreg [15:0] fs_overrun_periods;\n// The VL of the previous clock's accept: RX credits' `dropped` answers it a clock late.\nreg [3:0] acc_vl_q;");
     let _ = writeln!(v, "localparam [15:0] FCP_PERIOD_CLOCKS = 16'd{}; // 65,536 symbol times (SPEC.md 5)", spec_period_clocks(p.width));
     let _ = writeln!(
         v,
-        "initial begin\n   cfg_vl_high_limit = 8'd{};\n   cfg_low_policy = 1'b{};\n   cfg_vl_enable = {{VLS{{1'b1}}}};\n   cfg_refresh = 16'd{};\n   cfg_min_gap = 16'd{};\n   cfg_update_periods = 16'd{u};\n   cfg_overrun_periods = 16'd{o};\n   fs_update_periods = 16'd{u};\n   fs_overrun_periods = 16'd{o};\n   acc_vl_q = 4'd0;\n   load_idx = 8'd0;\n   taken_mask = {{VLS{{1'b0}}}};\nend",
+        "initial begin\n   cfg_vl_high_limit = 8'd{};\n   cfg_low_policy = 1'b{};\n   cfg_vl_enable = {{VLS{{1'b1}}}};\n   cfg_refresh = 16'd{};\n   cfg_min_gap = 16'd{};\n   cfg_update_periods = 16'd{u};\n   cfg_overrun_periods = 16'd{o};\n   fs_update_periods = 16'd{u};\n   fs_overrun_periods = 16'd{o};\n   acc_vl_q = 4'd0;\n   load_idx = 8'd0;\n   taken_mask = {{VLS{{1'b0}}}};\n   txq_valid_q = {{VLS{{1'b0}}}};\nend",
         p.vl_high_limit, p.one_packet as u8, p.refresh_clocks, p.min_gap_clocks, u = p.update_periods, o = p.overrun_periods
     );
     v.push_str(
@@ -770,9 +783,14 @@ always @(posedge clock) begin
    fs_overrun_periods <= fs_overrun_in;
    acc_vl_q <= lrx$acc_vl;
 end
-// The credit bit of a VL whose packet started last clock is a clock stale: mask it.
+// The credit check is registered: it speaks for the previous clock's head. So a head
+// counts only if it was there the clock before (txq_valid_q) and was not popped then
+// (taken_mask): a new head after an empty queue, or after a pop, waits a clock.
 wire [VLS-1:0] take_hit = ltx$take ? {{(VLS-1){1'b0}}, 1'b1} << arb$offer_vl : {VLS{1'b0}};
-always @(posedge clock) taken_mask <= take_hit;
+always @(posedge clock) begin
+   taken_mask <= take_hit;
+   txq_valid_q <= txq_valid;
+end
 
 // NP of each head packet: ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16 (SPEC.md 1).
 // (An 11-bit sum: PktLen is at most 1048, so it never wraps for a valid packet.)
@@ -802,7 +820,7 @@ always @(*) begin
 
    arb$clock = clock;
    arb$reset = port_reset;
-   arb$head_valid = txq_valid & txc$credit_ok & ~taken_mask;
+   arb$head_valid = txq_valid & txq_valid_q & txc$credit_ok & ~taken_mask;
    arb$head_len = txq_len;
    arb$take = ltx$take;
    arb$wr_en = loading | cfg_table_wr;

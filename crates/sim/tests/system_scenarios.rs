@@ -237,7 +237,6 @@ fn long_rtt_small_buffers() {
 /// The receiver stops taking packets: senders stop on credit, nothing overruns, traffic
 /// resumes after the stall.
 #[test]
-#[ignore = "link_port bug: a head that becomes valid after an empty queue is credit-checked with the previous clock's NP (see new_head_after_empty_queue)"]
 fn receiver_stall() {
     let (s, r) = run("sys_receiver_stall.toml");
     clean(&s, &r);
@@ -436,7 +435,6 @@ fn fcps_suppressed() {
 /// docs), so in the first clock a head is valid its check is the previous clock's, with
 /// the empty queue's PktLen 0 → NP 0, which passes at CL = FCTBS.
 #[test]
-#[ignore = "link_port bug: fails with one overrun until the port masks a newly valid head for a clock"]
 fn new_head_after_empty_queue() {
     let s = Scenario::from_toml(
         r#"

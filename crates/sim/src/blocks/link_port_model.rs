@@ -69,6 +69,8 @@ struct Regs {
     /// Bit v: a data packet of VL v started in the previous clock (its `credit_ok` bit is
     /// stale for a clock, so the arbiter must not see its head).
     taken_mask: u16,
+    /// `txq_valid` of the previous clock (a head new this clock has a stale credit bit).
+    txq_valid_q: u16,
     /// The power-up loader's next step; it runs while below the load sequence's length.
     load_idx: usize,
     vl_high_limit: u8,
@@ -160,6 +162,7 @@ impl PortCycleModel {
             load: p.load_sequence(),
             regs: Regs {
                 taken_mask: 0,
+                txq_valid_q: 0,
                 load_idx: 0,
                 vl_high_limit: p.vl_high_limit,
                 one_packet: p.one_packet,
@@ -439,7 +442,7 @@ impl CycleSim for PortCycleModel {
         };
         let arb_in = VlArbIn {
             reset: port_reset,
-            head_valid: txq_valid & tco.credit_ok & !r.taken_mask,
+            head_valid: txq_valid & r.txq_valid_q & tco.credit_ok & !r.taken_mask,
             head_len,
             take,
             wr_en,
@@ -578,6 +581,7 @@ impl CycleSim for PortCycleModel {
 
         // ---- the port's registers: the clock edge ----
         let s = &mut self.regs;
+        s.txq_valid_q = txq_valid;
         s.taken_mask = if take && (ao.vl as usize) < n {
             1 << ao.vl
         } else {
