@@ -12,7 +12,7 @@ mod tshark;
 
 use iblink_model::erf::{read_all, ErfRecord};
 use iblink_model::fcp::{Fcp, FcpOp};
-use iblink_model::iba;
+use iblink_model::iba::{self, Transport};
 use iblink_model::sl2vl::VlCap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -201,11 +201,15 @@ fn check_capture(path: &Path, marks: bool) -> Vec<ErfRecord> {
     if !marks {
         assert!(recs.iter().all(|r| !r.rx_error() && r.lctr == 0));
     }
-    // tshark as installed, and with the RPC-over-RDMA heuristic off: Wireshark 4.0's
-    // heuristic claims RC SEND payloads under 20 bytes (PktLen <= 10) and calls them
-    // malformed RPC-over-RDMA; everything else must decode cleanly either way.
+    // tshark as installed, and with two payload heuristics off: Wireshark 4.0 claims RC
+    // SEND payloads under 20 bytes (PktLen <= 10) as RPC-over-RDMA, and an empty UD SEND
+    // payload (PktLen 8) as Mellanox EoIB, and calls them malformed; everything else must
+    // decode cleanly either way.
     let plain = tshark_fields(path);
-    let frames = tshark_fields_with(path, &["--disable-heuristic", "rpcrdma_infiniband"]);
+    let frames = tshark_fields_with(
+        path,
+        &["--disable-heuristic", "rpcrdma_infiniband", "--disable-heuristic", "mellanox_eoib"],
+    );
     assert_eq!((plain.len(), frames.len()), (recs.len(), recs.len()));
     let mut seen: BTreeMap<(u8, u8), Vec<u32>> = BTreeMap::new(); // (iface, VL) -> PSNs
     let mut short_claimed = 0;
@@ -263,10 +267,11 @@ fn check_capture(path: &Path, marks: bool) -> Vec<ErfRecord> {
                 "{ctx}: malformed in tshark: {}",
                 pl.s("_ws.expert.message")
             );
+            let claimed_by = pl.s("frame.protocols");
             assert!(
-                pl.s("frame.protocols").ends_with(":rpcordma"),
-                "{ctx}: {}",
-                pl.s("frame.protocols")
+                claimed_by.ends_with(":rpcordma") && p.fields.transport == Transport::RcSendOnly
+                    || claimed_by.ends_with(":infiniband.eoib") && p.payload.is_empty(),
+                "{ctx}: {claimed_by}"
             );
             short_claimed += 1;
         }
@@ -280,7 +285,7 @@ fn check_capture(path: &Path, marks: bool) -> Vec<ErfRecord> {
     }
     assert_eq!(seen.len(), 10, "every VL both ways: {:?}", seen.keys());
     eprintln!(
-        "{}: {} records, {short_claimed} short data packets claimed by the RPCoRDMA heuristic",
+        "{}: {} records, {short_claimed} short data packets claimed by a payload heuristic",
         path.display(),
         recs.len()
     );

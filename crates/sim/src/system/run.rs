@@ -527,15 +527,27 @@ impl SystemRun {
             let d = &mut self.dirs[g.side];
             let psn = d.next_psn;
             d.next_psn = (d.next_psn + 1) & 0xff_ffff;
+            // UD SEND Only (LRH, BTH, DETH, payload, ICRC) wherever the packet has room
+            // for a DETH (PktLen 8 and up); PktLen 6 and 7 can only be RC SEND Only.
+            // Port A is LID 1 and port B LID 2, so a capture shows the direction.
+            let transport = if pkt_len >= 8 {
+                Transport::UdSendOnly { q_key: 0, src_qp: 0x11 }
+            } else {
+                Transport::RcSendOnly
+            };
+            let (slid, dlid) = if g.side == 0 { (1, 2) } else { (2, 1) };
             let f = PacketFields {
                 vl: g.vl,
                 sl: g.sl,
                 psn,
-                transport: Transport::RcSendOnly,
+                slid,
+                dlid,
+                transport,
                 ..Default::default()
             };
-            // RC SEND Only: 8 LRH + 12 BTH + payload + 4 ICRC = PktLen * 4 bytes.
-            let payload = iba::deterministic_payload(psn as u64 | (g.side as u64) << 32, pkt_len as usize * 4 - 24);
+            // 8 LRH + 12 BTH (+ 8 DETH) + payload + 4 ICRC = PktLen * 4 bytes.
+            let payload_len = pkt_len as usize * 4 - 24 - transport.ext_header_bytes();
+            let payload = iba::deterministic_payload(psn as u64 | (g.side as u64) << 32, payload_len);
             let mut bytes = iba::build(&f, &payload).expect("valid packet");
             bytes.truncate(bytes.len() - 2); // the port appends the VCRC
             d.ledger.insert(
