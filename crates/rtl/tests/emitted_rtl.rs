@@ -119,11 +119,16 @@ fn failsafe_snapshots() {
     }
 }
 
-/// The link port with the default configuration (VLCap 4, 32 bits: every block composed).
+/// The link port with the default configuration, one snapshot per VLCap and link word
+/// width (every block composed; SPEC.md §2-§8).
 #[test]
-fn link_port_default_snapshot() {
-    let p = iblink_rtl::link_port::PortParams::defaults(4, 32);
-    insta::assert_snapshot!("link_port_vl4_w32", iblink_rtl::catalog::link_port_module(&p).unwrap().text);
+fn link_port_snapshots() {
+    for w in [32, 64] {
+        for n in [1, 2, 4, 8, 15] {
+            let p = iblink_rtl::link_port::PortParams::defaults(n, w);
+            insta::assert_snapshot!(format!("link_port_vl{n}_w{w}"), iblink_rtl::catalog::link_port_module(&p).unwrap().text);
+        }
+    }
 }
 
 /// The link port generated from a configuration (`iblink emit --config`): 64 bits,
