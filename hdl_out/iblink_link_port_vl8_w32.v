@@ -1735,14 +1735,19 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     wire [VLS-1:0] ovr_hit = overrun ? 8'd1 << overrun_vl : 8'd0;
     wire [VLS-1:0] trip_u_w;
     wire [VLS-1:0] trip_w;
+    wire [VLS-1:0] trip_d;   // this clock's trips, before their registers
     wire [VLS-1:0] late_w;
     wire [VLS-1:0] seen_w;
     wire [VLS-1:0] run_w;
     reg started;
     reg [15:0] timer;
+    // Registered: does the period end with this clock, if no reset starts it over (timer + 1
+    // >= period_clocks, computed a clock ahead so the compare is not behind the reset mux).
+    reg end_q;
     initial begin
        started = 1'b0;
        timer = 16'd0;
+       end_q = 1'b0;
        resync_req = 1'b0;
        resync_reason = 1'b0;
        resync_vl = 4'd0;
@@ -1750,17 +1755,29 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     // The previous clock tripped: the port resyncs and with it the failsafe, so this clock
     // starts from the reset state (model: the port's resync() calls failsafe.reset()). The
     // first clock after power-up does too.
-    wire fresh = |trip_w;
+    // (Registered as one bit: the OR of every VL's trip is not in front of the reset fan-out.)
+    reg fresh;
+    initial fresh = 1'b0;
+    always @(posedge clock) fresh <= |trip_d;
     wire rst = reset | fresh | ~started;
     wire [15:0] timer_pre = rst ? 16'd0 : timer;
-    wire [16:0] timer_inc = {1'b0, timer_pre} + 17'd1;
-    // The period ends with this clock (period_clocks 0 acts as 1, as in the model).
-    wire period_end = timer_inc >= {1'b0, period_clocks};
+    // The period ends with this clock when timer_pre + 1 >= period_clocks (0 acts as 1, as in
+    // the model): from a reset that is period_clocks <= 1, else end_q. The configuration
+    // changes only in a clock with reset (see the module doc), so end_q, computed with last
+    // clock's period_clocks, holds.
+    wire p_le_1 = period_clocks <= 16'd1;
+    wire p_le_2 = period_clocks <= 16'd2;
+    wire period_end = rst ? p_le_1 : end_q;
+    wire [15:0] timer_inc = timer + 16'd1;
+    wire [16:0] timer_inc2 = {1'b0, timer} + 17'd2;
     // update_periods 0 turns the update monitor off.
     wire monitor_on = update_periods != 16'd0;
     always @(posedge clock) begin
        started <= 1'b1;
-       timer <= period_end ? 16'd0 : timer_inc[15:0];
+       // The next clock's timer is 0 (a period ends), 1 (a reset started one), or timer + 1;
+       // end_q is then whether that timer + 1 reaches period_clocks.
+       timer <= period_end ? 16'd0 : rst ? 16'd1 : timer_inc;
+       end_q <= period_end ? p_le_1 : rst ? p_le_2 : timer_inc2 >= {1'b0, period_clocks};
     end
     genvar v;
     generate
@@ -1793,16 +1810,15 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
           wire trip_upd = monitor_on & boundary & (upd_left == 16'd1);
           // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
-          wire trip_ovr = period_end & ev & (consec_pre == overrun_periods);
+          // (rst selects between two compares made beside it, not in front of one.)
+          wire trip_ovr = period_end & ev & (rst ? overrun_periods == 16'd0 : consec == overrun_periods);
           always @(posedge clock) begin
-             if (anchor) begin
-                phase <= timer_pre;
-                upd_left <= update_periods;
-                late <= 1'b0;
-             end else if (boundary) begin
-                upd_left <= upd_left - 16'd1;
-                late <= 1'b1;
-             end
+             if (anchor) phase <= timer_pre;
+             // A boundary takes one off (as a subtraction, not a clock enable: see late).
+             upd_left <= anchor ? update_periods : upd_left - {15'd0, boundary};
+             // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
+             // (on iCE40 a late enable goes through a global buffer).
+             late <= ~anchor & (late | boundary);
              seen <= ev & ~period_end;
              run <= period_end ? ev : (run & ~rst);
              consec <= period_end ? (ev ? consec_pre + 16'd1 : 16'd0) : consec_pre;
@@ -1811,6 +1827,7 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           end
           assign trip_u_w[v] = trip_u;
           assign trip_w[v] = trip;
+          assign trip_d[v] = trip_upd | trip_ovr;
           assign late_w[v] = late;
           assign seen_w[v] = seen;
           assign run_w[v] = run;
