@@ -45,6 +45,7 @@ struct Run {
     cycles: u64,
     model: ModelCoverage,
     stim: StimStats,
+    first_violation: Option<String>,
     secs: f64,
 }
 
@@ -82,9 +83,18 @@ fn run(vls: usize, width: usize, seed: u64) -> Run {
         cycles: n,
         model: model.cov,
         stim: stim.stats,
+        first_violation: stim.first_violation.take(),
         secs: t0.elapsed().as_secs_f64(),
     }
 }
+
+/// Sender-side credit checker coverage minimums per million clocks (seen: 17-609, 5-420
+/// at 64 bits; from VLCap 4: 9-606 and 1-177). The new-head case needs a VL whose queue
+/// runs empty while the others keep the link: rare at VLCap 1 and 2, not asserted there.
+const TAKEN_NEXT_FAILS: u64 = 8;
+const TAKEN_NEXT_FAILS_SHORT: u64 = 2;
+const NEW_HEAD_CL_EQ_FCTBS: u64 = 3;
+const NEW_HEAD_STALE_PASSES: u64 = 1;
 
 /// Minimums per configuration, scaled to the run length (a soak run asks for more).
 fn check(vls: usize, width: usize, r: &Run) -> Vec<String> {
@@ -107,6 +117,19 @@ fn check(vls: usize, width: usize, r: &Run) -> Vec<String> {
         "{name}: a verdict without a delivered packet, or no commit/overrun after a good one"
     );
     assert_eq!(s.bad_our_fcps, 0, "{name}: an FCP of ours did not decode");
+    // The sender-side credit check (the stimulus as the link peer, independent of the
+    // port's blocks and of the model: shared wiring bugs show here, not in lockstep).
+    assert_eq!(
+        s.credit_violations,
+        0,
+        "{name}: {} grants over credit (SPEC.md §4); the first: {}",
+        s.credit_violations,
+        r.first_violation.as_deref().unwrap_or("?")
+    );
+    assert_eq!(
+        s.grant_blocks_wrong, 0,
+        "{name}: grant_vl / grant_blocks differ from the popped head's VL / NP"
+    );
     // Transmit.
     at_least("data packets started", m.data_starts, per_m(20_000));
     at_least("VL15 packets started", m.vl15_starts, per_m(200));
@@ -115,6 +138,31 @@ fn check(vls: usize, width: usize, r: &Run) -> Vec<String> {
     at_least("high-table grants", m.high_grants, per_m(1_000));
     at_least("low-table grants", m.low_grants, per_m(1_000));
     at_least("credit stalls (clocks)", m.credit_stalls, per_m(1_000));
+    at_least("grants credit-checked", s.credit_checked, per_m(20_000));
+    at_least(
+        "VL taken, its next head over credit",
+        s.taken_next_fails,
+        per_m(TAKEN_NEXT_FAILS),
+    );
+    if width == 64 {
+        at_least(
+            "  of those, a packet of at most TAKE_GAP words taken",
+            s.taken_next_fails_short,
+            per_m(TAKEN_NEXT_FAILS_SHORT),
+        );
+    }
+    if vls >= 4 {
+        at_least(
+            "new head after an empty queue at CL = FCTBS",
+            s.new_head_cl_eq_fctbs,
+            per_m(NEW_HEAD_CL_EQ_FCTBS),
+        );
+        at_least(
+            "  of those, the stale length would pass",
+            s.new_head_stale_len_passes,
+            per_m(NEW_HEAD_STALE_PASSES),
+        );
+    }
     at_least("our FCPs decoded by the peer", s.our_fcps, per_m(2_000));
     // FCTBS / ABR wraps: line rate bounds FCTBS (a block is 64 bytes: 16 clocks at 32
     // bits, 8 at 64, at best a minimum packet's one block in 7 / 4 clocks).
@@ -220,6 +268,15 @@ fn report(vls: usize, width: usize, r: &Run) {
     eprintln!(
         "    phase clocks {:?} grants {:?} stable {}",
         s.phase_clocks, s.phase_grants, s.stable_clocks
+    );
+    eprintln!(
+        "    credit checker: grants checked {} (oldest CL needed {} clocks back) | taken, next head over credit {} (packet of <= TAKE_GAP words {}) | new head at CL = FCTBS {} (stale length passes {})",
+        s.credit_checked,
+        s.credit_max_lag,
+        s.taken_next_fails,
+        s.taken_next_fails_short,
+        s.new_head_cl_eq_fctbs,
+        s.new_head_stale_len_passes
     );
     eprintln!(
         "    blocks per VL {:?} most in one epoch {}",

@@ -623,6 +623,20 @@ struct RxWord {
     sop: bool,
     eop: bool,
     link: bool,
+    /// On the `eop` word of a good FCP: its VL and FCCL (the CL it gives the port).
+    fcp: Option<(u8, u16)>,
+}
+
+/// Clocks of delivered-CL history the sender-side credit checker accepts a grant on: an
+/// FCP's `upd` strobe comes 3 clocks after its `eop`, TX credits apply it at that edge
+/// and show the check a clock later (`credit_ok` is registered), and the arbiter offers
+/// on heads `HEAD_DELAY` clocks old: a grant at `g` stands on CL as delivered by about
+/// `g - 8`. Twice that, for margin.
+pub const CREDIT_WINDOW: usize = 16;
+
+/// SPEC.md §4: a packet of `np` blocks may be sent iff `(CL - (FCTBS + NP)) mod 4096 <= 2048`.
+fn spec_may_send(cl: u16, fctbs: u16, np: u16) -> bool {
+    cl.wrapping_sub(fctbs).wrapping_sub(np) & 0xfff <= 2048
 }
 
 /// Traffic phases (each lasts a few thousand clocks).
@@ -686,6 +700,8 @@ pub struct StimStats {
     pub fcps_sent: u64,
     pub fcps_lost: u64,
     pub fcps_edge: u64,
+    /// FCPs whose FCCL leaves credit for no more than what is queued (see `peer_fcp`).
+    pub fcps_tight: u64,
     pub fcp_bad_lpcrc: u64,
     pub fcp_reserved_op: u64,
     pub fcp_vl15: u64,
@@ -731,6 +747,29 @@ pub struct StimStats {
     pub stray_pops: u64,
     pub verdict_errors: u64,
     pub bad_our_fcps: u64,
+    /// The sender-side credit checker (independent of the port's blocks): grants whose
+    /// packet fails the SPEC.md §4 check against every CL delivered to the port within
+    /// [`CREDIT_WINDOW`] clocks before the grant, FCTBS counted from the grants since the
+    /// last reset (must stay 0), and grants whose `grant_blocks` is not the popped head's
+    /// NP (must stay 0).
+    pub credit_violations: u64,
+    pub grant_blocks_wrong: u64,
+    /// Grants checked, and the oldest delivered CL (clocks before the grant) a grant
+    /// needed to pass.
+    pub credit_checked: u64,
+    pub credit_max_lag: u64,
+    /// A VL taken, and its next head fails its credit check (FCTBS just moved on: what
+    /// `taken_mask` guards).
+    pub taken_next_fails: u64,
+    /// Of those, the taken packet no longer on the wire than `TAKE_GAP` clocks (PktLen
+    /// 6-7 at 64 bits; never at 32): the link is free for the offer decided on the heads
+    /// of the clock after the take, the one `taken_mask` hides.
+    pub taken_next_fails_short: u64,
+    /// A head newly valid after an empty queue in LinkActive while CL = FCTBS (nothing
+    /// may go; what `txq_valid_q` guards), and of those, ones whose `txq_len` the clock
+    /// before (an empty queue's stale length) would have passed.
+    pub new_head_cl_eq_fctbs: u64,
+    pub new_head_stale_len_passes: u64,
 }
 
 /// The reactive random stimulus of a port (see the module docs): call [`Self::next`] once a
@@ -786,6 +825,16 @@ pub struct PortStimulus {
     /// The previous clock's `tx_valid` and `cfg_busy`.
     tx_busy: bool,
     cfg_busy: bool,
+    /// The sender-side credit checker: per data VL the CL the peer has delivered to the
+    /// port (0 from a reset), and its value at each of the last clocks (newest last, none
+    /// from before the last reset).
+    cl_now: [u16; MAX_VLS],
+    cl_hist: VecDeque<[u16; MAX_VLS]>,
+    /// Draws for the credit checker's cases (tight FCPs, an empty queue's length), apart
+    /// from `rng` so that they leave the rest of the stimulus as it was.
+    crng: ChaCha8Rng,
+    /// The first credit violation: clock and what failed.
+    pub first_violation: Option<String>,
     pub stats: StimStats,
 }
 
@@ -838,6 +887,10 @@ impl PortStimulus {
             rx_buf: VecDeque::new(),
             tx_busy: false,
             cfg_busy: true,
+            cl_now: [0; MAX_VLS],
+            cl_hist: VecDeque::with_capacity(CREDIT_WINDOW + 2),
+            crng: ChaCha8Rng::seed_from_u64(seed ^ 0xc4ed_17c4_ec4e_0000),
+            first_violation: None,
             stats: StimStats::default(),
         }
     }
@@ -862,6 +915,10 @@ impl PortStimulus {
         };
         self.drive_tx(&mut i);
         self.drive_rx(&mut i);
+        if self.cl_hist.len() > CREDIT_WINDOW {
+            self.cl_hist.pop_front();
+        }
+        self.cl_hist.push_back(self.cl_now);
         self.drive_drains(&mut i);
         self.drive_config(&mut i, port_reset);
         if self.reset_left > 0 {
@@ -888,6 +945,51 @@ impl PortStimulus {
         self.rx_judged = None;
         self.rx_buf.clear();
         self.tx_bytes.clear();
+        self.cl_now = [0; MAX_VLS];
+        self.cl_hist.clear();
+    }
+
+    /// The sender-side credit check of a grant of VL `v` of `np` blocks in the clock
+    /// before this one (`self.our_fctbs` not yet advanced): it must pass against some CL
+    /// the port can have applied by then. Also counts the taken-VL coverage case.
+    fn check_grant(&mut self, o: &LinkPortOut, v: usize, len: u16) {
+        let np = np_of(len);
+        let g = self.clock - 1;
+        let st = &mut self.stats;
+        st.credit_checked += 1;
+        if o.grant_blocks as u16 != np || o.grant_vl as usize != v {
+            st.grant_blocks_wrong += 1;
+        }
+        let fctbs = self.our_fctbs[v];
+        let lag = self
+            .cl_hist
+            .iter()
+            .rev()
+            .position(|h| spec_may_send(h[v], fctbs, np));
+        match lag {
+            Some(k) => st.credit_max_lag = st.credit_max_lag.max(k as u64),
+            None => {
+                st.credit_violations += 1;
+                if self.first_violation.is_none() {
+                    let cls: Vec<u16> = self.cl_hist.iter().map(|h| h[v]).collect();
+                    self.first_violation = Some(format!(
+                        "clock {g}: VL {v} granted a packet of NP {np} at FCTBS {fctbs} (CR {}), \
+                         but CL was {cls:?} over the last {} clocks (oldest first)",
+                        (fctbs + np) & 0xfff,
+                        cls.len()
+                    ));
+                }
+            }
+        }
+        // Its next head (shown from the next clock): does it fail with FCTBS moved on?
+        let fctbs_next = (fctbs + np) & 0xfff;
+        let taken_len = len;
+        if let Some(&next) = self.txq[v].front() {
+            let fails = !spec_may_send(self.cl_now[v], fctbs_next, np_of(next));
+            let words = (taken_len as usize * 4 + 2).div_ceil(self.lanes);
+            st.taken_next_fails += fails as u64;
+            st.taken_next_fails_short += (fails && words <= TAKE_GAP) as u64;
+        }
     }
 
     fn react(&mut self, o: &LinkPortOut) {
@@ -922,6 +1024,8 @@ impl PortStimulus {
                 None => st.stray_pops += 1,
                 Some(len) => {
                     let np = np_of(len);
+                    self.check_grant(o, v, len);
+                    let st = &mut self.stats;
                     self.our_fctbs[v] = (self.our_fctbs[v] + np) & 0xfff;
                     st.vl_blocks[v] += np as u64;
                     st.epoch_blocks[v] += np as u64;
@@ -1220,8 +1324,27 @@ impl PortStimulus {
                     i.txq_valid |= 1 << v;
                     i.txq_len[v] = len;
                 }
-                // No head (or no such VL): the length field is junk, which must not matter.
-                _ => i.txq_len[v] = self.rng.gen_range(0..2048),
+                // No head (or no such VL): the length field is junk, which must not matter
+                // (often 0 or small, as an empty FIFO may show: a stale length the credit
+                // check must not use for the next head).
+                _ => {
+                    i.txq_len[v] = match self.crng.gen_range(0..4) {
+                        0 => 0,
+                        1 => self.crng.gen_range(0..40),
+                        _ => self.crng.gen_range(0..2048),
+                    }
+                }
+            }
+        }
+        // Coverage: a head new after an empty queue while CL = FCTBS in LinkActive.
+        let active = self.ls == LINK_ACTIVE && self.reset_left == 0;
+        for v in 0..self.n {
+            let new = i.txq_valid >> v & 1 == 1 && self.last.txq_valid >> v & 1 == 0;
+            if active && new && self.cl_now[v] == self.our_fctbs[v] {
+                self.stats.new_head_cl_eq_fctbs += 1;
+                let stale = np_of(self.last.txq_len[v] & 0x7ff);
+                self.stats.new_head_stale_len_passes +=
+                    spec_may_send(self.cl_now[v], self.our_fctbs[v], stale) as u64;
             }
         }
         if self.rng.gen_ratio(1, 50) {
@@ -1318,6 +1441,21 @@ impl PortStimulus {
             let np = self.txq[v].front().map_or(1, |&l| np_of(l));
             let edge = self.rng.gen_range(2047..=2049u16);
             (self.our_fctbs[v] + np + edge) & 0xfff
+        } else if !self.stable
+            && self
+                .crng
+                .gen_ratio(1, if self.phase == Phase::Sparse { 3 } else { 12 })
+        {
+            // Tight: credit for nothing more, for the head alone, or for exactly what is
+            // queued (then the queue runs empty at CL = FCTBS): the next head after a
+            // take, or a new head after an empty queue, must wait.
+            self.stats.fcps_tight += 1;
+            let more: u16 = match self.crng.gen_range(0..3) {
+                0 => 0,
+                1 => self.txq[v].front().map_or(0, |&l| np_of(l)),
+                _ => self.txq[v].iter().map(|&l| np_of(l)).sum(),
+            };
+            (self.our_fctbs[v] + more) & 0xfff
         } else {
             self.peer_rx[v].fccl()
         };
@@ -1328,6 +1466,9 @@ impl PortStimulus {
         }
         self.stats.fcps_sent += 1;
         self.push_item(&f.encode(), true, true);
+        if let Some(w) = self.rx.back_mut() {
+            w.fcp = Some((v as u8, fccl));
+        }
     }
 
     /// A link packet that is not a good FCP.
@@ -1474,6 +1615,7 @@ impl PortStimulus {
                 sop: w.sop,
                 eop: w.eop,
                 link: w.link,
+                fcp: None,
             });
         }
     }
@@ -1486,6 +1628,9 @@ impl PortStimulus {
             i.rx_sop = w.sop;
             i.rx_eop = w.eop;
             i.rx_link = w.link;
+            if let (true, Some((v, cl))) = (w.valid && w.eop, w.fcp) {
+                self.cl_now[v as usize] = cl;
+            }
         } else if self.rng.gen_ratio(1, 8) {
             // Idle: junk on the data lines.
             i.rx_data = self.rng.gen();
