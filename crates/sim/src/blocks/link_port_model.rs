@@ -1135,7 +1135,7 @@ impl PortStimulus {
         if self.ls_left > 0 {
             self.ls_left -= 1;
             // A resync pulse now and then in LinkActive.
-            if self.ls == LINK_ACTIVE && !self.stable && self.rng.gen_ratio(1, 60_000) {
+            if self.ls == LINK_ACTIVE && !self.stable && self.rng.gen_ratio(1, 20_000) {
                 self.reset_left = self.rng.gen_range(1..=4);
                 self.stats.resets += 1;
             }
@@ -1175,10 +1175,14 @@ impl PortStimulus {
             LINK_DOWN => r.gen_range(2..40),
             LINK_INIT => r.gen_range(50..600),
             LINK_ARM => r.gen_range(10..300),
-            _ if r.gen_ratio(1, 4) => r.gen_range(150_000..300_000),
-            _ => r.gen_range(8_000..80_000),
+            // A stable stretch: long enough for the hot VL's FCTBS and ABR to wrap (4096
+            // blocks at up to one block every 16 clocks at 32 bits, every 8 at 64).
+            _ if r.gen_ratio(1, 4) => r.gen_range(150_000..300_000) * 4 / self.lanes as u64,
+            // Short enough that link-state events are not rare in a million clocks; the
+            // stable stretches above carry the FCTBS/ABR wraps.
+            _ => r.gen_range(4_000..30_000),
         };
-        self.stable = next == LINK_ACTIVE && len >= 150_000;
+        self.stable = next == LINK_ACTIVE && len >= 150_000 * 4 / self.lanes as u64;
         if self.stable {
             self.phase_left = 0;
             self.hot = None;
