@@ -33,7 +33,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
 
 fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
     let stim = crc16_stimulus(b.cycles);
-    let bar = ProgressBar::new(4).with_style(ProgressStyle::with_template("{msg} [{bar:20}] {pos}/{len}").unwrap());
+    let bar = progress(4);
     let mut results: Vec<BenchResult> = Vec::new();
     for be in [Backend::Model, Backend::Rtl, Backend::Verilator] {
         bar.set_message(format!("crc16 w32: {}", be.name()));
@@ -47,19 +47,8 @@ fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
         anyhow::bail!("back ends produced different outputs on the benchmark stimulus");
     }
     println!("CRC-16 unit, 32 bits per clock, one random stimulus (outputs agree across back ends)\n");
-    println!("| back end | cycles | seconds | cycles/s | vs Verilator |");
-    println!("|---|---:|---:|---:|---:|");
+    print_table("cycles", &results, &results[2]);
     let vl = results[2].cycles_per_second();
-    for r in &results {
-        println!(
-            "| {} | {} | {:.3} | {:.3e} | {:.2}x |",
-            r.backend,
-            r.cycles,
-            r.seconds,
-            r.cycles_per_second(),
-            r.cycles_per_second() / vl
-        );
-    }
     println!(
         "\nmodel / rtl stepper = {:.1}x; rtl stepper / Verilator = {:.2}x",
         results[0].cycles_per_second() / results[1].cycles_per_second(),
@@ -67,7 +56,7 @@ fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
     );
     // The whole port: two link ports back to back under saturating traffic.
     let n = b.port_cycles;
-    let bar = ProgressBar::new(3).with_style(ProgressStyle::with_template("{msg} [{bar:20}] {pos}/{len}").unwrap());
+    let bar = progress(3);
     bar.set_message("link port pair: model");
     let mut port = vec![bench_port_pair_model(n)];
     bar.inc(1);
@@ -81,19 +70,28 @@ fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
         anyhow::bail!("the rust-hdl and Verilator link ports produced different outputs");
     }
     println!("\nLink port, VLCap 4, 32 bits: two ports back to back, saturated ({n} clocks; port-clocks/s)\n");
-    println!("| back end | port-clocks | seconds | port-clocks/s | vs Verilator |");
+    print_table("port-clocks", &port, &port[2]);
+    println!("\n(the model moves whole packets a clock apart; the RTL back ends move words)");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress(steps: u64) -> ProgressBar {
+    ProgressBar::new(steps).with_style(ProgressStyle::with_template("{msg} [{bar:20}] {pos}/{len}").unwrap())
+}
+
+/// A Markdown table of `results` in `unit`s, each against `verilator`.
+fn print_table(unit: &str, results: &[BenchResult], verilator: &BenchResult) {
+    println!("| back end | {unit} | seconds | {unit}/s | vs Verilator |");
     println!("|---|---:|---:|---:|---:|");
-    let pv = port[2].cycles_per_second();
-    for r in &port {
+    let vl = verilator.cycles_per_second();
+    for r in results {
         println!(
             "| {} | {} | {:.3} | {:.3e} | {:.2}x |",
             r.backend,
             r.cycles,
             r.seconds,
             r.cycles_per_second(),
-            r.cycles_per_second() / pv
+            r.cycles_per_second() / vl
         );
     }
-    println!("\n(the model moves whole packets a clock apart; the RTL back ends move words)");
-    Ok(ExitCode::SUCCESS)
 }
