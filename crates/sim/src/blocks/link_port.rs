@@ -9,6 +9,7 @@
 //! ever overruns.
 
 use crate::blocks::{Backend, SimBuildError};
+use crate::system::channel::LinkWord;
 use crate::CycleSim;
 use iblink_model::iba::{self, PacketFields};
 use iblink_rtl::catalog::link_port_module;
@@ -126,15 +127,6 @@ pub struct PortPairBench {
     last_b: LinkPortOut,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct LinkWord {
-    data: u64,
-    keep: u8,
-    sop: bool,
-    eop: bool,
-    link: bool,
-}
-
 impl UserSide {
     fn new(width_bytes: usize, vls: usize) -> Self {
         Self {
@@ -203,8 +195,8 @@ impl PortPairBench {
         let ob = self.b.step(&ib);
         self.wire_ba.pop_front();
         self.wire_ab.pop_front();
-        self.wire_ab.push_back(word_out(&oa));
-        self.wire_ba.push_back(word_out(&ob));
+        self.wire_ab.push_back(LinkWord::from_tx(&oa));
+        self.wire_ba.push_back(LinkWord::from_tx(&ob));
         react(&mut self.ua, &ia, &oa, &mut self.expect_ba, &mut self.stats_a);
         react(&mut self.ub, &ib, &ob, &mut self.expect_ab, &mut self.stats_b);
         account(&mut self.stats_a, &oa, &self.ua, &self.last_a);
@@ -220,16 +212,6 @@ impl PortPairBench {
         let n = |e: &Vec<VecDeque<Vec<u8>>>| e.iter().map(VecDeque::len).sum();
         (n(&self.expect_ab), n(&self.expect_ba))
     }
-}
-
-fn word_out(o: &LinkPortOut) -> Option<LinkWord> {
-    o.tx_valid.then_some(LinkWord {
-        data: o.tx_data,
-        keep: o.tx_keep,
-        sop: o.tx_sop,
-        eop: o.tx_eop,
-        link: o.tx_link,
-    })
 }
 
 /// Queue new packets (real IBA packets: LRH VL and PktLen, BTH, DETH, payload, ICRC, VCRC;
@@ -280,12 +262,7 @@ fn inputs(u: &UserSide, state: u8, rx: Option<LinkWord>, rng: &mut ChaCha8Rng, t
         i.vl15_len = (p.len() / 4) as u16;
     }
     if let Some(w) = rx {
-        i.rx_valid = true;
-        i.rx_data = w.data;
-        i.rx_keep = w.keep;
-        i.rx_sop = w.sop;
-        i.rx_eop = w.eop;
-        i.rx_link = w.link;
+        w.drive_rx(&mut i);
     }
     // The higher layer drains its oldest packet every `drain_clocks` clocks.
     if u.drain_wait == 0 {

@@ -4,6 +4,7 @@
 //! flipped (which the receiver's LPCRC / VCRC must catch).
 
 use super::{Fate, WireRecord, Direction};
+use iblink_rtl::link_port::{LinkPortIn, LinkPortOut};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -16,6 +17,29 @@ pub struct LinkWord {
     pub sop: bool,
     pub eop: bool,
     pub link: bool,
+}
+
+impl LinkWord {
+    /// The word a port transmits this clock, if any.
+    pub fn from_tx(o: &LinkPortOut) -> Option<Self> {
+        o.tx_valid.then_some(Self {
+            data: o.tx_data,
+            keep: o.tx_keep,
+            sop: o.tx_sop,
+            eop: o.tx_eop,
+            link: o.tx_link,
+        })
+    }
+
+    /// Present this word on a port's receive inputs.
+    pub fn drive_rx(&self, i: &mut LinkPortIn) {
+        i.rx_valid = true;
+        i.rx_data = self.data;
+        i.rx_keep = self.keep;
+        i.rx_sop = self.sop;
+        i.rx_eop = self.eop;
+        i.rx_link = self.link;
+    }
 }
 
 /// The item being passed through.

@@ -427,16 +427,6 @@ fn dir_of(side: usize) -> Direction {
     }
 }
 
-fn word_of(o: &LinkPortOut) -> Option<LinkWord> {
-    o.tx_valid.then_some(LinkWord {
-        data: o.tx_data,
-        keep: o.tx_keep,
-        sop: o.tx_sop,
-        eop: o.tx_eop,
-        link: o.tx_link,
-    })
-}
-
 /// PSN of a received data packet (BTH bytes 9-11 after the 8-byte LRH).
 fn psn_of(bytes: &[u8]) -> Option<u32> {
     (bytes.len() >= 20).then(|| u32::from_be_bytes([0, bytes[17], bytes[18], bytes[19]]))
@@ -592,12 +582,7 @@ impl SystemRun {
             i.vl15_len = ledger[p].pkt_len;
         }
         if let Some(w) = self.chans[1 - side].arriving() {
-            i.rx_valid = true;
-            i.rx_data = w.data;
-            i.rx_keep = w.keep;
-            i.rx_sop = w.sop;
-            i.rx_eop = w.eop;
-            i.rx_link = w.link;
+            w.drive_rx(&mut i);
         }
         let _ = traffic;
         if !reset {
@@ -747,7 +732,7 @@ impl SystemRun {
             }
         }
         // The word into the channel; a data item's fate is drawn at its first word.
-        let w = word_of(o);
+        let w = LinkWord::from_tx(o);
         if measuring {
             d.rep.window_clocks += 1;
         }
