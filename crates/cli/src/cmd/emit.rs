@@ -4,7 +4,7 @@
 use anyhow::Context;
 use clap::Args;
 use iblink_model::config::PortConfig;
-pub use iblink_sim::port_config::port_params;
+use iblink_sim::port_config::port_params;
 use iblink_rtl::catalog::{generate, link_port_module, EmitRequest};
 use iblink_rtl::emit::write_atomically;
 use std::path::PathBuf;
