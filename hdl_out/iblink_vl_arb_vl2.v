@@ -47,8 +47,9 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
     //   config  table writes, vl_high_limit / low_policy / vl_enable changes and reset act
     //           one clock after they are presented, after a take of that same clock; no
     //           offer for the 4 clocks that follow.
-    // Pipeline: A (t-3) ready bit per entry; B (t-2) the next entry of each table and which
-    // table sends; C (t-1) read the chosen entry (VL, index; its Weight from block RAM).
+    // Pipeline: A (t-3) ready bit per entry (and masked to the entries after the active one);
+    // B (t-2) the next entry of each table and which table sends; C (t-1) read the chosen
+    // entry (VL, index; its Weight from its table's block RAM).
     // The offer's PktLen, blocks, remaining weight and HighPriCounter are a select by the
     // offered VL (and one subtraction) from the C registers.
     // Power-up: tables empty, VLHighLimit 0, weight policy, no VL enabled (as if those
@@ -64,27 +65,8 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
        blocks_of = {1'b0, len[10:4]} + {7'd0, len[3:0] > 4'd2};
     endfunction
 
-    // The first entry in scan order, one-hot: the lowest set bit of {rdy, rdy & start}
-    // (entries from the scan start on, then from entry 0: the wrap), folded to 64 bits.
-    // A bit is the first when no lower bit of its group of 8 is set and no lower group has
-    // one: every prefix is its own OR tree, so the pick is a few LUT levels deep.
-    function [63:0] first_in_scan;
-       input [63:0] rdy;
-       input [63:0] start;
-       reg [127:0] x;
-       reg [15:0] grp;
-       integer g;
-       integer k;
-       begin
-          x = {rdy, rdy & start};
-          for (g = 0; g < 16; g = g + 1) grp[g] = |x[8*g +: 8];
-          first_in_scan = 64'd0;
-          for (g = 0; g < 16; g = g + 1)
-             for (k = 0; k < 8; k = k + 1)
-                first_in_scan[(8*g+k) % 64] = first_in_scan[(8*g+k) % 64]
-                   | (x[8*g+k] & ~|(x[8*g +: 8] & ((8'd1 << k) - 8'd1)) & ~|(grp & ((16'd1 << g) - 16'd1)));
-       end
-    endfunction
+    genvar g;
+    genvar k;
 
     // ---- Configuration as sampled; it acts one clock later ----
     reg ev_wr;                 // a table write to apply
@@ -155,46 +137,113 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
     reg [5:0] hi_ptr;              // active entry
     reg signed [8:0] hi_rem;       // its remaining weight (a packet may overdraw it)
     reg hi_rem_pos;                // hi_rem > 0
-    reg [63:0] hi_ge;              // entries at or after the active one (bit i: i >= hi_ptr)
+    reg [63:0] hi_gt;              // entries after the active one (bit i: i > hi_ptr)
     reg [3:0] hi_act_vl;           // the active entry's VL as stored
     reg [63:0] hi_rdy;             // stage A: entry ready
+    reg [63:0] hi_rdy_gt;          // stage A: entry ready and after the active one
     reg hi_act_rdy;                // stage A: the active entry ready
-    reg [63:0] hi_pick;            // stage B: the entry that sends next, one-hot
+    reg [63:0] hi_pick;            // stage B: the first ready entry after the active one, wrapping (one-hot)
+    reg hi_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
     initial begin
        for (i = 0; i < 64; i = i + 1) begin
           hi_vl[i] = 4'd15;
        end
        hi_w0 = 8'd0;
-       hi_ptr = 6'd0; hi_rem = 9'sd0; hi_rem_pos = 1'b0; hi_ge = ~64'd0; hi_act_vl = 4'd15;
-       hi_rdy = 64'd0; hi_act_rdy = 1'b0; hi_pick = 64'd0;
+       hi_ptr = 6'd0; hi_rem = 9'sd0; hi_rem_pos = 1'b0; hi_gt = ~64'd1; hi_act_vl = 4'd15;
+       hi_rdy = 64'd0; hi_rdy_gt = 64'd0; hi_act_rdy = 1'b0; hi_pick = 64'd0; hi_pick_cont = 1'b0;
     end
 
-    // Stage A: the entry's VL is ready.
+    // Stage A: the entry's VL is ready; also masked to the entries after the active one.
+    // (The pointer moves in the clock of a take, so it is current here for every offer that
+    // can be shown; the remaining weight, committed a clock later, is only needed in B.)
+    // The 16:1 lookup is two kept 8:1 halves, so that the mask by hi_gt shares the last
+    // LUT with the halves' select instead of following it (a LUT level less).
+    (* keep *) wire [63:0] hi_m8l;    // vl_ready[{0, vl[2:0]}]
+    (* keep *) wire [63:0] hi_m8h;    // vl_ready[{1, vl[2:0]}]
+    generate
+       for (g = 0; g < 64; g = g + 1) begin : hi_lookup
+          assign hi_m8l[g] = vl_ready[{1'b0, hi_vl[g][2:0]}];
+          assign hi_m8h[g] = vl_ready[{1'b1, hi_vl[g][2:0]}];
+       end
+    endgenerate
     always @(posedge clock) begin
-       for (i = 0; i < 64; i = i + 1)
-          hi_rdy[i] <= vl_ready[hi_vl[i]];
+       for (i = 0; i < 64; i = i + 1) begin
+          hi_rdy[i] <= hi_vl[i][3] ? hi_m8h[i] : hi_m8l[i];
+          hi_rdy_gt[i] <= hi_gt[i] & (hi_vl[i][3] ? hi_m8h[i] : hi_m8l[i]);
+       end
        hi_act_rdy <= vl_ready[hi_act_vl];
     end
 
-    // Stage B: the model's find(): the active entry while it has weight and is ready (then
-    // the first in scan order), else the first ready entry after it, wrapping.
-    wire [63:0] hi_start = hi_rem_pos ? hi_ge : {hi_ge[62:0], 1'b0};  // where the scan starts
-    always @(posedge clock) hi_pick <= first_in_scan(hi_rdy, hi_start);
-    // Some entry is ready; the pick is the active entry, which still has weight left.
-    wire hi_found = |hi_rdy;
+    // Stage B: the model's find(): the active entry while it has weight and is ready, else
+    // the first ready entry after it, wrapping. The scan does not look at the remaining
+    // weight: whether the active entry goes on is a bit of its own, resolved in C.
+    // The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
+    // all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
+    // kept as LUT boundaries so the scan is 5 LUT levels (left to itself, synthesis maps it
+    // 7 deep, and this was the arbiter's critical path).
+    (* keep *) wire [15:0] hi_a4;        // some rdy in group of 4 g
+    (* keep *) wire [15:0] hi_b4;        // some rdy_gt in group of 4 g
+    (* keep *) wire [3:0] hi_a16;        // some rdy in group of 16 m
+    (* keep *) wire [3:0] hi_b16;        // some rdy_gt in group of 16 m
+    (* keep *) wire [63:0] hi_la;        // rdy[i], none before it in its group of 4
+    (* keep *) wire [63:0] hi_lb;        // rdy_gt[i], none before it in its group of 4
+    (* keep *) wire [15:0] hi_pa4;       // some rdy in an earlier group of 4 of the same 16
+    (* keep *) wire [15:0] hi_pb4;       // some rdy_gt in an earlier group of 4 of the same 16
+    (* keep *) wire [3:0] hi_pa16;       // some rdy_gt anywhere, or some rdy in an earlier group of 16
+    (* keep *) wire [3:0] hi_pb16;       // some rdy_gt in an earlier group of 16
+    generate
+       for (g = 0; g < 16; g = g + 1) begin : hi_scan4
+          assign hi_a4[g] = |hi_rdy[4*g +: 4];
+          assign hi_b4[g] = |hi_rdy_gt[4*g +: 4];
+          assign hi_la[4*g] = hi_rdy[4*g];
+          assign hi_lb[4*g] = hi_rdy_gt[4*g];
+          for (k = 1; k < 4; k = k + 1) begin : hi_in4
+             assign hi_la[4*g+k] = hi_rdy[4*g+k] & ~|hi_rdy[4*g +: k];
+             assign hi_lb[4*g+k] = hi_rdy_gt[4*g+k] & ~|hi_rdy_gt[4*g +: k];
+          end
+          if (g % 4 == 0) begin : hi_first4
+             assign hi_pa4[g] = 1'b0;
+             assign hi_pb4[g] = 1'b0;
+          end else begin : hi_later4
+             assign hi_pa4[g] = |hi_a4[g - g % 4 +: g % 4];
+             assign hi_pb4[g] = |hi_b4[g - g % 4 +: g % 4];
+          end
+       end
+       for (g = 0; g < 4; g = g + 1) begin : hi_scan16
+          assign hi_a16[g] = |hi_a4[4*g +: 4];
+          assign hi_b16[g] = |hi_b4[4*g +: 4];
+          if (g == 0) begin : hi_first16
+             assign hi_pa16[g] = |hi_b16;
+             assign hi_pb16[g] = 1'b0;
+          end else begin : hi_later16
+             assign hi_pa16[g] = (|hi_b16) | (|hi_a16[0 +: g]);
+             assign hi_pb16[g] = |hi_b16[0 +: g];
+          end
+       end
+    endgenerate
+    // Some entry is ready; the active entry still has weight left and is ready.
+    wire hi_found = |hi_a16;
     wire hi_cont = hi_rem_pos & hi_act_rdy;
+    always @(posedge clock) begin
+       for (i = 0; i < 64; i = i + 1)
+          hi_pick[i] <= (hi_la[i] & ~hi_pa4[i/4] & ~hi_pa16[i/16])
+                       | (hi_lb[i] & ~hi_pb4[i/4] & ~hi_pb16[i/16]);
+       hi_pick_cont <= hi_cont;
+    end
 
-    // Stage C input: the picked entry's index and VL.
-    reg [5:0] hi_e_idx;
-    reg [3:0] hi_e_vl;
+    // Stage C input: the picked entry's index and VL (the active entry when it goes on).
+    reg [5:0] hi_scan_idx;
+    reg [3:0] hi_scan_vl;
     always @(*) begin
-       hi_e_idx = 6'd0;
-       hi_e_vl = 4'd0;
+       hi_scan_idx = 6'd0;
+       hi_scan_vl = 4'd0;
        for (i = 0; i < 64; i = i + 1) begin
-          hi_e_idx = hi_e_idx | ({6{hi_pick[i]}} & i[5:0]);
-          hi_e_vl = hi_e_vl | ({4{hi_pick[i]}} & hi_vl[i]);
+          hi_scan_idx = hi_scan_idx | ({6{hi_pick[i]}} & i[5:0]);
+          hi_scan_vl = hi_scan_vl | ({4{hi_pick[i]}} & hi_vl[i]);
        end
     end
+    wire [5:0] hi_e_idx = hi_pick_cont ? hi_ptr : hi_scan_idx;
+    wire [3:0] hi_e_vl = hi_pick_cont ? hi_act_vl : hi_scan_vl;
 
     // A take moves the pointer at once (the offered entry becomes the active one); its
     // remaining weight is committed the clock after (t1_*); configuration of the clock of
@@ -212,13 +261,13 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
        hi_w0 <= hi_w0_n;
        if (ev_reset) begin
           hi_ptr <= 6'd0;
-          hi_ge <= ~64'd0;
+          hi_gt <= ~64'd1;
           hi_act_vl <= hi_vl0_n;
        end else if (hi_wr_active) begin
           hi_act_vl <= ev_wr_vl_stored;
        end else if (hi_take) begin
           hi_ptr <= offer_entry;
-          hi_ge <= ~64'd0 << offer_entry;
+          hi_gt <= ~64'd1 << offer_entry;
           hi_act_vl <= offer_vl;
        end
        if (ev_reset) begin
@@ -233,6 +282,20 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
        end
     end
 
+    // The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
+    // of stage C and shows during the offer. One RAM per table, so that the read address is
+    // the table's own pick (the table choice selects the read data instead).
+    reg [7:0] hi_weights [0:63];
+    reg [7:0] hi_weight_q;
+    initial begin
+       for (i = 0; i < 64; i = i + 1) hi_weights[i] = 8'd0;
+       hi_weight_q = 8'd0;
+    end
+    always @(posedge clock) begin
+       if (hi_wr) hi_weights[ev_wr_index] <= ev_wr_weight;
+       hi_weight_q <= hi_weights[hi_e_idx];
+    end
+
     // ======== low-priority table ========
     reg [3:0] lo_vl [0:63];        // VLArbitrationTable entries: VL (15 if the entry is skipped);
                                     // the Weights are in `weights` below
@@ -240,46 +303,113 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
     reg [5:0] lo_ptr;              // active entry
     reg signed [8:0] lo_rem;       // its remaining weight (a packet may overdraw it)
     reg lo_rem_pos;                // lo_rem > 0
-    reg [63:0] lo_ge;              // entries at or after the active one (bit i: i >= lo_ptr)
+    reg [63:0] lo_gt;              // entries after the active one (bit i: i > lo_ptr)
     reg [3:0] lo_act_vl;           // the active entry's VL as stored
     reg [63:0] lo_rdy;             // stage A: entry ready
+    reg [63:0] lo_rdy_gt;          // stage A: entry ready and after the active one
     reg lo_act_rdy;                // stage A: the active entry ready
-    reg [63:0] lo_pick;            // stage B: the entry that sends next, one-hot
+    reg [63:0] lo_pick;            // stage B: the first ready entry after the active one, wrapping (one-hot)
+    reg lo_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
     initial begin
        for (i = 0; i < 64; i = i + 1) begin
           lo_vl[i] = 4'd15;
        end
        lo_w0 = 8'd0;
-       lo_ptr = 6'd0; lo_rem = 9'sd0; lo_rem_pos = 1'b0; lo_ge = ~64'd0; lo_act_vl = 4'd15;
-       lo_rdy = 64'd0; lo_act_rdy = 1'b0; lo_pick = 64'd0;
+       lo_ptr = 6'd0; lo_rem = 9'sd0; lo_rem_pos = 1'b0; lo_gt = ~64'd1; lo_act_vl = 4'd15;
+       lo_rdy = 64'd0; lo_rdy_gt = 64'd0; lo_act_rdy = 1'b0; lo_pick = 64'd0; lo_pick_cont = 1'b0;
     end
 
-    // Stage A: the entry's VL is ready.
+    // Stage A: the entry's VL is ready; also masked to the entries after the active one.
+    // (The pointer moves in the clock of a take, so it is current here for every offer that
+    // can be shown; the remaining weight, committed a clock later, is only needed in B.)
+    // The 16:1 lookup is two kept 8:1 halves, so that the mask by lo_gt shares the last
+    // LUT with the halves' select instead of following it (a LUT level less).
+    (* keep *) wire [63:0] lo_m8l;    // vl_ready[{0, vl[2:0]}]
+    (* keep *) wire [63:0] lo_m8h;    // vl_ready[{1, vl[2:0]}]
+    generate
+       for (g = 0; g < 64; g = g + 1) begin : lo_lookup
+          assign lo_m8l[g] = vl_ready[{1'b0, lo_vl[g][2:0]}];
+          assign lo_m8h[g] = vl_ready[{1'b1, lo_vl[g][2:0]}];
+       end
+    endgenerate
     always @(posedge clock) begin
-       for (i = 0; i < 64; i = i + 1)
-          lo_rdy[i] <= vl_ready[lo_vl[i]];
+       for (i = 0; i < 64; i = i + 1) begin
+          lo_rdy[i] <= lo_vl[i][3] ? lo_m8h[i] : lo_m8l[i];
+          lo_rdy_gt[i] <= lo_gt[i] & (lo_vl[i][3] ? lo_m8h[i] : lo_m8l[i]);
+       end
        lo_act_rdy <= vl_ready[lo_act_vl];
     end
 
-    // Stage B: the model's find(): the active entry while it has weight and is ready (then
-    // the first in scan order), else the first ready entry after it, wrapping.
-    wire [63:0] lo_start = lo_rem_pos ? lo_ge : {lo_ge[62:0], 1'b0};  // where the scan starts
-    always @(posedge clock) lo_pick <= first_in_scan(lo_rdy, lo_start);
-    // Some entry is ready; the pick is the active entry, which still has weight left.
-    wire lo_found = |lo_rdy;
+    // Stage B: the model's find(): the active entry while it has weight and is ready, else
+    // the first ready entry after it, wrapping. The scan does not look at the remaining
+    // weight: whether the active entry goes on is a bit of its own, resolved in C.
+    // The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
+    // all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
+    // kept as LUT boundaries so the scan is 5 LUT levels (left to itself, synthesis maps it
+    // 7 deep, and this was the arbiter's critical path).
+    (* keep *) wire [15:0] lo_a4;        // some rdy in group of 4 g
+    (* keep *) wire [15:0] lo_b4;        // some rdy_gt in group of 4 g
+    (* keep *) wire [3:0] lo_a16;        // some rdy in group of 16 m
+    (* keep *) wire [3:0] lo_b16;        // some rdy_gt in group of 16 m
+    (* keep *) wire [63:0] lo_la;        // rdy[i], none before it in its group of 4
+    (* keep *) wire [63:0] lo_lb;        // rdy_gt[i], none before it in its group of 4
+    (* keep *) wire [15:0] lo_pa4;       // some rdy in an earlier group of 4 of the same 16
+    (* keep *) wire [15:0] lo_pb4;       // some rdy_gt in an earlier group of 4 of the same 16
+    (* keep *) wire [3:0] lo_pa16;       // some rdy_gt anywhere, or some rdy in an earlier group of 16
+    (* keep *) wire [3:0] lo_pb16;       // some rdy_gt in an earlier group of 16
+    generate
+       for (g = 0; g < 16; g = g + 1) begin : lo_scan4
+          assign lo_a4[g] = |lo_rdy[4*g +: 4];
+          assign lo_b4[g] = |lo_rdy_gt[4*g +: 4];
+          assign lo_la[4*g] = lo_rdy[4*g];
+          assign lo_lb[4*g] = lo_rdy_gt[4*g];
+          for (k = 1; k < 4; k = k + 1) begin : lo_in4
+             assign lo_la[4*g+k] = lo_rdy[4*g+k] & ~|lo_rdy[4*g +: k];
+             assign lo_lb[4*g+k] = lo_rdy_gt[4*g+k] & ~|lo_rdy_gt[4*g +: k];
+          end
+          if (g % 4 == 0) begin : lo_first4
+             assign lo_pa4[g] = 1'b0;
+             assign lo_pb4[g] = 1'b0;
+          end else begin : lo_later4
+             assign lo_pa4[g] = |lo_a4[g - g % 4 +: g % 4];
+             assign lo_pb4[g] = |lo_b4[g - g % 4 +: g % 4];
+          end
+       end
+       for (g = 0; g < 4; g = g + 1) begin : lo_scan16
+          assign lo_a16[g] = |lo_a4[4*g +: 4];
+          assign lo_b16[g] = |lo_b4[4*g +: 4];
+          if (g == 0) begin : lo_first16
+             assign lo_pa16[g] = |lo_b16;
+             assign lo_pb16[g] = 1'b0;
+          end else begin : lo_later16
+             assign lo_pa16[g] = (|lo_b16) | (|lo_a16[0 +: g]);
+             assign lo_pb16[g] = |lo_b16[0 +: g];
+          end
+       end
+    endgenerate
+    // Some entry is ready; the active entry still has weight left and is ready.
+    wire lo_found = |lo_a16;
     wire lo_cont = lo_rem_pos & lo_act_rdy;
+    always @(posedge clock) begin
+       for (i = 0; i < 64; i = i + 1)
+          lo_pick[i] <= (lo_la[i] & ~lo_pa4[i/4] & ~lo_pa16[i/16])
+                       | (lo_lb[i] & ~lo_pb4[i/4] & ~lo_pb16[i/16]);
+       lo_pick_cont <= lo_cont;
+    end
 
-    // Stage C input: the picked entry's index and VL.
-    reg [5:0] lo_e_idx;
-    reg [3:0] lo_e_vl;
+    // Stage C input: the picked entry's index and VL (the active entry when it goes on).
+    reg [5:0] lo_scan_idx;
+    reg [3:0] lo_scan_vl;
     always @(*) begin
-       lo_e_idx = 6'd0;
-       lo_e_vl = 4'd0;
+       lo_scan_idx = 6'd0;
+       lo_scan_vl = 4'd0;
        for (i = 0; i < 64; i = i + 1) begin
-          lo_e_idx = lo_e_idx | ({6{lo_pick[i]}} & i[5:0]);
-          lo_e_vl = lo_e_vl | ({4{lo_pick[i]}} & lo_vl[i]);
+          lo_scan_idx = lo_scan_idx | ({6{lo_pick[i]}} & i[5:0]);
+          lo_scan_vl = lo_scan_vl | ({4{lo_pick[i]}} & lo_vl[i]);
        end
     end
+    wire [5:0] lo_e_idx = lo_pick_cont ? lo_ptr : lo_scan_idx;
+    wire [3:0] lo_e_vl = lo_pick_cont ? lo_act_vl : lo_scan_vl;
 
     // A take moves the pointer at once (the offered entry becomes the active one); its
     // remaining weight is committed the clock after (t1_*); configuration of the clock of
@@ -297,13 +427,13 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
        lo_w0 <= lo_w0_n;
        if (ev_reset) begin
           lo_ptr <= 6'd0;
-          lo_ge <= ~64'd0;
+          lo_gt <= ~64'd1;
           lo_act_vl <= lo_vl0_n;
        end else if (lo_wr_active) begin
           lo_act_vl <= ev_wr_vl_stored;
        end else if (lo_take) begin
           lo_ptr <= offer_entry;
-          lo_ge <= ~64'd0 << offer_entry;
+          lo_gt <= ~64'd1 << offer_entry;
           lo_act_vl <= offer_vl;
        end
        if (ev_reset) begin
@@ -316,6 +446,20 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
           lo_rem <= t1_wl;
           lo_rem_pos <= ~t1_wl[8] & (|t1_wl);
        end
+    end
+
+    // The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
+    // of stage C and shows during the offer. One RAM per table, so that the read address is
+    // the table's own pick (the table choice selects the read data instead).
+    reg [7:0] lo_weights [0:63];
+    reg [7:0] lo_weight_q;
+    initial begin
+       for (i = 0; i < 64; i = i + 1) lo_weights[i] = 8'd0;
+       lo_weight_q = 8'd0;
+    end
+    always @(posedge clock) begin
+       if (lo_wr) lo_weights[ev_wr_index] <= ev_wr_weight;
+       lo_weight_q <= lo_weights[lo_e_idx];
     end
 
     // ======== Stage B: choose the table (the model's grant(), SPEC.md 6) ========
@@ -344,19 +488,8 @@ module iblink_vl_arb_vl2(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
     wire [3:0] pick_vl = b_low ? lo_e_vl : hi_e_vl;
     wire [5:0] pick_idx = b_low ? lo_e_idx : hi_e_idx;
 
-    // The Weights of both tables, {table, entry}: one block RAM. The picked entry's Weight
-    // is read at the end of stage C and shows during the offer.
-    reg [7:0] weights [0:127];
-    reg [7:0] offer_weight;
-    integer w;
-    initial begin
-       for (w = 0; w < 128; w = w + 1) weights[w] = 8'd0;
-       offer_weight = 8'd0;
-    end
-    always @(posedge clock) begin
-       if (ev_wr) weights[{ev_wr_low, ev_wr_index}] <= ev_wr_weight;
-       offer_weight <= weights[{b_low, pick_idx}];
-    end
+    // The offered entry's Weight, read from its table's RAM at the end of stage C.
+    wire [7:0] offer_weight = offer_table ? lo_weight_q : hi_weight_q;
 
     always @(posedge clock) begin
        offer_valid <= b_any & (hold_next == 3'd0);

@@ -64,15 +64,17 @@
 //! over three register stages:
 //! * A (`t-3`): a ready bit per entry: its VL has a head and is enabled. An entry that
 //!   can never send (weight 0, VL15, a VL at or above VLCap) is stored with VL 15, which
-//!   is never ready, so this is one 16:1 mux per entry. PktLens copied.
-//! * B (`t-2`): per table, the entry that would send next: the active entry while it has
-//!   weight left and is ready, else the first ready entry after it, wrapping — the lowest
-//!   set bit of `{ready, ready & scan start}`, where the scan start is a thermometer
-//!   register kept with the pointer.
-//! * C (`t-1`): read the picked entries' VLs and indices, choose the table (the model's
-//!   `grant` decision tree), and per VL the blocks of its head and the low bits of
-//!   HighPriCounter − PktLen. The Weights live in one block RAM, read at the end of C
-//!   with the chosen entry's address.
+//!   is never ready, so this is one 16:1 lookup per entry; the same bit masked to the
+//!   entries after the active one (the pointer moves in the clock of a take, so it is
+//!   current here). PktLens copied.
+//! * B (`t-2`): per table, the first ready entry after the active one, wrapping — the
+//!   lowest set bit of `{ready, ready & after}` as prefix ORs over groups of 4 and 16
+//!   entries, 5 LUT levels — and, apart, whether the active entry goes on (weight left
+//!   and ready), which the model's `find` prefers.
+//! * C (`t-1`): read the picked entries' VLs and indices (the active one when it goes
+//!   on), choose the table (the model's `grant` decision tree), and per VL the blocks of
+//!   its head and the low bits of HighPriCounter − PktLen. Each table's Weights live in
+//!   its own block RAM, read at the end of C with that table's pick.
 //!
 //! The offer's PktLen, blocks, remaining weight and HighPriCounter are then a 15-way
 //! select by the offered VL plus one 9-bit subtraction. A take is captured and
@@ -762,8 +764,9 @@ const VERILOG_HEAD: &str = r#"// Data-VL arbiter for VLCap @N@ (SPEC.md 6; seed 
 //   config  table writes, vl_high_limit / low_policy / vl_enable changes and reset act
 //           one clock after they are presented, after a take of that same clock; no
 //           offer for the 4 clocks that follow.
-// Pipeline: A (t-3) ready bit per entry; B (t-2) the next entry of each table and which
-// table sends; C (t-1) read the chosen entry (VL, index; its Weight from block RAM).
+// Pipeline: A (t-3) ready bit per entry (and masked to the entries after the active one);
+// B (t-2) the next entry of each table and which table sends; C (t-1) read the chosen
+// entry (VL, index; its Weight from its table's block RAM).
 // The offer's PktLen, blocks, remaining weight and HighPriCounter are a select by the
 // offered VL (and one subtraction) from the C registers.
 // Power-up: tables empty, VLHighLimit 0, weight policy, no VL enabled (as if those
@@ -779,27 +782,8 @@ function [7:0] blocks_of;
    blocks_of = {1'b0, len[10:4]} + {7'd0, len[3:0] > 4'd2};
 endfunction
 
-// The first entry in scan order, one-hot: the lowest set bit of {rdy, rdy & start}
-// (entries from the scan start on, then from entry 0: the wrap), folded to 64 bits.
-// A bit is the first when no lower bit of its group of 8 is set and no lower group has
-// one: every prefix is its own OR tree, so the pick is a few LUT levels deep.
-function [63:0] first_in_scan;
-   input [63:0] rdy;
-   input [63:0] start;
-   reg [127:0] x;
-   reg [15:0] grp;
-   integer g;
-   integer k;
-   begin
-      x = {rdy, rdy & start};
-      for (g = 0; g < 16; g = g + 1) grp[g] = |x[8*g +: 8];
-      first_in_scan = 64'd0;
-      for (g = 0; g < 16; g = g + 1)
-         for (k = 0; k < 8; k = k + 1)
-            first_in_scan[(8*g+k) % 64] = first_in_scan[(8*g+k) % 64]
-               | (x[8*g+k] & ~|(x[8*g +: 8] & ((8'd1 << k) - 8'd1)) & ~|(grp & ((16'd1 << g) - 16'd1)));
-   end
-endfunction
+genvar g;
+genvar k;
 
 // ---- Configuration as sampled; it acts one clock later ----
 reg ev_wr;                 // a table write to apply
@@ -872,46 +856,113 @@ reg [7:0] @T@_w0;               // entry 0's Weight (for reset)
 reg [5:0] @T@_ptr;              // active entry
 reg signed [8:0] @T@_rem;       // its remaining weight (a packet may overdraw it)
 reg @T@_rem_pos;                // @T@_rem > 0
-reg [63:0] @T@_ge;              // entries at or after the active one (bit i: i >= @T@_ptr)
+reg [63:0] @T@_gt;              // entries after the active one (bit i: i > @T@_ptr)
 reg [3:0] @T@_act_vl;           // the active entry's VL as stored
 reg [63:0] @T@_rdy;             // stage A: entry ready
+reg [63:0] @T@_rdy_gt;          // stage A: entry ready and after the active one
 reg @T@_act_rdy;                // stage A: the active entry ready
-reg [63:0] @T@_pick;            // stage B: the entry that sends next, one-hot
+reg [63:0] @T@_pick;            // stage B: the first ready entry after the active one, wrapping (one-hot)
+reg @T@_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
 initial begin
    for (i = 0; i < 64; i = i + 1) begin
       @T@_vl[i] = 4'd15;
    end
    @T@_w0 = 8'd0;
-   @T@_ptr = 6'd0; @T@_rem = 9'sd0; @T@_rem_pos = 1'b0; @T@_ge = ~64'd0; @T@_act_vl = 4'd15;
-   @T@_rdy = 64'd0; @T@_act_rdy = 1'b0; @T@_pick = 64'd0;
+   @T@_ptr = 6'd0; @T@_rem = 9'sd0; @T@_rem_pos = 1'b0; @T@_gt = ~64'd1; @T@_act_vl = 4'd15;
+   @T@_rdy = 64'd0; @T@_rdy_gt = 64'd0; @T@_act_rdy = 1'b0; @T@_pick = 64'd0; @T@_pick_cont = 1'b0;
 end
 
-// Stage A: the entry's VL is ready.
+// Stage A: the entry's VL is ready; also masked to the entries after the active one.
+// (The pointer moves in the clock of a take, so it is current here for every offer that
+// can be shown; the remaining weight, committed a clock later, is only needed in B.)
+// The 16:1 lookup is two kept 8:1 halves, so that the mask by @T@_gt shares the last
+// LUT with the halves' select instead of following it (a LUT level less).
+(* keep *) wire [63:0] @T@_m8l;    // vl_ready[{0, vl[2:0]}]
+(* keep *) wire [63:0] @T@_m8h;    // vl_ready[{1, vl[2:0]}]
+generate
+   for (g = 0; g < 64; g = g + 1) begin : @T@_lookup
+      assign @T@_m8l[g] = vl_ready[{1'b0, @T@_vl[g][2:0]}];
+      assign @T@_m8h[g] = vl_ready[{1'b1, @T@_vl[g][2:0]}];
+   end
+endgenerate
 always @(posedge clock) begin
-   for (i = 0; i < 64; i = i + 1)
-      @T@_rdy[i] <= vl_ready[@T@_vl[i]];
+   for (i = 0; i < 64; i = i + 1) begin
+      @T@_rdy[i] <= @T@_vl[i][3] ? @T@_m8h[i] : @T@_m8l[i];
+      @T@_rdy_gt[i] <= @T@_gt[i] & (@T@_vl[i][3] ? @T@_m8h[i] : @T@_m8l[i]);
+   end
    @T@_act_rdy <= vl_ready[@T@_act_vl];
 end
 
-// Stage B: the model's find(): the active entry while it has weight and is ready (then
-// the first in scan order), else the first ready entry after it, wrapping.
-wire [63:0] @T@_start = @T@_rem_pos ? @T@_ge : {@T@_ge[62:0], 1'b0};  // where the scan starts
-always @(posedge clock) @T@_pick <= first_in_scan(@T@_rdy, @T@_start);
-// Some entry is ready; the pick is the active entry, which still has weight left.
-wire @T@_found = |@T@_rdy;
+// Stage B: the model's find(): the active entry while it has weight and is ready, else
+// the first ready entry after it, wrapping. The scan does not look at the remaining
+// weight: whether the active entry goes on is a bit of its own, resolved in C.
+// The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
+// all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
+// kept as LUT boundaries so the scan is 5 LUT levels (left to itself, synthesis maps it
+// 7 deep, and this was the arbiter's critical path).
+(* keep *) wire [15:0] @T@_a4;        // some rdy in group of 4 g
+(* keep *) wire [15:0] @T@_b4;        // some rdy_gt in group of 4 g
+(* keep *) wire [3:0] @T@_a16;        // some rdy in group of 16 m
+(* keep *) wire [3:0] @T@_b16;        // some rdy_gt in group of 16 m
+(* keep *) wire [63:0] @T@_la;        // rdy[i], none before it in its group of 4
+(* keep *) wire [63:0] @T@_lb;        // rdy_gt[i], none before it in its group of 4
+(* keep *) wire [15:0] @T@_pa4;       // some rdy in an earlier group of 4 of the same 16
+(* keep *) wire [15:0] @T@_pb4;       // some rdy_gt in an earlier group of 4 of the same 16
+(* keep *) wire [3:0] @T@_pa16;       // some rdy_gt anywhere, or some rdy in an earlier group of 16
+(* keep *) wire [3:0] @T@_pb16;       // some rdy_gt in an earlier group of 16
+generate
+   for (g = 0; g < 16; g = g + 1) begin : @T@_scan4
+      assign @T@_a4[g] = |@T@_rdy[4*g +: 4];
+      assign @T@_b4[g] = |@T@_rdy_gt[4*g +: 4];
+      assign @T@_la[4*g] = @T@_rdy[4*g];
+      assign @T@_lb[4*g] = @T@_rdy_gt[4*g];
+      for (k = 1; k < 4; k = k + 1) begin : @T@_in4
+         assign @T@_la[4*g+k] = @T@_rdy[4*g+k] & ~|@T@_rdy[4*g +: k];
+         assign @T@_lb[4*g+k] = @T@_rdy_gt[4*g+k] & ~|@T@_rdy_gt[4*g +: k];
+      end
+      if (g % 4 == 0) begin : @T@_first4
+         assign @T@_pa4[g] = 1'b0;
+         assign @T@_pb4[g] = 1'b0;
+      end else begin : @T@_later4
+         assign @T@_pa4[g] = |@T@_a4[g - g % 4 +: g % 4];
+         assign @T@_pb4[g] = |@T@_b4[g - g % 4 +: g % 4];
+      end
+   end
+   for (g = 0; g < 4; g = g + 1) begin : @T@_scan16
+      assign @T@_a16[g] = |@T@_a4[4*g +: 4];
+      assign @T@_b16[g] = |@T@_b4[4*g +: 4];
+      if (g == 0) begin : @T@_first16
+         assign @T@_pa16[g] = |@T@_b16;
+         assign @T@_pb16[g] = 1'b0;
+      end else begin : @T@_later16
+         assign @T@_pa16[g] = (|@T@_b16) | (|@T@_a16[0 +: g]);
+         assign @T@_pb16[g] = |@T@_b16[0 +: g];
+      end
+   end
+endgenerate
+// Some entry is ready; the active entry still has weight left and is ready.
+wire @T@_found = |@T@_a16;
 wire @T@_cont = @T@_rem_pos & @T@_act_rdy;
+always @(posedge clock) begin
+   for (i = 0; i < 64; i = i + 1)
+      @T@_pick[i] <= (@T@_la[i] & ~@T@_pa4[i/4] & ~@T@_pa16[i/16])
+                   | (@T@_lb[i] & ~@T@_pb4[i/4] & ~@T@_pb16[i/16]);
+   @T@_pick_cont <= @T@_cont;
+end
 
-// Stage C input: the picked entry's index and VL.
-reg [5:0] @T@_e_idx;
-reg [3:0] @T@_e_vl;
+// Stage C input: the picked entry's index and VL (the active entry when it goes on).
+reg [5:0] @T@_scan_idx;
+reg [3:0] @T@_scan_vl;
 always @(*) begin
-   @T@_e_idx = 6'd0;
-   @T@_e_vl = 4'd0;
+   @T@_scan_idx = 6'd0;
+   @T@_scan_vl = 4'd0;
    for (i = 0; i < 64; i = i + 1) begin
-      @T@_e_idx = @T@_e_idx | ({6{@T@_pick[i]}} & i[5:0]);
-      @T@_e_vl = @T@_e_vl | ({4{@T@_pick[i]}} & @T@_vl[i]);
+      @T@_scan_idx = @T@_scan_idx | ({6{@T@_pick[i]}} & i[5:0]);
+      @T@_scan_vl = @T@_scan_vl | ({4{@T@_pick[i]}} & @T@_vl[i]);
    end
 end
+wire [5:0] @T@_e_idx = @T@_pick_cont ? @T@_ptr : @T@_scan_idx;
+wire [3:0] @T@_e_vl = @T@_pick_cont ? @T@_act_vl : @T@_scan_vl;
 
 // A take moves the pointer at once (the offered entry becomes the active one); its
 // remaining weight is committed the clock after (t1_*); configuration of the clock of
@@ -929,13 +980,13 @@ always @(posedge clock) begin
    @T@_w0 <= @T@_w0_n;
    if (ev_reset) begin
       @T@_ptr <= 6'd0;
-      @T@_ge <= ~64'd0;
+      @T@_gt <= ~64'd1;
       @T@_act_vl <= @T@_vl0_n;
    end else if (@T@_wr_active) begin
       @T@_act_vl <= ev_wr_vl_stored;
    end else if (@T@_take) begin
       @T@_ptr <= offer_entry;
-      @T@_ge <= ~64'd0 << offer_entry;
+      @T@_gt <= ~64'd1 << offer_entry;
       @T@_act_vl <= offer_vl;
    end
    if (ev_reset) begin
@@ -948,6 +999,20 @@ always @(posedge clock) begin
       @T@_rem <= t1_wl;
       @T@_rem_pos <= ~t1_wl[8] & (|t1_wl);
    end
+end
+
+// The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
+// of stage C and shows during the offer. One RAM per table, so that the read address is
+// the table's own pick (the table choice selects the read data instead).
+reg [7:0] @T@_weights [0:63];
+reg [7:0] @T@_weight_q;
+initial begin
+   for (i = 0; i < 64; i = i + 1) @T@_weights[i] = 8'd0;
+   @T@_weight_q = 8'd0;
+end
+always @(posedge clock) begin
+   if (@T@_wr) @T@_weights[ev_wr_index] <= ev_wr_weight;
+   @T@_weight_q <= @T@_weights[@T@_e_idx];
 end
 "#;
 
@@ -978,19 +1043,8 @@ end
 wire [3:0] pick_vl = b_low ? lo_e_vl : hi_e_vl;
 wire [5:0] pick_idx = b_low ? lo_e_idx : hi_e_idx;
 
-// The Weights of both tables, {table, entry}: one block RAM. The picked entry's Weight
-// is read at the end of stage C and shows during the offer.
-reg [7:0] weights [0:127];
-reg [7:0] offer_weight;
-integer w;
-initial begin
-   for (w = 0; w < 128; w = w + 1) weights[w] = 8'd0;
-   offer_weight = 8'd0;
-end
-always @(posedge clock) begin
-   if (ev_wr) weights[{ev_wr_low, ev_wr_index}] <= ev_wr_weight;
-   offer_weight <= weights[{b_low, pick_idx}];
-end
+// The offered entry's Weight, read from its table's RAM at the end of stage C.
+wire [7:0] offer_weight = offer_table ? lo_weight_q : hi_weight_q;
 
 always @(posedge clock) begin
    offer_valid <= b_any & (hold_next == 3'd0);

@@ -46,6 +46,13 @@ pub const BENCHMARKS: &[Benchmark] = &[
         anchor: "issue target: at most 50 LUT4 per VL, 150 MHz, for 8 VLs",
     },
     Benchmark {
+        module: "iblink_vl_arb_vl15",
+        target: Target::Ice40Hx8k,
+        max_lut4: None,
+        min_fmax_mhz: Some(100.0),
+        anchor: "issue target: the VL arbiter, 15 VLs, 64 + 64 entries, zero-bubble, at least 100 MHz on HX8K (a naive 16-VL x 64-entry WRR arbiter: 1844 LUT4, 52-54 MHz)",
+    },
+    Benchmark {
         module: "iblink_link_port_vl4_w32",
         target: Target::Ice40Hx8k,
         max_lut4: None,
@@ -124,6 +131,9 @@ mod tests {
         assert_eq!(b.describe(), "≤129 LUT4, ≥225 MHz");
         let d = benchmark_for("iblink_crc16_dword_w32", Target::Ice40Hx8k).unwrap();
         assert_eq!(d.describe(), "≤129 LUT4, ≥225 MHz");
+        let a = benchmark_for("iblink_vl_arb_vl15", Target::Ice40Hx8k).unwrap();
+        assert!(!a.evaluate(3923, Some(92.5)).met && a.evaluate(3923, Some(100.0)).met);
+        assert!(benchmark_for("iblink_vl_arb_vl4", Target::Ice40Hx8k).is_none());
         let t = benchmark_for("iblink_tx_credits_vl8", Target::Ice40Hx8k).unwrap();
         assert_eq!(t.describe(), "≤400 LUT4, ≥150 MHz");
     }
