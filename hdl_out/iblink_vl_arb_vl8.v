@@ -472,15 +472,13 @@ module iblink_vl_arb_vl8(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
     wire pick_low = lo_continues | (high_first ? ~hi_found : lo_found);
     reg b_any;                 // some entry of either table is ready
     reg b_low;                 // the low table sends
-    reg b_cont;                // its picked entry is the active one and goes on
     reg b_reload;              // a low packet because the high table had nothing: the counter reloads
     initial begin
-       b_any = 1'b0; b_low = 1'b0; b_cont = 1'b0; b_reload = 1'b0;
+       b_any = 1'b0; b_low = 1'b0; b_reload = 1'b0;
     end
     always @(posedge clock) begin
        b_any <= hi_found | lo_found;
        b_low <= pick_low;
-       b_cont <= pick_low ? lo_cont : hi_cont;
        b_reload <= pick_low & ~lo_continues & high_first & ~hi_found;
     end
 
@@ -498,7 +496,7 @@ module iblink_vl_arb_vl8(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
        offer_vl <= pick_vl;
        // The entry's weight before this packet: what is left while the active entry goes
        // on, else its Weight reloaded (offer_weight).
-       c_cont <= b_cont;
+       c_cont <= b_low ? lo_pick_cont : hi_pick_cont;
        c_rem <= b_low ? lo_rem : hi_rem;
        // HighPriCounter once the packet is sent: a high packet counts its PktLen (not under
        // VLHighLimit 255, c_count); a low packet leaves it, reloaded if the high table had
