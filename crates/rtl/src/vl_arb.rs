@@ -154,8 +154,11 @@ impl TableRegs {
     }
 }
 
-/// Every register of the block: plain data for the stepper; the Verilog declares the
-/// same registers under the same names.
+/// Every register of the block: plain data for the stepper. The configuration, arbiter
+/// state, take and offer registers have the Verilog's names; the pipeline stages A and B
+/// are kept in the form the model needs (ready bits, the picked index), where the
+/// Verilog splits them for timing (`rdy`/`rdy_gt`, a one-hot `pick` and `pick_cont`).
+/// Both are checked against the model at every offer by the lockstep.
 #[derive(Clone, Copy, Debug)]
 pub struct VlArbRegs {
     pub vls: usize,
