@@ -6,10 +6,12 @@ use clap::{Args, ValueEnum};
 use iblink_rtl::catalog::{generate, EmitRequest, BLOCKS};
 use iblink_synth::report::FailedJob;
 use iblink_synth::target::tool_version;
-use iblink_synth::{run_module, tools_for, FlowOptions, Report, Target};
+use iblink_synth::{run_module, tools_for, FlowOptions, ModuleResult, Report, Target};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -66,6 +68,10 @@ pub struct SynthArgs {
     /// nextpnr target frequency in MHz (default: 250 hx8k, 120 up5k, 300 ecp5).
     #[arg(long)]
     pub freq: Option<f64>,
+    /// Modules synthesised at once (default: the machine's cores). Each job is one
+    /// single-threaded yosys or nextpnr process, so N jobs need N cores to gain N times.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: Option<u64>,
 }
 
 fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
@@ -127,34 +133,52 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
 
     let jobs: Vec<(Target, &iblink_rtl::emit::EmittedModule)> =
         targets.iter().flat_map(|&t| modules.iter().map(move |m| (t, m))).collect();
-    let bar = ProgressBar::new(jobs.len() as u64)
-        .with_style(ProgressStyle::with_template("{prefix} [{bar:24}] {pos}/{len} modules, {elapsed}: {msg}").unwrap());
-    bar.set_prefix("synth");
-    for (t, m) in jobs {
-        let dir = a.out.join(t.name()).join(&m.name);
-        let label = format!("{} {}", t.name(), m.name);
-        let res = run_module(m, t, &tools[&t], &opts, &dir, &mut |step| bar.set_message(format!("{label}: {step}")));
-        match res {
-            Ok(r) => report.results.push(r),
-            Err(e) => {
-                // One module's tool failure must not cost a long run its other results:
-                // record it, go on, exit non-zero at the end.
-                let error = format!("{:#}", e.context(format!("files in {}", dir.display())));
-                bar.println(format!("synth: {label} failed: {error}"));
-                report.failed.push(FailedJob { target: t.name().to_string(), module: m.name.clone(), error });
-            }
+    let workers = a
+        .jobs
+        .map(|j| j as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.len().max(1));
+    let bar = ProgressBar::new(jobs.len() as u64).with_style(
+        ProgressStyle::with_template("{prefix} [{bar:24}] {pos}/{len} modules, {elapsed}: {msg}").unwrap(),
+    );
+    bar.set_prefix(format!("synth ({workers} at once)"));
+    // Results land in job order whatever order the workers finish in, so the report
+    // reads the same for any --jobs.
+    let report = Mutex::new(Partial { head: report, slots: vec![None; jobs.len()] });
+    let next = AtomicUsize::new(0);
+    let write_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(t, m)) = jobs.get(i) else { break };
+                let dir = a.out.join(t.name()).join(&m.name);
+                let label = format!("{} {}", t.name(), m.name);
+                let res = run_module(m, t, &tools[&t], &opts, &dir, &mut |step| bar.set_message(format!("{label}: {step}")));
+                let res = res.map_err(|e| {
+                    // One module's tool failure must not cost a long run its other
+                    // results: record it, go on, exit non-zero at the end.
+                    let error = format!("{:#}", e.context(format!("files in {}", dir.display())));
+                    bar.println(format!("synth: {label} failed: {error}"));
+                    FailedJob { target: t.name().to_string(), module: m.name.clone(), error }
+                });
+                let mut report = report.lock().unwrap();
+                report.slots[i] = Some(res);
+                // Keep what was measured so far (a long run can be read while it goes on).
+                if let Err(e) = write_report(&report.report(), &a.out) {
+                    write_error.lock().unwrap().get_or_insert(e);
+                }
+                bar.inc(1);
+            });
         }
-        // Keep what was measured so far (a long run can be read while it goes on).
-        std::fs::write(a.out.join("report.json"), report.to_json())?;
-        std::fs::write(a.out.join("report.md"), report.markdown())?;
-        bar.inc(1);
-    }
+    });
     bar.finish_and_clear();
-
+    if let Some(e) = write_error.into_inner().unwrap() {
+        return Err(e);
+    }
+    let report = report.into_inner().unwrap().report();
+    write_report(&report, &a.out)?;
     let md = report.markdown();
-    std::fs::write(a.out.join("report.json"), report.to_json())
-        .with_context(|| format!("writing {}", a.out.join("report.json").display()))?;
-    std::fs::write(a.out.join("report.md"), &md)?;
     println!("{md}");
     for (t, v) in &report.tools {
         println!("{t}: {}; {}", v["yosys"], v["nextpnr"]);
@@ -165,4 +189,30 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The report while workers run: the fixed part and one slot per job, in job order.
+struct Partial {
+    head: Report,
+    slots: Vec<Option<Result<ModuleResult, FailedJob>>>,
+}
+
+impl Partial {
+    fn report(&self) -> Report {
+        let mut r = self.head.clone();
+        for slot in self.slots.iter().flatten() {
+            match slot {
+                Ok(m) => r.results.push(m.clone()),
+                Err(f) => r.failed.push(f.clone()),
+            }
+        }
+        r
+    }
+}
+
+fn write_report(report: &Report, out: &Path) -> anyhow::Result<()> {
+    let json = out.join("report.json");
+    std::fs::write(&json, report.to_json()).with_context(|| format!("writing {}", json.display()))?;
+    let md = out.join("report.md");
+    std::fs::write(&md, report.markdown()).with_context(|| format!("writing {}", md.display()))
 }
