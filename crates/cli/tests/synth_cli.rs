@@ -1,5 +1,6 @@
 //! `iblink synth` argument errors: exit status 2 and the valid names listed. These
-//! never reach the tools.
+//! never reach the tools. One test (`parallel_jobs_keep_the_report_in_order`) runs
+//! Debian's yosys and nextpnr-ice40 on two small modules (`make deps`).
 
 use std::process::Command;
 
@@ -85,4 +86,39 @@ fn bad_port_configuration_names_the_field() {
     let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--config", good.to_str().unwrap(), "--block", "crc16"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--config") || err.contains("--block"), "{err}");
+}
+
+/// `-j 2`: the slower module is listed first, and a module that finishes earlier on the
+/// other worker does not move ahead of it; the numbers equal a `-j 1` run's (yosys and
+/// nextpnr are deterministic for a given seed). `-j 0` is refused.
+#[test]
+fn parallel_jobs_keep_the_report_in_order() {
+    let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "-j", "0", "--out", "/nonexistent/x"]);
+    assert_eq!(code, 2, "{err}");
+    let d = tempfile::tempdir().unwrap();
+    // The catalog emits the CRC units before the VL15 receiver; the 32-bit CRC takes
+    // several times as long through the tools.
+    let mods = ["--module", "iblink_crc16_w32", "--module", "iblink_vl15_rx_cap1"];
+    let mut reports = vec![];
+    for j in ["2", "1"] {
+        let out = d.path().join(format!("j{j}"));
+        let mut args = vec!["synth", "--target", "ice40-hx8k", "-j", j, "--out", out.to_str().unwrap()];
+        args.extend(mods);
+        let (code, err) = iblink(&args);
+        assert_eq!(code, 0, "-j {j}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+        let rows: Vec<(String, u64, u64, f64)> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let c = &r["block_cost"];
+                (r["module"].as_str().unwrap().to_string(), c["lut4"].as_u64().unwrap(), c["ff"].as_u64().unwrap(), r["fmax_mhz"].as_f64().unwrap())
+            })
+            .collect();
+        reports.push(rows);
+    }
+    let names: Vec<&str> = reports[0].iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names, ["iblink_crc16_w32", "iblink_vl15_rx_cap1"]);
+    assert_eq!(reports[0], reports[1], "-j 2 and -j 1 measured differently");
 }
