@@ -91,17 +91,28 @@ module iblink_port_selftest (
             end
         end
     endgenerate
+    // The popped VL's packet, as an AND-OR over the one-hot pop: the port's pop comes late
+    // in the clock (it follows the take), so the capture adds one level of logic behind
+    // it and no encoder, index mux or adder (txq_len already holds the head's PktLen).
     reg [3:0] pop_vl;
+    reg [11:0] pop_seq;
+    reg [10:0] pop_len;
     integer v;
     always @(*) begin
         pop_vl = 4'd0;
-        for (v = 0; v < N; v = v + 1) if (txq_pop[v]) pop_vl = v[3:0];
+        pop_seq = 12'd0;
+        pop_len = 11'd0;
+        for (v = 0; v < N; v = v + 1) begin
+            pop_vl = pop_vl | ({4{txq_pop[v]}} & v[3:0]);
+            pop_seq = pop_seq | ({12{txq_pop[v]}} & seq[12*v +: 12]);
+            pop_len = pop_len | ({11{txq_pop[v]}} & txq_len[11*v +: 11]);
+        end
     end
     always @(posedge clk) begin
         if (|txq_pop) begin
             cur_vl <= pop_vl;
-            cur_seq <= seq[12*pop_vl +: 12];
-            cur_len <= pkt_len(pop_vl, seq[12*pop_vl +: 12]);
+            cur_seq <= pop_seq;
+            cur_len <= pop_len;
             rd_idx <= 16'd0;
         end else if (src_rd) begin
             rd_idx <= rd_idx + 16'd1;
