@@ -1866,10 +1866,13 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     // Registered: does the period end with this clock, if no reset starts it over (timer + 1
     // >= period_clocks, computed a clock ahead so the compare is not behind the reset mux).
     reg end_q;
+    // period_clocks - 2, as last clock's configuration had it.
+    reg [15:0] p_m2;
     initial begin
        started = 1'b0;
        timer = 16'd0;
        end_q = 1'b0;
+       p_m2 = 16'd0;
        resync_req = 1'b0;
        resync_reason = 1'b0;
        resync_vl = 4'd0;
@@ -1887,11 +1890,18 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     // the model): from a reset that is period_clocks <= 1, else end_q. The configuration
     // changes only in a clock with reset (see the module doc), so end_q, computed with last
     // clock's period_clocks, holds.
-    wire p_le_1 = period_clocks <= 16'd1;
-    wire p_le_2 = period_clocks <= 16'd2;
+    // (As reductions: Yosys maps a compare with a constant to a carry chain, and these are in
+    // front of every trip.)
+    wire p_le_1 = ~|period_clocks[15:1];
+    wire p_le_2 = ~|period_clocks[15:2] & ~&period_clocks[1:0];
     wire period_end = rst ? p_le_1 : end_q;
     wire [15:0] timer_inc = timer + 16'd1;
-    wire [16:0] timer_inc2 = {1'b0, timer} + 17'd2;
+    // timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
+    // configuration (this clock's outside a reset, where it is used): one carry chain
+    // between registers instead of an adder feeding a compare. (period_clocks < 2 never
+    // gets here: every clock then ends a period, and end_q stays p_le_1.)
+    always @(posedge clock) p_m2 <= period_clocks - 16'd2;
+    wire end_next = timer >= p_m2;
     // update_periods 0 turns the update monitor off.
     wire monitor_on = update_periods != 16'd0;
     always @(posedge clock) begin
@@ -1899,7 +1909,7 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
        // The next clock's timer is 0 (a period ends), 1 (a reset started one), or timer + 1;
        // end_q is then whether that timer + 1 reaches period_clocks.
        timer <= period_end ? 16'd0 : rst ? 16'd1 : timer_inc;
-       end_q <= period_end ? p_le_1 : rst ? p_le_2 : timer_inc2 >= {1'b0, period_clocks};
+       end_q <= period_end ? p_le_1 : rst ? p_le_2 : end_next;
     end
     genvar v;
     generate
@@ -1925,7 +1935,8 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
           wire anchor = rst | upd_hit[v];
           // A whole period since the VL's last FCP ends with this clock.
-          wire boundary = ~anchor & (timer == phase);
+          wire at_phase = timer == phase;
+          wire boundary = ~anchor & at_phase;
           // An overrun in this period, this clock's included.
           wire ev = (seen & ~rst) | ovr_hit[v];
           wire [15:0] consec_pre = rst ? 16'd0 : consec;
@@ -1936,8 +1947,10 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           wire trip_ovr = period_end & ev & (rst ? overrun_periods == 16'd0 : consec == overrun_periods);
           always @(posedge clock) begin
              if (anchor) phase <= timer_pre;
-             // A boundary takes one off (as a subtraction, not a clock enable: see late).
-             upd_left <= anchor ? update_periods : upd_left - {15'd0, boundary};
+             // A boundary takes one off: at_phase, not boundary, is subtracted (the FCP strobe
+             // and reset, anchor, only select after the carry chain), and as a subtraction,
+             // not a clock enable (see late).
+             upd_left <= anchor ? update_periods : upd_left - {15'd0, at_phase};
              // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
              // (on iCE40 a late enable goes through a global buffer).
              late <= ~anchor & (late | boundary);
