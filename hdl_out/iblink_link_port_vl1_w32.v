@@ -1937,8 +1937,7 @@ module iblink_link_port_vl1_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
           wire anchor = rst | upd_hit[v];
           // A whole period since the VL's last FCP ends with this clock.
-          wire at_phase = timer == phase;
-          wire boundary = ~anchor & at_phase;
+          wire boundary = ~anchor & (timer == phase);
           // An overrun in this period, this clock's included.
           wire ev = (seen & ~rst) | ovr_hit[v];
           wire [15:0] consec_pre = rst ? 16'd0 : consec;
@@ -1949,10 +1948,11 @@ module iblink_link_port_vl1_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           wire trip_ovr = period_end & ev & (rst ? overrun_periods == 16'd0 : consec == overrun_periods);
           always @(posedge clock) begin
              if (anchor) phase <= timer_pre;
-             // A boundary takes one off: at_phase, not boundary, is subtracted (the FCP strobe
-             // and reset, anchor, only select after the carry chain), and as a subtraction,
-             // not a clock enable (see late).
-             upd_left <= anchor ? update_periods : upd_left - {15'd0, at_phase};
+             // A boundary takes one off (as a subtraction, not a clock enable: see late).
+             // (Subtracting at_phase instead, which anchor overrides anyway, took the FCP
+             // strobe off the carry chain and sped the block up on HX8K, but in the port it
+             // made Yosys map ECP5 with 1062 L6MUX21 and 2664 more LUT4.)
+             upd_left <= anchor ? update_periods : upd_left - {15'd0, boundary};
              // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
              // (on iCE40 a late enable goes through a global buffer).
              late <= ~anchor & (late | boundary);
