@@ -1952,7 +1952,7 @@ module iblink_link_port_vl2_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
              // A boundary takes one off (as a subtraction, not a clock enable: see late).
              // (Subtracting at_phase instead, which anchor overrides anyway, took the FCP
              // strobe off the carry chain and sped the block up on HX8K, but in the port it
-             // made Yosys map ECP5 with 1062 L6MUX21 and 2664 more LUT4.)
+             // made Yosys map ECP5 with 1062 L6MUX21: 7729 LUT4 against 4987.)
              upd_left <= anchor ? update_periods : upd_left - {15'd0, boundary};
              // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
              // (on iCE40 a late enable goes through a global buffer).
