@@ -16,104 +16,39 @@ module iblink_sl2vl_vl1(clock,reset,wr_en,wr_sl,wr_vl,lookup_sl,lookup_vl,wr_rej
     output reg  wr_reject;
 
     // Update code (custom)
-    // SLtoVL table (SPEC.md 7) for VLCap 1: sl<s>_vl holds SL s's data VL.
-    reg [3:0] sl0_vl;
-    reg [3:0] sl1_vl;
-    reg [3:0] sl2_vl;
-    reg [3:0] sl3_vl;
-    reg [3:0] sl4_vl;
-    reg [3:0] sl5_vl;
-    reg [3:0] sl6_vl;
-    reg [3:0] sl7_vl;
-    reg [3:0] sl8_vl;
-    reg [3:0] sl9_vl;
-    reg [3:0] sl10_vl;
-    reg [3:0] sl11_vl;
-    reg [3:0] sl12_vl;
-    reg [3:0] sl13_vl;
-    reg [3:0] sl14_vl;
+    // SLtoVL table (SPEC.md 7) for VLCap 1: sl<s>_vl holds SL s's data VL in the 0 bit(s)
+    // a VL below 1 needs (a refused write never reaches the table, so the upper bits are 0).
     initial begin
-       sl0_vl = 4'd0;
-       sl1_vl = 4'd0;
-       sl2_vl = 4'd0;
-       sl3_vl = 4'd0;
-       sl4_vl = 4'd0;
-       sl5_vl = 4'd0;
-       sl6_vl = 4'd0;
-       sl7_vl = 4'd0;
-       sl8_vl = 4'd0;
-       sl9_vl = 4'd0;
-       sl10_vl = 4'd0;
-       sl11_vl = 4'd0;
-       sl12_vl = 4'd0;
-       sl13_vl = 4'd0;
-       sl14_vl = 4'd0;
        wr_reject = 1'b0;
     end
 
     // Refuse writes naming SL15 (fixed to VL15) or a VL this port does not have.
-    wire wr_ok = (wr_sl != 4'd15) && (wr_vl < 4'd1);
+    wire vl_ok = wr_vl < 4'd1;
+    wire wr_ok = (wr_sl != 4'd15) && vl_ok;
 
+    // Each entry's enable is its SL match, wr_en and the VL check (SL15 cannot match an
+    // entry), so the decode stays two LUT levels deep.
     always @(posedge clock) begin
-       if (reset) begin
-          sl0_vl <= 4'd0;
-          sl1_vl <= 4'd0;
-          sl2_vl <= 4'd0;
-          sl3_vl <= 4'd0;
-          sl4_vl <= 4'd0;
-          sl5_vl <= 4'd0;
-          sl6_vl <= 4'd0;
-          sl7_vl <= 4'd0;
-          sl8_vl <= 4'd0;
-          sl9_vl <= 4'd0;
-          sl10_vl <= 4'd0;
-          sl11_vl <= 4'd0;
-          sl12_vl <= 4'd0;
-          sl13_vl <= 4'd0;
-          sl14_vl <= 4'd0;
-          wr_reject <= 1'b0;
-       end else begin
-          wr_reject <= wr_en & ~wr_ok;
-          if (wr_en & wr_ok) begin
-             case (wr_sl)
-                4'd0: sl0_vl <= wr_vl;
-                4'd1: sl1_vl <= wr_vl;
-                4'd2: sl2_vl <= wr_vl;
-                4'd3: sl3_vl <= wr_vl;
-                4'd4: sl4_vl <= wr_vl;
-                4'd5: sl5_vl <= wr_vl;
-                4'd6: sl6_vl <= wr_vl;
-                4'd7: sl7_vl <= wr_vl;
-                4'd8: sl8_vl <= wr_vl;
-                4'd9: sl9_vl <= wr_vl;
-                4'd10: sl10_vl <= wr_vl;
-                4'd11: sl11_vl <= wr_vl;
-                4'd12: sl12_vl <= wr_vl;
-                4'd13: sl13_vl <= wr_vl;
-                4'd14: sl14_vl <= wr_vl;
-                default: ; // SL15: refused above
-             endcase
-          end
-       end
+       wr_reject <= ~reset & wr_en & ~wr_ok;
     end
 
     always @(*) begin
        case (lookup_sl)
-          4'd0: lookup_vl = sl0_vl;
-          4'd1: lookup_vl = sl1_vl;
-          4'd2: lookup_vl = sl2_vl;
-          4'd3: lookup_vl = sl3_vl;
-          4'd4: lookup_vl = sl4_vl;
-          4'd5: lookup_vl = sl5_vl;
-          4'd6: lookup_vl = sl6_vl;
-          4'd7: lookup_vl = sl7_vl;
-          4'd8: lookup_vl = sl8_vl;
-          4'd9: lookup_vl = sl9_vl;
-          4'd10: lookup_vl = sl10_vl;
-          4'd11: lookup_vl = sl11_vl;
-          4'd12: lookup_vl = sl12_vl;
-          4'd13: lookup_vl = sl13_vl;
-          4'd14: lookup_vl = sl14_vl;
+          4'd0: lookup_vl = 4'd0;
+          4'd1: lookup_vl = 4'd0;
+          4'd2: lookup_vl = 4'd0;
+          4'd3: lookup_vl = 4'd0;
+          4'd4: lookup_vl = 4'd0;
+          4'd5: lookup_vl = 4'd0;
+          4'd6: lookup_vl = 4'd0;
+          4'd7: lookup_vl = 4'd0;
+          4'd8: lookup_vl = 4'd0;
+          4'd9: lookup_vl = 4'd0;
+          4'd10: lookup_vl = 4'd0;
+          4'd11: lookup_vl = 4'd0;
+          4'd12: lookup_vl = 4'd0;
+          4'd13: lookup_vl = 4'd0;
+          4'd14: lookup_vl = 4'd0;
           default: lookup_vl = 4'd15; // SL15: management, always VL15
        endcase
     end

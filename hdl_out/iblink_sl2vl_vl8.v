@@ -16,104 +16,99 @@ module iblink_sl2vl_vl8(clock,reset,wr_en,wr_sl,wr_vl,lookup_sl,lookup_vl,wr_rej
     output reg  wr_reject;
 
     // Update code (custom)
-    // SLtoVL table (SPEC.md 7) for VLCap 8: sl<s>_vl holds SL s's data VL.
-    reg [3:0] sl0_vl;
-    reg [3:0] sl1_vl;
-    reg [3:0] sl2_vl;
-    reg [3:0] sl3_vl;
-    reg [3:0] sl4_vl;
-    reg [3:0] sl5_vl;
-    reg [3:0] sl6_vl;
-    reg [3:0] sl7_vl;
-    reg [3:0] sl8_vl;
-    reg [3:0] sl9_vl;
-    reg [3:0] sl10_vl;
-    reg [3:0] sl11_vl;
-    reg [3:0] sl12_vl;
-    reg [3:0] sl13_vl;
-    reg [3:0] sl14_vl;
+    // SLtoVL table (SPEC.md 7) for VLCap 8: sl<s>_vl holds SL s's data VL in the 3 bit(s)
+    // a VL below 8 needs (a refused write never reaches the table, so the upper bits are 0).
+    reg [2:0] sl0_vl;
+    reg [2:0] sl1_vl;
+    reg [2:0] sl2_vl;
+    reg [2:0] sl3_vl;
+    reg [2:0] sl4_vl;
+    reg [2:0] sl5_vl;
+    reg [2:0] sl6_vl;
+    reg [2:0] sl7_vl;
+    reg [2:0] sl8_vl;
+    reg [2:0] sl9_vl;
+    reg [2:0] sl10_vl;
+    reg [2:0] sl11_vl;
+    reg [2:0] sl12_vl;
+    reg [2:0] sl13_vl;
+    reg [2:0] sl14_vl;
     initial begin
-       sl0_vl = 4'd0;
-       sl1_vl = 4'd1;
-       sl2_vl = 4'd2;
-       sl3_vl = 4'd3;
-       sl4_vl = 4'd4;
-       sl5_vl = 4'd5;
-       sl6_vl = 4'd6;
-       sl7_vl = 4'd7;
-       sl8_vl = 4'd0;
-       sl9_vl = 4'd1;
-       sl10_vl = 4'd2;
-       sl11_vl = 4'd3;
-       sl12_vl = 4'd4;
-       sl13_vl = 4'd5;
-       sl14_vl = 4'd6;
+       sl0_vl = 3'd0;
+       sl1_vl = 3'd1;
+       sl2_vl = 3'd2;
+       sl3_vl = 3'd3;
+       sl4_vl = 3'd4;
+       sl5_vl = 3'd5;
+       sl6_vl = 3'd6;
+       sl7_vl = 3'd7;
+       sl8_vl = 3'd0;
+       sl9_vl = 3'd1;
+       sl10_vl = 3'd2;
+       sl11_vl = 3'd3;
+       sl12_vl = 3'd4;
+       sl13_vl = 3'd5;
+       sl14_vl = 3'd6;
        wr_reject = 1'b0;
     end
 
     // Refuse writes naming SL15 (fixed to VL15) or a VL this port does not have.
-    wire wr_ok = (wr_sl != 4'd15) && (wr_vl < 4'd8);
+    wire vl_ok = wr_vl < 4'd8;
+    wire wr_ok = (wr_sl != 4'd15) && vl_ok;
 
+    // Each entry's enable is its SL match, wr_en and the VL check (SL15 cannot match an
+    // entry), so the decode stays two LUT levels deep.
     always @(posedge clock) begin
-       if (reset) begin
-          sl0_vl <= 4'd0;
-          sl1_vl <= 4'd1;
-          sl2_vl <= 4'd2;
-          sl3_vl <= 4'd3;
-          sl4_vl <= 4'd4;
-          sl5_vl <= 4'd5;
-          sl6_vl <= 4'd6;
-          sl7_vl <= 4'd7;
-          sl8_vl <= 4'd0;
-          sl9_vl <= 4'd1;
-          sl10_vl <= 4'd2;
-          sl11_vl <= 4'd3;
-          sl12_vl <= 4'd4;
-          sl13_vl <= 4'd5;
-          sl14_vl <= 4'd6;
-          wr_reject <= 1'b0;
-       end else begin
-          wr_reject <= wr_en & ~wr_ok;
-          if (wr_en & wr_ok) begin
-             case (wr_sl)
-                4'd0: sl0_vl <= wr_vl;
-                4'd1: sl1_vl <= wr_vl;
-                4'd2: sl2_vl <= wr_vl;
-                4'd3: sl3_vl <= wr_vl;
-                4'd4: sl4_vl <= wr_vl;
-                4'd5: sl5_vl <= wr_vl;
-                4'd6: sl6_vl <= wr_vl;
-                4'd7: sl7_vl <= wr_vl;
-                4'd8: sl8_vl <= wr_vl;
-                4'd9: sl9_vl <= wr_vl;
-                4'd10: sl10_vl <= wr_vl;
-                4'd11: sl11_vl <= wr_vl;
-                4'd12: sl12_vl <= wr_vl;
-                4'd13: sl13_vl <= wr_vl;
-                4'd14: sl14_vl <= wr_vl;
-                default: ; // SL15: refused above
-             endcase
-          end
-       end
+       wr_reject <= ~reset & wr_en & ~wr_ok;
+       if (reset) sl0_vl <= 3'd0;
+       else if (wr_en && wr_sl == 4'd0 && vl_ok) sl0_vl <= wr_vl[2:0];
+       if (reset) sl1_vl <= 3'd1;
+       else if (wr_en && wr_sl == 4'd1 && vl_ok) sl1_vl <= wr_vl[2:0];
+       if (reset) sl2_vl <= 3'd2;
+       else if (wr_en && wr_sl == 4'd2 && vl_ok) sl2_vl <= wr_vl[2:0];
+       if (reset) sl3_vl <= 3'd3;
+       else if (wr_en && wr_sl == 4'd3 && vl_ok) sl3_vl <= wr_vl[2:0];
+       if (reset) sl4_vl <= 3'd4;
+       else if (wr_en && wr_sl == 4'd4 && vl_ok) sl4_vl <= wr_vl[2:0];
+       if (reset) sl5_vl <= 3'd5;
+       else if (wr_en && wr_sl == 4'd5 && vl_ok) sl5_vl <= wr_vl[2:0];
+       if (reset) sl6_vl <= 3'd6;
+       else if (wr_en && wr_sl == 4'd6 && vl_ok) sl6_vl <= wr_vl[2:0];
+       if (reset) sl7_vl <= 3'd7;
+       else if (wr_en && wr_sl == 4'd7 && vl_ok) sl7_vl <= wr_vl[2:0];
+       if (reset) sl8_vl <= 3'd0;
+       else if (wr_en && wr_sl == 4'd8 && vl_ok) sl8_vl <= wr_vl[2:0];
+       if (reset) sl9_vl <= 3'd1;
+       else if (wr_en && wr_sl == 4'd9 && vl_ok) sl9_vl <= wr_vl[2:0];
+       if (reset) sl10_vl <= 3'd2;
+       else if (wr_en && wr_sl == 4'd10 && vl_ok) sl10_vl <= wr_vl[2:0];
+       if (reset) sl11_vl <= 3'd3;
+       else if (wr_en && wr_sl == 4'd11 && vl_ok) sl11_vl <= wr_vl[2:0];
+       if (reset) sl12_vl <= 3'd4;
+       else if (wr_en && wr_sl == 4'd12 && vl_ok) sl12_vl <= wr_vl[2:0];
+       if (reset) sl13_vl <= 3'd5;
+       else if (wr_en && wr_sl == 4'd13 && vl_ok) sl13_vl <= wr_vl[2:0];
+       if (reset) sl14_vl <= 3'd6;
+       else if (wr_en && wr_sl == 4'd14 && vl_ok) sl14_vl <= wr_vl[2:0];
     end
 
     always @(*) begin
        case (lookup_sl)
-          4'd0: lookup_vl = sl0_vl;
-          4'd1: lookup_vl = sl1_vl;
-          4'd2: lookup_vl = sl2_vl;
-          4'd3: lookup_vl = sl3_vl;
-          4'd4: lookup_vl = sl4_vl;
-          4'd5: lookup_vl = sl5_vl;
-          4'd6: lookup_vl = sl6_vl;
-          4'd7: lookup_vl = sl7_vl;
-          4'd8: lookup_vl = sl8_vl;
-          4'd9: lookup_vl = sl9_vl;
-          4'd10: lookup_vl = sl10_vl;
-          4'd11: lookup_vl = sl11_vl;
-          4'd12: lookup_vl = sl12_vl;
-          4'd13: lookup_vl = sl13_vl;
-          4'd14: lookup_vl = sl14_vl;
+          4'd0: lookup_vl = {1'd0, sl0_vl};
+          4'd1: lookup_vl = {1'd0, sl1_vl};
+          4'd2: lookup_vl = {1'd0, sl2_vl};
+          4'd3: lookup_vl = {1'd0, sl3_vl};
+          4'd4: lookup_vl = {1'd0, sl4_vl};
+          4'd5: lookup_vl = {1'd0, sl5_vl};
+          4'd6: lookup_vl = {1'd0, sl6_vl};
+          4'd7: lookup_vl = {1'd0, sl7_vl};
+          4'd8: lookup_vl = {1'd0, sl8_vl};
+          4'd9: lookup_vl = {1'd0, sl9_vl};
+          4'd10: lookup_vl = {1'd0, sl10_vl};
+          4'd11: lookup_vl = {1'd0, sl11_vl};
+          4'd12: lookup_vl = {1'd0, sl12_vl};
+          4'd13: lookup_vl = {1'd0, sl13_vl};
+          4'd14: lookup_vl = {1'd0, sl14_vl};
           default: lookup_vl = 4'd15; // SL15: management, always VL15
        endcase
     end

@@ -93,41 +93,71 @@ impl<const N: usize> Logic for SlToVlUnit<N> {
     }
 }
 
-/// One named register per programmable SL, a write decoder and a lookup mux.
+/// Bits a stored VL needs: every VL this port has (below VLCap `n`) fits in them, so
+/// the upper bits of a table entry would be flip-flops that are always 0.
+pub const fn stored_vl_bits(n: usize) -> usize {
+    match n {
+        1 => 0,
+        2 => 1,
+        3..=4 => 2,
+        5..=8 => 3,
+        _ => 4,
+    }
+}
+
+/// One named register per programmable SL (as wide as a VL below VLCap needs), one
+/// write enable per SL and a lookup mux.
 pub fn sl2vl_verilog_body(n: usize) -> String {
+    let b = stored_vl_bits(n);
     let mut v = String::new();
-    let _ = writeln!(v, "// SLtoVL table (SPEC.md 7) for VLCap {n}: sl<s>_vl holds SL s's data VL.");
-    for s in 0..PROGRAMMABLE_SLS {
-        let _ = writeln!(v, "reg [3:0] sl{s}_vl;");
+    let _ = writeln!(
+        v,
+        "// SLtoVL table (SPEC.md 7) for VLCap {n}: sl<s>_vl holds SL s's data VL in the {b} bit(s)\n\
+         // a VL below {n} needs (a refused write never reaches the table, so the upper bits are 0)."
+    );
+    if b > 0 {
+        for s in 0..PROGRAMMABLE_SLS {
+            let _ = writeln!(v, "reg [{}:0] sl{s}_vl;", b - 1);
+        }
     }
     let _ = writeln!(v, "initial begin");
-    for s in 0..PROGRAMMABLE_SLS {
-        let _ = writeln!(v, "   sl{s}_vl = 4'd{};", s % n);
+    if b > 0 {
+        for s in 0..PROGRAMMABLE_SLS {
+            let _ = writeln!(v, "   sl{s}_vl = {b}'d{};", s % n);
+        }
     }
     let _ = writeln!(v, "   wr_reject = 1'b0;\nend\n");
     let _ = writeln!(
         v,
         "// Refuse writes naming SL15 (fixed to VL15) or a VL this port does not have.\n\
-         wire wr_ok = (wr_sl != 4'd15) && (wr_vl < 4'd{n});\n"
+         wire vl_ok = wr_vl < 4'd{n};\n\
+         wire wr_ok = (wr_sl != 4'd15) && vl_ok;\n"
     );
-    let _ = writeln!(v, "always @(posedge clock) begin\n   if (reset) begin");
-    for s in 0..PROGRAMMABLE_SLS {
-        let _ = writeln!(v, "      sl{s}_vl <= 4'd{};", s % n);
-    }
     let _ = writeln!(
         v,
-        "      wr_reject <= 1'b0;\n   end else begin\n      wr_reject <= wr_en & ~wr_ok;\n      if (wr_en & wr_ok) begin\n         case (wr_sl)"
+        "// Each entry's enable is its SL match, wr_en and the VL check (SL15 cannot match an\n\
+         // entry), so the decode stays two LUT levels deep.\n\
+         always @(posedge clock) begin\n   wr_reject <= ~reset & wr_en & ~wr_ok;"
     );
-    for s in 0..PROGRAMMABLE_SLS {
-        let _ = writeln!(v, "            4'd{s}: sl{s}_vl <= wr_vl;");
+    if b > 0 {
+        for s in 0..PROGRAMMABLE_SLS {
+            let _ = writeln!(
+                v,
+                "   if (reset) sl{s}_vl <= {b}'d{};\n   else if (wr_en && wr_sl == 4'd{s} && vl_ok) sl{s}_vl <= wr_vl[{}:0];",
+                s % n,
+                b - 1
+            );
+        }
     }
-    let _ = writeln!(
-        v,
-        "            default: ; // SL15: refused above\n         endcase\n      end\n   end\nend\n"
-    );
+    let _ = writeln!(v, "end\n");
     let _ = writeln!(v, "always @(*) begin\n   case (lookup_sl)");
     for s in 0..PROGRAMMABLE_SLS {
-        let _ = writeln!(v, "      4'd{s}: lookup_vl = sl{s}_vl;");
+        let value = match b {
+            0 => "4'd0".to_string(),
+            4 => format!("sl{s}_vl"),
+            _ => format!("{{{}'d0, sl{s}_vl}}", 4 - b),
+        };
+        let _ = writeln!(v, "      4'd{s}: lookup_vl = {value};");
     }
     let _ = writeln!(v, "      default: lookup_vl = 4'd15; // SL15: management, always VL15\n   endcase\nend");
     v
