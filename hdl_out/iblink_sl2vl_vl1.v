@@ -16,8 +16,7 @@ module iblink_sl2vl_vl1(clock,reset,wr_en,wr_sl,wr_vl,lookup_sl,lookup_vl,wr_rej
     output reg  wr_reject;
 
     // Update code (custom)
-    // SLtoVL table (SPEC.md 7) for VLCap 1: sl<s>_vl holds SL s's data VL in the 0 bit(s)
-    // a VL below 1 needs (a refused write never reaches the table, so the upper bits are 0).
+    // SLtoVL table (SPEC.md 7) for VLCap 1: SL0..SL14 can only map to VL0, so nothing is stored.
     initial begin
        wr_reject = 1'b0;
     end

@@ -96,13 +96,8 @@ impl<const N: usize> Logic for SlToVlUnit<N> {
 /// Bits a stored VL needs: every VL this port has (below VLCap `n`) fits in them, so
 /// the upper bits of a table entry would be flip-flops that are always 0.
 pub const fn stored_vl_bits(n: usize) -> usize {
-    match n {
-        1 => 0,
-        2 => 1,
-        3..=4 => 2,
-        5..=8 => 3,
-        _ => 4,
-    }
+    // Bits that hold 0..=n-1.
+    (usize::BITS - (n - 1).leading_zeros()) as usize
 }
 
 /// One named register per programmable SL (as wide as a VL below VLCap needs), one
@@ -110,11 +105,15 @@ pub const fn stored_vl_bits(n: usize) -> usize {
 pub fn sl2vl_verilog_body(n: usize) -> String {
     let b = stored_vl_bits(n);
     let mut v = String::new();
-    let _ = writeln!(
-        v,
-        "// SLtoVL table (SPEC.md 7) for VLCap {n}: sl<s>_vl holds SL s's data VL in the {b} bit(s)\n\
-         // a VL below {n} needs (a refused write never reaches the table, so the upper bits are 0)."
-    );
+    if b == 0 {
+        let _ = writeln!(v, "// SLtoVL table (SPEC.md 7) for VLCap 1: SL0..SL14 can only map to VL0, so nothing is stored.");
+    } else {
+        let _ = writeln!(
+            v,
+            "// SLtoVL table (SPEC.md 7) for VLCap {n}: sl<s>_vl holds SL s's data VL in the {b} bit(s)\n\
+             // a VL below {n} needs (a refused write never reaches the table, so the upper bits are 0)."
+        );
+    }
     if b > 0 {
         for s in 0..PROGRAMMABLE_SLS {
             let _ = writeln!(v, "reg [{}:0] sl{s}_vl;", b - 1);
@@ -225,3 +224,19 @@ pub type SlToVlVl2 = SlToVlUnit<2>;
 pub type SlToVlVl4 = SlToVlUnit<4>;
 pub type SlToVlVl8 = SlToVlUnit<8>;
 pub type SlToVlVl15 = SlToVlUnit<15>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stored width holds every VL below VLCap and no more: the highest VL needs its
+    /// top bit.
+    #[test]
+    fn stored_width_fits_the_highest_vl() {
+        for n in [1usize, 2, 4, 8, 15] {
+            let b = stored_vl_bits(n);
+            assert!(n - 1 < 1 << b, "VLCap {n}: {b} bits");
+            assert!(b == 0 || n - 1 >= 1 << (b - 1), "VLCap {n}: {b} bits is wider than needed");
+        }
+    }
+}
