@@ -891,8 +891,9 @@ module iblink_link_port_vl2_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     // weight: whether the active entry goes on is a bit of its own, resolved in C.
     // The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
     // all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
-    // kept as LUT boundaries so the scan is 5 LUT levels (left to itself, synthesis maps it
-    // 7 deep, and this was the arbiter's critical path).
+    // kept as LUT boundaries so the scan is 5 LUT levels as written; ABC still builds b16
+    // from the kept pb4, so the mapped path is 6 (left to itself, synthesis maps it 7 deep,
+    // and this was the arbiter's critical path).
     (* keep *) wire [15:0] hi_a4;        // some rdy in group of 4 g
     (* keep *) wire [15:0] hi_b4;        // some rdy_gt in group of 4 g
     (* keep *) wire [3:0] hi_a16;        // some rdy in group of 16 m
@@ -1057,8 +1058,9 @@ module iblink_link_port_vl2_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     // weight: whether the active entry goes on is a bit of its own, resolved in C.
     // The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
     // all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
-    // kept as LUT boundaries so the scan is 5 LUT levels (left to itself, synthesis maps it
-    // 7 deep, and this was the arbiter's critical path).
+    // kept as LUT boundaries so the scan is 5 LUT levels as written; ABC still builds b16
+    // from the kept pb4, so the mapped path is 6 (left to itself, synthesis maps it 7 deep,
+    // and this was the arbiter's critical path).
     (* keep *) wire [15:0] lo_a4;        // some rdy in group of 4 g
     (* keep *) wire [15:0] lo_b4;        // some rdy_gt in group of 4 g
     (* keep *) wire [3:0] lo_a16;        // some rdy in group of 16 m

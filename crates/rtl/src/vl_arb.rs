@@ -69,7 +69,8 @@
 //!   current here). PktLens copied.
 //! * B (`t-2`): per table, the first ready entry after the active one, wrapping — the
 //!   lowest set bit of `{ready, ready & after}` as prefix ORs over groups of 4 and 16
-//!   entries, 5 LUT levels — and, apart, whether the active entry goes on (weight left
+//!   entries, 5 LUT levels as written (6 as mapped: ABC builds a 16-group OR from the
+//!   kept 4-group prefix) — and, apart, whether the active entry goes on (weight left
 //!   and ready), which the model's `find` prefers.
 //! * C (`t-1`): read the picked entries' VLs and indices (the active one when it goes
 //!   on), choose the table (the model's `grant` decision tree), and per VL the blocks of
@@ -901,8 +902,9 @@ end
 // weight: whether the active entry goes on is a bit of its own, resolved in C.
 // The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
 // all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
-// kept as LUT boundaries so the scan is 5 LUT levels (left to itself, synthesis maps it
-// 7 deep, and this was the arbiter's critical path).
+// kept as LUT boundaries so the scan is 5 LUT levels as written; ABC still builds b16
+// from the kept pb4, so the mapped path is 6 (left to itself, synthesis maps it 7 deep,
+// and this was the arbiter's critical path).
 (* keep *) wire [15:0] @T@_a4;        // some rdy in group of 4 g
 (* keep *) wire [15:0] @T@_b4;        // some rdy_gt in group of 4 g
 (* keep *) wire [3:0] @T@_a16;        // some rdy in group of 16 m
