@@ -1848,10 +1848,14 @@ module iblink_link_port_vl8_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     // step of the reference model: reset() if reset, on_fcp / on_overrun for this clock's
     // strobes, tick(); a trip resyncs the port, which resets the failsafe.
     //   timer      the shared period clock: clocks into the current FCP period
+    //   timer_m1   timer - 1; timer_is0: timer == 0 (kept beside timer, for the compares below)
     // Per data VL v, in generate block vl[v]:
-    //   phase      timer in the clock of the VL's last FCP: whenever timer is back at it,
-    //              a whole period has passed since that FCP (a boundary)
-    //   upd_left   update monitor: boundaries left before a resync (loaded with update_periods)
+    //   phase_m1   timer in the clock of the VL's last FCP, minus one (phase_is0: that timer
+    //              was 0): whenever timer is back at it, a whole period has passed since that
+    //              FCP (a boundary)
+    //   at_phase   timer == phase in this clock, computed a clock ahead
+    //   upd_left   update monitor: boundaries left before a resync (loaded with update_periods);
+    //              upd_is1: upd_left == 1, computed a clock ahead
     //   late       no FCP for more than one period (a boundary has passed)
     //   seen       an overrun in the current period
     //   run        the last period ended with overruns
@@ -1869,6 +1873,8 @@ module iblink_link_port_vl8_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     wire [VLS-1:0] run_w;
     reg started;
     reg [15:0] timer;
+    reg [15:0] timer_m1;
+    reg timer_is0;
     // Registered: does the period end with this clock, if no reset starts it over (timer + 1
     // >= period_clocks, computed a clock ahead so the compare is not behind the reset mux).
     reg end_q;
@@ -1877,6 +1883,8 @@ module iblink_link_port_vl8_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     initial begin
        started = 1'b0;
        timer = 16'd0;
+       timer_m1 = 16'hffff;
+       timer_is0 = 1'b1;
        end_q = 1'b0;
        p_m2 = 16'd0;
        resync_req = 1'b0;
@@ -1891,7 +1899,6 @@ module iblink_link_port_vl8_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     initial fresh = 1'b0;
     always @(posedge clock) fresh <= |trip_d;
     wire rst = reset | fresh | ~started;
-    wire [15:0] timer_pre = rst ? 16'd0 : timer;
     // The period ends with this clock when timer_pre + 1 >= period_clocks (0 acts as 1, as in
     // the model): from a reset that is period_clocks <= 1, else end_q. The configuration
     // changes only in a clock with reset (see the module doc), so end_q, computed with last
@@ -1908,20 +1915,28 @@ module iblink_link_port_vl8_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     // gets here: every clock then ends a period, and end_q stays p_le_1.)
     always @(posedge clock) p_m2 <= period_clocks - 16'd2;
     wire end_next = timer >= p_m2;
-    // update_periods 0 turns the update monitor off.
-    wire monitor_on = update_periods != 16'd0;
+    // update_periods 0 turns the update monitor off. Registered: it is only used outside a
+    // reset clock (a boundary needs one), where the configuration is last clock's.
+    reg monitor_on;
+    initial monitor_on = 1'b0;
     always @(posedge clock) begin
        started <= 1'b1;
        // The next clock's timer is 0 (a period ends), 1 (a reset started one), or timer + 1;
        // end_q is then whether that timer + 1 reaches period_clocks.
        timer <= period_end ? 16'd0 : rst ? 16'd1 : timer_inc;
+       timer_m1 <= period_end ? 16'hffff : rst ? 16'd0 : timer;
+       timer_is0 <= period_end | (~rst & (&timer));
        end_q <= period_end ? p_le_1 : rst ? p_le_2 : end_next;
+       monitor_on <= update_periods != 16'd0;
     end
     genvar v;
     generate
        for (v = 0; v < VLS; v = v + 1) begin : vl
-          reg [15:0] phase;
+          reg [15:0] phase_m1;
+          reg phase_is0;
+          reg at_phase;
           reg [15:0] upd_left;
+          reg upd_is1;
           reg [15:0] consec;
           reg late;
           reg seen;
@@ -1929,8 +1944,11 @@ module iblink_link_port_vl8_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           reg trip_u;
           reg trip;
           initial begin
-             phase = 16'd0;
+             phase_m1 = 16'hffff;
+             phase_is0 = 1'b1;
+             at_phase = 1'b1;
              upd_left = 16'd0;
+             upd_is1 = 1'b0;
              consec = 16'd0;
              late = 1'b0;
              seen = 1'b0;
@@ -1941,28 +1959,42 @@ module iblink_link_port_vl8_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
           wire anchor = rst | upd_hit[v];
           // A whole period since the VL's last FCP ends with this clock.
-          wire boundary = ~anchor & (timer == phase);
+          wire boundary = ~anchor & at_phase;
           // An overrun in this period, this clock's included.
           wire ev = (seen & ~rst) | ovr_hit[v];
-          wire [15:0] consec_pre = rst ? 16'd0 : consec;
           // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
-          wire trip_upd = monitor_on & boundary & (upd_left == 16'd1);
+          wire trip_upd = monitor_on & boundary & upd_is1;
           // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
           // (rst selects between two compares made beside it, not in front of one.)
           wire trip_ovr = period_end & ev & (rst ? overrun_periods == 16'd0 : consec == overrun_periods);
           always @(posedge clock) begin
-             if (anchor) phase <= timer_pre;
+             // The phase is this clock's timer: 0 after a reset, else timer.
+             if (anchor) begin
+                phase_m1 <= rst ? 16'hffff : timer_m1;
+                phase_is0 <= rst | timer_is0;
+             end
+             // Next clock's timer == phase. The next timer is 0 when the period ends, else 1
+             // after a reset or timer + 1; the next phase is this clock's timer after an anchor. So
+             // with an anchor they are equal only when the period ends and that timer is 0; without
+             // one, timer + 1 == phase is timer == phase - 1: no adder in front of the compare.
+             at_phase <= anchor ? period_end & (rst | timer_is0)
+                                : period_end ? phase_is0 : (timer == phase_m1);
              // A boundary takes one off (as a subtraction, not a clock enable: see late).
              // (Subtracting at_phase instead, which anchor overrides anyway, took the FCP
              // strobe off the carry chain and sped the block up on HX8K, but in the port it
              // made Yosys map ECP5 with 1062 L6MUX21: 7729 LUT4 against 4987.)
              upd_left <= anchor ? update_periods : upd_left - {15'd0, boundary};
+             upd_is1 <= anchor ? (update_periods == 16'd1)
+                               : boundary ? (upd_left == 16'd2) : (upd_left == 16'd1);
              // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
              // (on iCE40 a late enable goes through a global buffer).
              late <= ~anchor & (late | boundary);
              seen <= ev & ~period_end;
              run <= period_end ? ev : (run & ~rst);
-             consec <= period_end ? (ev ? consec_pre + 16'd1 : 16'd0) : consec_pre;
+             // After a reset the count starts from 0, so it is 1 or 0: the increment works on
+             // the register alone and rst selects after it (not a carry chain behind rst).
+             consec <= rst ? {15'd0, period_end & ev}
+                           : period_end ? (ev ? consec + 16'd1 : 16'd0) : consec;
              trip_u <= trip_upd;
              trip <= trip_upd | trip_ovr;
           end
