@@ -1879,7 +1879,7 @@ module iblink_link_port_vl15_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun
     wire [VLS-1:0] ovr_hit = overrun ? 15'd1 << overrun_vl : 15'd0;
     wire [VLS-1:0] trip_u_w;
     wire [VLS-1:0] trip_w;
-    wire [VLS-1:0] trip_d;   // this clock's trips, before their registers
+    wire [VLS-1:0] trip_nr;  // this clock's trips if it has no reset (before their registers)
     wire [VLS-1:0] late_w;
     wire [VLS-1:0] seen_w;
     wire [VLS-1:0] run_w;
@@ -1909,8 +1909,12 @@ module iblink_link_port_vl15_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun
     // (Registered as one bit: the OR of every VL's trip is not in front of the reset fan-out.)
     reg fresh;
     initial fresh = 1'b0;
-    always @(posedge clock) fresh <= |trip_d;
     wire rst = reset | fresh | ~started;
+    // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
+    // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
+    // and rst selects last (not in front of every VL's trip logic and the OR).
+    wire trip_in_reset = (~|period_clocks[15:1]) & (|ovr_hit) & (overrun_periods == 16'd0);
+    always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
     // The period ends with this clock when timer_pre + 1 >= period_clocks (0 acts as 1, as in
     // the model): from a reset that is period_clocks <= 1, else end_q. The configuration
     // changes only in a clock with reset (see the module doc), so end_q, computed with last
@@ -2012,7 +2016,10 @@ module iblink_link_port_vl15_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun
           end
           assign trip_u_w[v] = trip_u;
           assign trip_w[v] = trip;
-          assign trip_d[v] = trip_upd | trip_ovr;
+          // trip_upd | trip_ovr when rst is 0: anchor is the FCP strobe, the period ends with
+          // end_q and the overrun count is consec.
+          assign trip_nr[v] = (monitor_on & ~upd_hit[v] & at_phase & upd_is1)
+                            | (end_q & (seen | ovr_hit[v]) & (consec == overrun_periods));
           assign late_w[v] = late;
           assign seen_w[v] = seen;
           assign run_w[v] = run;
