@@ -1894,13 +1894,8 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     reg fresh;
     initial fresh = 1'b0;
     wire rst = reset | fresh | ~started;
-    // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
-    // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
-    // and rst selects last (not in front of every VL's trip logic and the OR).
-    wire trip_in_reset = (~|period_clocks[15:1]) & (|ovr_hit) & (overrun_periods == 16'd0);
-    always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
-    // The period ends with this clock when timer_pre + 1 >= period_clocks (0 acts as 1, as in
-    // the model): from a reset that is period_clocks <= 1, else end_q. The configuration
+    // The period ends with this clock when timer + 1 >= period_clocks, with timer 0 in a
+    // reset (0 acts as 1, as in the model): from a reset that is period_clocks <= 1, else end_q. The configuration
     // changes only in a clock with reset (see the module doc), so end_q, computed with last
     // clock's period_clocks, holds.
     // (As reductions: Yosys maps a compare with a constant to a carry chain, and these are in
@@ -1908,6 +1903,11 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     wire p_le_1 = ~|period_clocks[15:1];
     wire p_le_2 = ~|period_clocks[15:2] & ~&period_clocks[1:0];
     wire period_end = rst ? p_le_1 : end_q;
+    // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
+    // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
+    // and rst selects last (not in front of every VL's trip logic and the OR).
+    wire trip_in_reset = p_le_1 & (|ovr_hit) & (overrun_periods == 16'd0);
+    always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
     wire [15:0] timer_inc = timer + 16'd1;
     // timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
     // configuration (this clock's outside a reset, where it is used): one carry chain
