@@ -1915,7 +1915,14 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
     // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
     // and rst selects last (not in front of every VL's trip logic and the OR).
-    wire trip_in_reset = p_le_1 & (|ovr_hit) & (overrun_periods == 16'd0);
+    wire op_is0 = overrun_periods == 16'd0;
+    wire op_is1 = overrun_periods == 16'd1;
+    wire trip_in_reset = p_le_1 & (|ovr_hit) & op_is0;
+    // overrun_periods - 1, as last clock's configuration had it (this clock's outside a
+    // reset, where it is used): consec + 1 == overrun_periods is consec == op_m1.
+    reg [15:0] op_m1;
+    initial op_m1 = 16'hffff;
+    always @(posedge clock) op_m1 <= overrun_periods - 16'd1;
     always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
     wire [15:0] timer_inc = timer + 16'd1;
     // timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
@@ -1947,6 +1954,7 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           reg [15:0] upd_left;
           reg upd_is1;
           reg [15:0] consec;
+          reg at_thr;
           reg late;
           reg seen;
           reg run;
@@ -1959,6 +1967,7 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
              upd_left = 16'd0;
              upd_is1 = 1'b0;
              consec = 16'd0;
+             at_thr = 1'b0;
              late = 1'b0;
              seen = 1'b0;
              run = 1'b0;
@@ -1969,13 +1978,15 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
           wire anchor = rst | upd_hit[v];
           // A whole period since the VL's last FCP ends with this clock.
           wire boundary = ~anchor & at_phase;
+          // upd_left - 1 from the register alone: the strobes only select.
+          wire [15:0] upd_dec = upd_left - 16'd1;
           // An overrun in this period, this clock's included.
           wire ev = (seen & ~rst) | ovr_hit[v];
           // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
           wire trip_upd = monitor_on & boundary & upd_is1;
           // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
-          // (rst selects between two compares made beside it, not in front of one.)
-          wire trip_ovr = period_end & ev & (rst ? overrun_periods == 16'd0 : consec == overrun_periods);
+          // (rst selects between the zero test and at_thr, consec == overrun_periods.)
+          wire trip_ovr = period_end & ev & (rst ? op_is0 : at_thr);
           always @(posedge clock) begin
              // The phase is this clock's timer: 0 after a reset, else timer.
              if (anchor) begin
@@ -1988,11 +1999,12 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
              // one, timer + 1 == phase is timer == phase - 1: no adder in front of the compare.
              at_phase <= anchor ? period_end & (rst | timer_is0)
                                 : period_end ? phase_is0 : (timer == phase_m1);
-             // A boundary takes one off (as a subtraction, not a clock enable: see late).
-             // (Subtracting at_phase instead, which anchor overrides anyway, took the FCP
-             // strobe off the carry chain and sped the block up on HX8K, but in the port it
-             // made Yosys map ECP5 with 1062 L6MUX21: 7729 LUT4 against 4987.)
-             upd_left <= anchor ? update_periods : upd_left - {15'd0, boundary};
+             // A boundary takes one off. The decrement is made from the register alone and
+             // at_phase selects it (anchor overrides it, so boundary is not needed): the FCP
+             // strobe and rst are two mux levels, not the carry-in of a 16-bit chain.
+             // (Subtracting at_phase, the same idea as an arithmetic term, made Yosys map
+             // the ECP5 port with 1062 L6MUX21: 7729 LUT4 against 4987.)
+             upd_left <= anchor ? update_periods : at_phase ? upd_dec : upd_left;
              upd_is1 <= anchor ? (update_periods == 16'd1)
                                : boundary ? (upd_left == 16'd2) : (upd_left == 16'd1);
              // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
@@ -2004,15 +2016,20 @@ module iblink_link_port_vl8_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
              // the register alone and rst selects after it (not a carry chain behind rst).
              consec <= rst ? {15'd0, period_end & ev}
                            : period_end ? (ev ? consec + 16'd1 : 16'd0) : consec;
+             // Next clock's consec == overrun_periods, beside consec's own update (so the
+             // 16-bit compare is not in front of the trip): after a reset consec is 1 or 0,
+             // at a period end consec + 1 or 0, else it and the configuration hold.
+             at_thr <= rst ? (period_end & ev ? op_is1 : op_is0)
+                           : period_end ? (ev ? consec == op_m1 : op_is0) : at_thr;
              trip_u <= trip_upd;
              trip <= trip_upd | trip_ovr;
           end
           assign trip_u_w[v] = trip_u;
           assign trip_w[v] = trip;
           // trip_upd | trip_ovr when rst is 0: anchor is the FCP strobe, the period ends with
-          // end_q and the overrun count is consec.
+          // end_q and the overrun count is consec (at_thr: it equals overrun_periods).
           assign trip_nr[v] = (monitor_on & ~upd_hit[v] & at_phase & upd_is1)
-                            | (end_q & (seen | ovr_hit[v]) & (consec == overrun_periods));
+                            | (end_q & (seen | ovr_hit[v]) & at_thr);
           assign late_w[v] = late;
           assign seen_w[v] = seen;
           assign run_w[v] = run;
