@@ -2007,11 +2007,12 @@ module iblink_link_port_vl15_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun
              at_phase <= anchor ? period_end & (rst | timer_is0)
                                 : period_end ? phase_is0 : (timer == phase_m1);
              // A boundary takes one off. The decrement is made from the register alone and
-             // at_phase selects it (anchor overrides it, so boundary is not needed): the FCP
-             // strobe and rst are two mux levels, not the carry-in of a 16-bit chain.
-             // (Subtracting at_phase, the same idea as an arithmetic term, made Yosys map
-             // the ECP5 port with 1062 L6MUX21: 7729 LUT4 against 4987.)
-             upd_left <= anchor ? update_periods : at_phase ? upd_dec : upd_left;
+             // the strobes only enable and select (anchor overrides at_phase, so boundary is
+             // not needed): not the carry-in of a 16-bit chain. Written as an enable: as a
+             // three-way select, Yosys mapped the ECP5 VLCap 8, 64-bit port with 1286
+             // L6MUX21 and 10425 LUT4 (7443 with the enable); subtracting at_phase as an
+             // arithmetic term did the same to the VLCap 4 port (7729 LUT4 against 4987).
+             if (anchor | at_phase) upd_left <= anchor ? update_periods : upd_dec;
              upd_is1 <= anchor ? (update_periods == 16'd1)
                                : boundary ? (upd_left == 16'd2) : (upd_left == 16'd1);
              // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
