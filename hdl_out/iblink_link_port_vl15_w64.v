@@ -1980,7 +1980,7 @@ module iblink_link_port_vl15_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun
           wire anchor = rst | upd_hit[v];
           // A whole period since the VL's last FCP ends with this clock.
           wire boundary = ~anchor & at_phase;
-          // upd_left - 1 from the register alone: the strobes only select.
+          // upd_left - 1 from the register alone: the strobes only enable and select it.
           wire [15:0] upd_dec = upd_left - 16'd1;
           // An overrun in this period, this clock's included.
           wire ev = (seen & ~rst) | ovr_hit[v];
