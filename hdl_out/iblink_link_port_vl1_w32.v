@@ -1905,17 +1905,17 @@ module iblink_link_port_vl1_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     wire p_le_1 = ~|period_clocks[15:1];
     wire p_le_2 = ~|period_clocks[15:2] & ~&period_clocks[1:0];
     wire period_end = rst ? p_le_1 : end_q;
-    // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
-    // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
-    // and rst selects last (not in front of every VL's trip logic and the OR).
     wire op_is0 = overrun_periods == 16'd0;
     wire op_is1 = overrun_periods == 16'd1;
-    wire trip_in_reset = p_le_1 & (|ovr_hit) & op_is0;
     // overrun_periods - 1, as last clock's configuration had it (this clock's outside a
     // reset, where it is used): consec + 1 == overrun_periods is consec == op_m1.
     reg [15:0] op_m1;
     initial op_m1 = 16'hffff;
     always @(posedge clock) op_m1 <= overrun_periods - 16'd1;
+    // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
+    // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
+    // and rst selects last (not in front of every VL's trip logic and the OR).
+    wire trip_in_reset = p_le_1 & (|ovr_hit) & op_is0;
     always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
     wire [15:0] timer_inc = timer + 16'd1;
     // timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
