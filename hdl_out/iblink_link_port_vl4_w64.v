@@ -779,8 +779,32 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
        blocks_of = {1'b0, len[10:4]} + {7'd0, len[3:0] > 4'd2};
     endfunction
 
+    // Of four flags, where the first set one is, and a value chosen by it, from the
+    // lower three flags (3, or the fourth value, when none of them is set: whether the
+    // fourth is set does not matter).
+    function [1:0] first_of4;
+       input [2:0] x;
+       first_of4 = x[0] ? 2'd0 : x[1] ? 2'd1 : x[2] ? 2'd2 : 2'd3;
+    endfunction
+    function [3:0] pick_of4;
+       input [2:0] x;
+       input [15:0] vals;
+       pick_of4 = x[0] ? vals[3:0] : x[1] ? vals[7:4] : x[2] ? vals[11:8] : vals[15:12];
+    endfunction
+    function [1:0] pick2_of4;
+       input [2:0] x;
+       input [7:0] vals;
+       pick2_of4 = x[0] ? vals[1:0] : x[1] ? vals[3:2] : x[2] ? vals[5:4] : vals[7:6];
+    endfunction
+    // The 4-bit value of the bank a one-hot (or zero) bank vector names.
+    function [3:0] bank_sel;
+       input [3:0] bank;
+       input [15:0] vals;
+       bank_sel = ({4{bank[0]}} & vals[3:0]) | ({4{bank[1]}} & vals[7:4])
+                | ({4{bank[2]}} & vals[11:8]) | ({4{bank[3]}} & vals[15:12]);
+    endfunction
+
     genvar g;
-    genvar k;
 
     // ---- Configuration as sampled; it acts one clock later ----
     reg ev_wr;                 // a table write to apply
@@ -856,7 +880,10 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     reg [63:0] hi_rdy;             // stage A: entry ready
     reg [63:0] hi_rdy_gt;          // stage A: entry ready and after the active one
     reg hi_act_rdy;                // stage A: the active entry ready
-    reg [63:0] hi_pick;            // stage B: the first ready entry after the active one, wrapping (one-hot)
+    // Stage B: the first ready entry after the active one, wrapping, in pieces (see below):
+    reg [3:0] hi_pick_bank;        //   the bank (group of 16 entries) holding it, one-hot (0: none)
+    reg [15:0] hi_pick_sub;        //   per bank, the index within it of the bank's first candidate
+    reg [15:0] hi_pick_bvl;        //   per bank, that candidate's VL
     reg hi_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
     initial begin
        for (i = 0; i < 64; i = i + 1) begin
@@ -864,7 +891,8 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
        end
        hi_w0 = 8'd0;
        hi_ptr = 6'd0; hi_rem = 9'sd0; hi_rem_pos = 1'b0; hi_gt = ~64'd1; hi_act_vl = 4'd15;
-       hi_rdy = 64'd0; hi_rdy_gt = 64'd0; hi_act_rdy = 1'b0; hi_pick = 64'd0; hi_pick_cont = 1'b0;
+       hi_rdy = 64'd0; hi_rdy_gt = 64'd0; hi_act_rdy = 1'b0; hi_pick_cont = 1'b0;
+       hi_pick_bank = 4'd0; hi_pick_sub = 16'd0; hi_pick_bvl = 16'd0;
     end
 
     // Stage A: the entry's VL is ready; also masked to the entries after the active one.
@@ -874,55 +902,56 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     // LUT with the halves' select instead of following it (a LUT level less).
     (* keep *) wire [63:0] hi_m8l;    // vl_ready[{0, vl[2:0]}]
     (* keep *) wire [63:0] hi_m8h;    // vl_ready[{1, vl[2:0]}]
+    wire [63:0] hi_rdy_n;
     generate
        for (g = 0; g < 64; g = g + 1) begin : hi_lookup
           assign hi_m8l[g] = vl_ready[{1'b0, hi_vl[g][2:0]}];
           assign hi_m8h[g] = vl_ready[{1'b1, hi_vl[g][2:0]}];
+          assign hi_rdy_n[g] = hi_vl[g][3] ? hi_m8h[g] : hi_m8l[g];
        end
     endgenerate
     always @(posedge clock) begin
-       for (i = 0; i < 64; i = i + 1) begin
-          hi_rdy[i] <= hi_vl[i][3] ? hi_m8h[i] : hi_m8l[i];
-          hi_rdy_gt[i] <= hi_gt[i] & (hi_vl[i][3] ? hi_m8h[i] : hi_m8l[i]);
-       end
+       hi_rdy <= hi_rdy_n;
+       hi_rdy_gt <= hi_gt & hi_rdy_n;
        hi_act_rdy <= vl_ready[hi_act_vl];
     end
 
     // Stage B: the model's find(): the active entry while it has weight and is ready, else
     // the first ready entry after it, wrapping. The scan does not look at the remaining
     // weight: whether the active entry goes on is a bit of its own, resolved in C.
-    // The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
-    // all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
-    // kept as LUT boundaries so the scan is 5 LUT levels as written; ABC still builds b16
-    // from the kept pb4, so the mapped path is 6 (left to itself, synthesis maps it 7 deep,
-    // and this was the arbiter's critical path).
+    // The pick is the first rdy_gt entry when there is one, else the first rdy entry. It is
+    // found, and registered, in pieces that C puts together with one AND-OR level: which
+    // group of 16 entries (a "bank") holds it, one-hot, the same prefix scan over the
+    // banks' ORs; and for every bank, its own first candidate's index within the bank and
+    // VL (only the picked bank's are used), mux trees over groups of 4 whose selects are
+    // the groups' ORs. The VL trees are left unkept so that ABC can merge their levels
+    // (kept, they cost up to 130 LUT4 more on ECP5 and ran slower). Registering the pick
+    // as a 64-bit one-hot put a 64-to-6 encoder in front of C's Weights read and a 64-way
+    // AND-OR in front of offer_vl: the ECP5 critical paths.
     (* keep *) wire [15:0] hi_a4;        // some rdy in group of 4 g
     (* keep *) wire [15:0] hi_b4;        // some rdy_gt in group of 4 g
-    (* keep *) wire [3:0] hi_a16;        // some rdy in group of 16 m
-    (* keep *) wire [3:0] hi_b16;        // some rdy_gt in group of 16 m
-    (* keep *) wire [63:0] hi_la;        // rdy[i], none before it in its group of 4
-    (* keep *) wire [63:0] hi_lb;        // rdy_gt[i], none before it in its group of 4
-    (* keep *) wire [15:0] hi_pa4;       // some rdy in an earlier group of 4 of the same 16
-    (* keep *) wire [15:0] hi_pb4;       // some rdy_gt in an earlier group of 4 of the same 16
-    (* keep *) wire [3:0] hi_pa16;       // some rdy_gt anywhere, or some rdy in an earlier group of 16
-    (* keep *) wire [3:0] hi_pb16;       // some rdy_gt in an earlier group of 16
+    (* keep *) wire [3:0] hi_a16;        // some rdy in bank m
+    (* keep *) wire [3:0] hi_b16;        // some rdy_gt in bank m
+    (* keep *) wire [3:0] hi_pa16;       // some rdy_gt anywhere, or some rdy in an earlier bank
+    (* keep *) wire [3:0] hi_pb16;       // some rdy_gt in an earlier bank
+    (* keep *) wire [31:0] hi_ea;        // per group of 4: where its first rdy is
+    (* keep *) wire [31:0] hi_eb;        // per group of 4: where its first rdy_gt is
+    wire [63:0] hi_va;                   // per group of 4: the VL of its first rdy entry
+    wire [63:0] hi_vb;                   // per group of 4: the VL of its first rdy_gt entry
+    wire hi_any_gt = |hi_b16;           // the pick is a rdy_gt entry (else it wraps)
+    wire [3:0] hi_bank_n;
+    wire [15:0] hi_sub_n;
+    wire [15:0] hi_bvl_n;
     generate
        for (g = 0; g < 16; g = g + 1) begin : hi_scan4
           assign hi_a4[g] = |hi_rdy[4*g +: 4];
           assign hi_b4[g] = |hi_rdy_gt[4*g +: 4];
-          assign hi_la[4*g] = hi_rdy[4*g];
-          assign hi_lb[4*g] = hi_rdy_gt[4*g];
-          for (k = 1; k < 4; k = k + 1) begin : hi_in4
-             assign hi_la[4*g+k] = hi_rdy[4*g+k] & ~|hi_rdy[4*g +: k];
-             assign hi_lb[4*g+k] = hi_rdy_gt[4*g+k] & ~|hi_rdy_gt[4*g +: k];
-          end
-          if (g % 4 == 0) begin : hi_first4
-             assign hi_pa4[g] = 1'b0;
-             assign hi_pb4[g] = 1'b0;
-          end else begin : hi_later4
-             assign hi_pa4[g] = |hi_a4[g - g % 4 +: g % 4];
-             assign hi_pb4[g] = |hi_b4[g - g % 4 +: g % 4];
-          end
+          assign hi_ea[2*g +: 2] = first_of4(hi_rdy[4*g +: 3]);
+          assign hi_eb[2*g +: 2] = first_of4(hi_rdy_gt[4*g +: 3]);
+          assign hi_va[4*g +: 4] = pick_of4(hi_rdy[4*g +: 3],
+             {hi_vl[4*g+3], hi_vl[4*g+2], hi_vl[4*g+1], hi_vl[4*g]});
+          assign hi_vb[4*g +: 4] = pick_of4(hi_rdy_gt[4*g +: 3],
+             {hi_vl[4*g+3], hi_vl[4*g+2], hi_vl[4*g+1], hi_vl[4*g]});
        end
        for (g = 0; g < 4; g = g + 1) begin : hi_scan16
           assign hi_a16[g] = |hi_a4[4*g +: 4];
@@ -934,29 +963,31 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
              assign hi_pa16[g] = (|hi_b16) | (|hi_a16[0 +: g]);
              assign hi_pb16[g] = |hi_b16[0 +: g];
           end
+          assign hi_bank_n[g] = (hi_a16[g] & ~hi_pa16[g]) | (hi_b16[g] & ~hi_pb16[g]);
+          // The bank's first candidate: its first group with one, then that group's own.
+          wire [3:0] sa = {first_of4(hi_a4[4*g +: 3]), pick2_of4(hi_a4[4*g +: 3], hi_ea[8*g +: 8])};
+          wire [3:0] sb = {first_of4(hi_b4[4*g +: 3]), pick2_of4(hi_b4[4*g +: 3], hi_eb[8*g +: 8])};
+          wire [3:0] la = pick_of4(hi_a4[4*g +: 3], hi_va[16*g +: 16]);
+          wire [3:0] lb = pick_of4(hi_b4[4*g +: 3], hi_vb[16*g +: 16]);
+          assign hi_sub_n[4*g +: 4] = hi_any_gt ? sb : sa;
+          assign hi_bvl_n[4*g +: 4] = hi_any_gt ? lb : la;
        end
     endgenerate
     // Some entry is ready; the active entry still has weight left and is ready.
     wire hi_found = |hi_a16;
     wire hi_cont = hi_rem_pos & hi_act_rdy;
     always @(posedge clock) begin
-       for (i = 0; i < 64; i = i + 1)
-          hi_pick[i] <= (hi_la[i] & ~hi_pa4[i/4] & ~hi_pa16[i/16])
-                       | (hi_lb[i] & ~hi_pb4[i/4] & ~hi_pb16[i/16]);
+       hi_pick_bank <= hi_bank_n;
+       hi_pick_sub <= hi_sub_n;
+       hi_pick_bvl <= hi_bvl_n;
        hi_pick_cont <= hi_cont;
     end
 
-    // Stage C input: the picked entry's index and VL (the active entry when it goes on).
-    reg [5:0] hi_scan_idx;
-    reg [3:0] hi_scan_vl;
-    always @(*) begin
-       hi_scan_idx = 6'd0;
-       hi_scan_vl = 4'd0;
-       for (i = 0; i < 64; i = i + 1) begin
-          hi_scan_idx = hi_scan_idx | ({6{hi_pick[i]}} & i[5:0]);
-          hi_scan_vl = hi_scan_vl | ({4{hi_pick[i]}} & hi_vl[i]);
-       end
-    end
+    // Stage C input: the picked entry's index and VL (0 when none), and the same for the
+    // active entry when it goes on.
+    wire [5:0] hi_scan_idx = {hi_pick_bank[3] | hi_pick_bank[2], hi_pick_bank[3] | hi_pick_bank[1],
+                               bank_sel(hi_pick_bank, hi_pick_sub)};
+    wire [3:0] hi_scan_vl = bank_sel(hi_pick_bank, hi_pick_bvl);
     wire [5:0] hi_e_idx = hi_pick_cont ? hi_ptr : hi_scan_idx;
     wire [3:0] hi_e_vl = hi_pick_cont ? hi_act_vl : hi_scan_vl;
 
@@ -999,7 +1030,9 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
 
     // The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
     // of stage C and shows during the offer. One RAM per table, so that the read address is
-    // the table's own pick (the table choice selects the read data instead).
+    // the table's own pick (the table choice selects the read data instead). The address is
+    // the scan's pick even when the active entry goes on: the offer then uses the remaining
+    // weight (c_cont), never this read, so pick_cont stays off the address.
     reg [7:0] hi_weights [0:63];
     reg [7:0] hi_weight_q;
     initial begin
@@ -1008,7 +1041,7 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     end
     always @(posedge clock) begin
        if (hi_wr) hi_weights[ev_wr_index] <= ev_wr_weight;
-       hi_weight_q <= hi_weights[hi_e_idx];
+       hi_weight_q <= hi_weights[hi_scan_idx];
     end
 
     // ======== low-priority table ========
@@ -1023,7 +1056,10 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     reg [63:0] lo_rdy;             // stage A: entry ready
     reg [63:0] lo_rdy_gt;          // stage A: entry ready and after the active one
     reg lo_act_rdy;                // stage A: the active entry ready
-    reg [63:0] lo_pick;            // stage B: the first ready entry after the active one, wrapping (one-hot)
+    // Stage B: the first ready entry after the active one, wrapping, in pieces (see below):
+    reg [3:0] lo_pick_bank;        //   the bank (group of 16 entries) holding it, one-hot (0: none)
+    reg [15:0] lo_pick_sub;        //   per bank, the index within it of the bank's first candidate
+    reg [15:0] lo_pick_bvl;        //   per bank, that candidate's VL
     reg lo_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
     initial begin
        for (i = 0; i < 64; i = i + 1) begin
@@ -1031,7 +1067,8 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
        end
        lo_w0 = 8'd0;
        lo_ptr = 6'd0; lo_rem = 9'sd0; lo_rem_pos = 1'b0; lo_gt = ~64'd1; lo_act_vl = 4'd15;
-       lo_rdy = 64'd0; lo_rdy_gt = 64'd0; lo_act_rdy = 1'b0; lo_pick = 64'd0; lo_pick_cont = 1'b0;
+       lo_rdy = 64'd0; lo_rdy_gt = 64'd0; lo_act_rdy = 1'b0; lo_pick_cont = 1'b0;
+       lo_pick_bank = 4'd0; lo_pick_sub = 16'd0; lo_pick_bvl = 16'd0;
     end
 
     // Stage A: the entry's VL is ready; also masked to the entries after the active one.
@@ -1041,55 +1078,56 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     // LUT with the halves' select instead of following it (a LUT level less).
     (* keep *) wire [63:0] lo_m8l;    // vl_ready[{0, vl[2:0]}]
     (* keep *) wire [63:0] lo_m8h;    // vl_ready[{1, vl[2:0]}]
+    wire [63:0] lo_rdy_n;
     generate
        for (g = 0; g < 64; g = g + 1) begin : lo_lookup
           assign lo_m8l[g] = vl_ready[{1'b0, lo_vl[g][2:0]}];
           assign lo_m8h[g] = vl_ready[{1'b1, lo_vl[g][2:0]}];
+          assign lo_rdy_n[g] = lo_vl[g][3] ? lo_m8h[g] : lo_m8l[g];
        end
     endgenerate
     always @(posedge clock) begin
-       for (i = 0; i < 64; i = i + 1) begin
-          lo_rdy[i] <= lo_vl[i][3] ? lo_m8h[i] : lo_m8l[i];
-          lo_rdy_gt[i] <= lo_gt[i] & (lo_vl[i][3] ? lo_m8h[i] : lo_m8l[i]);
-       end
+       lo_rdy <= lo_rdy_n;
+       lo_rdy_gt <= lo_gt & lo_rdy_n;
        lo_act_rdy <= vl_ready[lo_act_vl];
     end
 
     // Stage B: the model's find(): the active entry while it has weight and is ready, else
     // the first ready entry after it, wrapping. The scan does not look at the remaining
     // weight: whether the active entry goes on is a bit of its own, resolved in C.
-    // The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
-    // all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
-    // kept as LUT boundaries so the scan is 5 LUT levels as written; ABC still builds b16
-    // from the kept pb4, so the mapped path is 6 (left to itself, synthesis maps it 7 deep,
-    // and this was the arbiter's critical path).
+    // The pick is the first rdy_gt entry when there is one, else the first rdy entry. It is
+    // found, and registered, in pieces that C puts together with one AND-OR level: which
+    // group of 16 entries (a "bank") holds it, one-hot, the same prefix scan over the
+    // banks' ORs; and for every bank, its own first candidate's index within the bank and
+    // VL (only the picked bank's are used), mux trees over groups of 4 whose selects are
+    // the groups' ORs. The VL trees are left unkept so that ABC can merge their levels
+    // (kept, they cost up to 130 LUT4 more on ECP5 and ran slower). Registering the pick
+    // as a 64-bit one-hot put a 64-to-6 encoder in front of C's Weights read and a 64-way
+    // AND-OR in front of offer_vl: the ECP5 critical paths.
     (* keep *) wire [15:0] lo_a4;        // some rdy in group of 4 g
     (* keep *) wire [15:0] lo_b4;        // some rdy_gt in group of 4 g
-    (* keep *) wire [3:0] lo_a16;        // some rdy in group of 16 m
-    (* keep *) wire [3:0] lo_b16;        // some rdy_gt in group of 16 m
-    (* keep *) wire [63:0] lo_la;        // rdy[i], none before it in its group of 4
-    (* keep *) wire [63:0] lo_lb;        // rdy_gt[i], none before it in its group of 4
-    (* keep *) wire [15:0] lo_pa4;       // some rdy in an earlier group of 4 of the same 16
-    (* keep *) wire [15:0] lo_pb4;       // some rdy_gt in an earlier group of 4 of the same 16
-    (* keep *) wire [3:0] lo_pa16;       // some rdy_gt anywhere, or some rdy in an earlier group of 16
-    (* keep *) wire [3:0] lo_pb16;       // some rdy_gt in an earlier group of 16
+    (* keep *) wire [3:0] lo_a16;        // some rdy in bank m
+    (* keep *) wire [3:0] lo_b16;        // some rdy_gt in bank m
+    (* keep *) wire [3:0] lo_pa16;       // some rdy_gt anywhere, or some rdy in an earlier bank
+    (* keep *) wire [3:0] lo_pb16;       // some rdy_gt in an earlier bank
+    (* keep *) wire [31:0] lo_ea;        // per group of 4: where its first rdy is
+    (* keep *) wire [31:0] lo_eb;        // per group of 4: where its first rdy_gt is
+    wire [63:0] lo_va;                   // per group of 4: the VL of its first rdy entry
+    wire [63:0] lo_vb;                   // per group of 4: the VL of its first rdy_gt entry
+    wire lo_any_gt = |lo_b16;           // the pick is a rdy_gt entry (else it wraps)
+    wire [3:0] lo_bank_n;
+    wire [15:0] lo_sub_n;
+    wire [15:0] lo_bvl_n;
     generate
        for (g = 0; g < 16; g = g + 1) begin : lo_scan4
           assign lo_a4[g] = |lo_rdy[4*g +: 4];
           assign lo_b4[g] = |lo_rdy_gt[4*g +: 4];
-          assign lo_la[4*g] = lo_rdy[4*g];
-          assign lo_lb[4*g] = lo_rdy_gt[4*g];
-          for (k = 1; k < 4; k = k + 1) begin : lo_in4
-             assign lo_la[4*g+k] = lo_rdy[4*g+k] & ~|lo_rdy[4*g +: k];
-             assign lo_lb[4*g+k] = lo_rdy_gt[4*g+k] & ~|lo_rdy_gt[4*g +: k];
-          end
-          if (g % 4 == 0) begin : lo_first4
-             assign lo_pa4[g] = 1'b0;
-             assign lo_pb4[g] = 1'b0;
-          end else begin : lo_later4
-             assign lo_pa4[g] = |lo_a4[g - g % 4 +: g % 4];
-             assign lo_pb4[g] = |lo_b4[g - g % 4 +: g % 4];
-          end
+          assign lo_ea[2*g +: 2] = first_of4(lo_rdy[4*g +: 3]);
+          assign lo_eb[2*g +: 2] = first_of4(lo_rdy_gt[4*g +: 3]);
+          assign lo_va[4*g +: 4] = pick_of4(lo_rdy[4*g +: 3],
+             {lo_vl[4*g+3], lo_vl[4*g+2], lo_vl[4*g+1], lo_vl[4*g]});
+          assign lo_vb[4*g +: 4] = pick_of4(lo_rdy_gt[4*g +: 3],
+             {lo_vl[4*g+3], lo_vl[4*g+2], lo_vl[4*g+1], lo_vl[4*g]});
        end
        for (g = 0; g < 4; g = g + 1) begin : lo_scan16
           assign lo_a16[g] = |lo_a4[4*g +: 4];
@@ -1101,29 +1139,31 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
              assign lo_pa16[g] = (|lo_b16) | (|lo_a16[0 +: g]);
              assign lo_pb16[g] = |lo_b16[0 +: g];
           end
+          assign lo_bank_n[g] = (lo_a16[g] & ~lo_pa16[g]) | (lo_b16[g] & ~lo_pb16[g]);
+          // The bank's first candidate: its first group with one, then that group's own.
+          wire [3:0] sa = {first_of4(lo_a4[4*g +: 3]), pick2_of4(lo_a4[4*g +: 3], lo_ea[8*g +: 8])};
+          wire [3:0] sb = {first_of4(lo_b4[4*g +: 3]), pick2_of4(lo_b4[4*g +: 3], lo_eb[8*g +: 8])};
+          wire [3:0] la = pick_of4(lo_a4[4*g +: 3], lo_va[16*g +: 16]);
+          wire [3:0] lb = pick_of4(lo_b4[4*g +: 3], lo_vb[16*g +: 16]);
+          assign lo_sub_n[4*g +: 4] = lo_any_gt ? sb : sa;
+          assign lo_bvl_n[4*g +: 4] = lo_any_gt ? lb : la;
        end
     endgenerate
     // Some entry is ready; the active entry still has weight left and is ready.
     wire lo_found = |lo_a16;
     wire lo_cont = lo_rem_pos & lo_act_rdy;
     always @(posedge clock) begin
-       for (i = 0; i < 64; i = i + 1)
-          lo_pick[i] <= (lo_la[i] & ~lo_pa4[i/4] & ~lo_pa16[i/16])
-                       | (lo_lb[i] & ~lo_pb4[i/4] & ~lo_pb16[i/16]);
+       lo_pick_bank <= lo_bank_n;
+       lo_pick_sub <= lo_sub_n;
+       lo_pick_bvl <= lo_bvl_n;
        lo_pick_cont <= lo_cont;
     end
 
-    // Stage C input: the picked entry's index and VL (the active entry when it goes on).
-    reg [5:0] lo_scan_idx;
-    reg [3:0] lo_scan_vl;
-    always @(*) begin
-       lo_scan_idx = 6'd0;
-       lo_scan_vl = 4'd0;
-       for (i = 0; i < 64; i = i + 1) begin
-          lo_scan_idx = lo_scan_idx | ({6{lo_pick[i]}} & i[5:0]);
-          lo_scan_vl = lo_scan_vl | ({4{lo_pick[i]}} & lo_vl[i]);
-       end
-    end
+    // Stage C input: the picked entry's index and VL (0 when none), and the same for the
+    // active entry when it goes on.
+    wire [5:0] lo_scan_idx = {lo_pick_bank[3] | lo_pick_bank[2], lo_pick_bank[3] | lo_pick_bank[1],
+                               bank_sel(lo_pick_bank, lo_pick_sub)};
+    wire [3:0] lo_scan_vl = bank_sel(lo_pick_bank, lo_pick_bvl);
     wire [5:0] lo_e_idx = lo_pick_cont ? lo_ptr : lo_scan_idx;
     wire [3:0] lo_e_vl = lo_pick_cont ? lo_act_vl : lo_scan_vl;
 
@@ -1166,7 +1206,9 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
 
     // The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
     // of stage C and shows during the offer. One RAM per table, so that the read address is
-    // the table's own pick (the table choice selects the read data instead).
+    // the table's own pick (the table choice selects the read data instead). The address is
+    // the scan's pick even when the active entry goes on: the offer then uses the remaining
+    // weight (c_cont), never this read, so pick_cont stays off the address.
     reg [7:0] lo_weights [0:63];
     reg [7:0] lo_weight_q;
     initial begin
@@ -1175,7 +1217,7 @@ module iblink_link_port_vl4_w64$arb(clock,reset,head_valid,head_len,take,wr_en,w
     end
     always @(posedge clock) begin
        if (lo_wr) lo_weights[ev_wr_index] <= ev_wr_weight;
-       lo_weight_q <= lo_weights[lo_e_idx];
+       lo_weight_q <= lo_weights[lo_scan_idx];
     end
 
     // ======== Stage B: choose the table (the model's grant(), SPEC.md 6) ========

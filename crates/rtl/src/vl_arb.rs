@@ -67,15 +67,27 @@
 //!   is never ready, so this is one 16:1 lookup per entry; the same bit masked to the
 //!   entries after the active one (the pointer moves in the clock of a take, so it is
 //!   current here). PktLens copied.
-//! * B (`t-2`): per table, the first ready entry after the active one, wrapping — the
-//!   lowest set bit of `{ready, ready & after}` as prefix ORs over groups of 4 and 16
-//!   entries, 5 LUT levels as written (6 as mapped: ABC builds a 16-group OR from the
-//!   kept 4-group prefix) — and, apart, whether the active entry goes on (weight left
-//!   and ready), which the model's `find` prefers.
-//! * C (`t-1`): read the picked entries' VLs and indices (the active one when it goes
-//!   on), choose the table (the model's `grant` decision tree), and per VL the blocks of
-//!   its head and the low bits of HighPriCounter − PktLen. Each table's Weights live in
-//!   its own block RAM, read at the end of C with that table's pick.
+//! * B (`t-2`): per table, the first ready entry after the active one, wrapping (the
+//!   first `ready & after` entry, else the first `ready` one), registered in pieces:
+//!   which group of 16 entries holds it (one-hot, a prefix scan over the groups' ORs),
+//!   and for every group of 16 its own first candidate's index and VL (mux trees over
+//!   groups of 4 selected by the groups' ORs). And, apart, whether the active entry
+//!   goes on (weight left and ready), which the model's `find` prefers.
+//! * C (`t-1`): the picked entries' VLs and indices, one AND-OR of the pieces (the
+//!   active one when it goes on), choose the table (the model's `grant` decision tree),
+//!   and per VL the blocks of its head and the low bits of HighPriCounter − PktLen. Each
+//!   table's Weights live in its own block RAM, read at the end of C with that table's
+//!   pick.
+//!
+//! Until this layout B registered the pick as a 64-bit one-hot, and C turned it into
+//! an index and a VL with a 64-to-6 encoder and a 64-way AND-OR; on ECP5 that encoder
+//! in front of the Weights read was the critical path. `iblink synth`, seed 1, VLCap
+//! 1/2/4/8/15, one-hot → pieces: HX8K 96.0/93.2/83.7/91.3/88.3 →
+//! 110.1/111.6/106.4/98.6/98.3 MHz, ECP5 116.5/107.0/110.0/121.0/117.0 →
+//! 128.0/130.1/133.8/128.9/123.5 MHz; 56 FF fewer, LUT4 +300 to +325 on HX8K and +334
+//! to +698 on ECP5 (the VL trees of every group of 4). Reading the VL in C from the
+//! registered index instead (a 16:1 mux per bank) saved those LUT4 but gave HX8K 15 VLs
+//! 83.0–88.4 MHz over seeds 1–3.
 //!
 //! The offer's PktLen, blocks, remaining weight and HighPriCounter are then a 15-way
 //! select by the offered VL plus one 9-bit subtraction. A take is captured and
@@ -158,7 +170,8 @@ impl TableRegs {
 /// Every register of the block: plain data for the stepper. The configuration, arbiter
 /// state, take and offer registers have the Verilog's names; the pipeline stages A and B
 /// are kept in the form the model needs (ready bits, the picked index), where the
-/// Verilog splits them for timing (`rdy`/`rdy_gt`, a one-hot `pick` and `pick_cont`).
+/// Verilog splits them for timing (`rdy`/`rdy_gt`; the pick as `pick_bank`, `pick_sub`
+/// and `pick_bvl`; `pick_cont`).
 /// Both are checked against the model at every offer by the lockstep.
 #[derive(Clone, Copy, Debug)]
 pub struct VlArbRegs {
@@ -786,8 +799,32 @@ function [7:0] blocks_of;
    blocks_of = {1'b0, len[10:4]} + {7'd0, len[3:0] > 4'd2};
 endfunction
 
+// Of four flags, where the first set one is, and a value chosen by it, from the
+// lower three flags (3, or the fourth value, when none of them is set: whether the
+// fourth is set does not matter).
+function [1:0] first_of4;
+   input [2:0] x;
+   first_of4 = x[0] ? 2'd0 : x[1] ? 2'd1 : x[2] ? 2'd2 : 2'd3;
+endfunction
+function [3:0] pick_of4;
+   input [2:0] x;
+   input [15:0] vals;
+   pick_of4 = x[0] ? vals[3:0] : x[1] ? vals[7:4] : x[2] ? vals[11:8] : vals[15:12];
+endfunction
+function [1:0] pick2_of4;
+   input [2:0] x;
+   input [7:0] vals;
+   pick2_of4 = x[0] ? vals[1:0] : x[1] ? vals[3:2] : x[2] ? vals[5:4] : vals[7:6];
+endfunction
+// The 4-bit value of the bank a one-hot (or zero) bank vector names.
+function [3:0] bank_sel;
+   input [3:0] bank;
+   input [15:0] vals;
+   bank_sel = ({4{bank[0]}} & vals[3:0]) | ({4{bank[1]}} & vals[7:4])
+            | ({4{bank[2]}} & vals[11:8]) | ({4{bank[3]}} & vals[15:12]);
+endfunction
+
 genvar g;
-genvar k;
 
 // ---- Configuration as sampled; it acts one clock later ----
 reg ev_wr;                 // a table write to apply
@@ -865,7 +902,10 @@ reg [3:0] @T@_act_vl;           // the active entry's VL as stored
 reg [63:0] @T@_rdy;             // stage A: entry ready
 reg [63:0] @T@_rdy_gt;          // stage A: entry ready and after the active one
 reg @T@_act_rdy;                // stage A: the active entry ready
-reg [63:0] @T@_pick;            // stage B: the first ready entry after the active one, wrapping (one-hot)
+// Stage B: the first ready entry after the active one, wrapping, in pieces (see below):
+reg [3:0] @T@_pick_bank;        //   the bank (group of 16 entries) holding it, one-hot (0: none)
+reg [15:0] @T@_pick_sub;        //   per bank, the index within it of the bank's first candidate
+reg [15:0] @T@_pick_bvl;        //   per bank, that candidate's VL
 reg @T@_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
 initial begin
    for (i = 0; i < 64; i = i + 1) begin
@@ -873,7 +913,8 @@ initial begin
    end
    @T@_w0 = 8'd0;
    @T@_ptr = 6'd0; @T@_rem = 9'sd0; @T@_rem_pos = 1'b0; @T@_gt = ~64'd1; @T@_act_vl = 4'd15;
-   @T@_rdy = 64'd0; @T@_rdy_gt = 64'd0; @T@_act_rdy = 1'b0; @T@_pick = 64'd0; @T@_pick_cont = 1'b0;
+   @T@_rdy = 64'd0; @T@_rdy_gt = 64'd0; @T@_act_rdy = 1'b0; @T@_pick_cont = 1'b0;
+   @T@_pick_bank = 4'd0; @T@_pick_sub = 16'd0; @T@_pick_bvl = 16'd0;
 end
 
 // Stage A: the entry's VL is ready; also masked to the entries after the active one.
@@ -883,55 +924,56 @@ end
 // LUT with the halves' select instead of following it (a LUT level less).
 (* keep *) wire [63:0] @T@_m8l;    // vl_ready[{0, vl[2:0]}]
 (* keep *) wire [63:0] @T@_m8h;    // vl_ready[{1, vl[2:0]}]
+wire [63:0] @T@_rdy_n;
 generate
    for (g = 0; g < 64; g = g + 1) begin : @T@_lookup
       assign @T@_m8l[g] = vl_ready[{1'b0, @T@_vl[g][2:0]}];
       assign @T@_m8h[g] = vl_ready[{1'b1, @T@_vl[g][2:0]}];
+      assign @T@_rdy_n[g] = @T@_vl[g][3] ? @T@_m8h[g] : @T@_m8l[g];
    end
 endgenerate
 always @(posedge clock) begin
-   for (i = 0; i < 64; i = i + 1) begin
-      @T@_rdy[i] <= @T@_vl[i][3] ? @T@_m8h[i] : @T@_m8l[i];
-      @T@_rdy_gt[i] <= @T@_gt[i] & (@T@_vl[i][3] ? @T@_m8h[i] : @T@_m8l[i]);
-   end
+   @T@_rdy <= @T@_rdy_n;
+   @T@_rdy_gt <= @T@_gt & @T@_rdy_n;
    @T@_act_rdy <= vl_ready[@T@_act_vl];
 end
 
 // Stage B: the model's find(): the active entry while it has weight and is ready, else
 // the first ready entry after it, wrapping. The scan does not look at the remaining
 // weight: whether the active entry goes on is a bit of its own, resolved in C.
-// The scan: pick[i] is rdy_gt[i] with no rdy_gt before it, or rdy[i] with no rdy_gt at
-// all and no rdy before it. Prefix ORs over groups of 4 and 16 entries; the wires are
-// kept as LUT boundaries so the scan is 5 LUT levels as written; ABC still builds b16
-// from the kept pb4, so the mapped path is 6 (left to itself, synthesis maps it 7 deep,
-// and this was the arbiter's critical path).
+// The pick is the first rdy_gt entry when there is one, else the first rdy entry. It is
+// found, and registered, in pieces that C puts together with one AND-OR level: which
+// group of 16 entries (a "bank") holds it, one-hot, the same prefix scan over the
+// banks' ORs; and for every bank, its own first candidate's index within the bank and
+// VL (only the picked bank's are used), mux trees over groups of 4 whose selects are
+// the groups' ORs. The VL trees are left unkept so that ABC can merge their levels
+// (kept, they cost up to 130 LUT4 more on ECP5 and ran slower). Registering the pick
+// as a 64-bit one-hot put a 64-to-6 encoder in front of C's Weights read and a 64-way
+// AND-OR in front of offer_vl: the ECP5 critical paths.
 (* keep *) wire [15:0] @T@_a4;        // some rdy in group of 4 g
 (* keep *) wire [15:0] @T@_b4;        // some rdy_gt in group of 4 g
-(* keep *) wire [3:0] @T@_a16;        // some rdy in group of 16 m
-(* keep *) wire [3:0] @T@_b16;        // some rdy_gt in group of 16 m
-(* keep *) wire [63:0] @T@_la;        // rdy[i], none before it in its group of 4
-(* keep *) wire [63:0] @T@_lb;        // rdy_gt[i], none before it in its group of 4
-(* keep *) wire [15:0] @T@_pa4;       // some rdy in an earlier group of 4 of the same 16
-(* keep *) wire [15:0] @T@_pb4;       // some rdy_gt in an earlier group of 4 of the same 16
-(* keep *) wire [3:0] @T@_pa16;       // some rdy_gt anywhere, or some rdy in an earlier group of 16
-(* keep *) wire [3:0] @T@_pb16;       // some rdy_gt in an earlier group of 16
+(* keep *) wire [3:0] @T@_a16;        // some rdy in bank m
+(* keep *) wire [3:0] @T@_b16;        // some rdy_gt in bank m
+(* keep *) wire [3:0] @T@_pa16;       // some rdy_gt anywhere, or some rdy in an earlier bank
+(* keep *) wire [3:0] @T@_pb16;       // some rdy_gt in an earlier bank
+(* keep *) wire [31:0] @T@_ea;        // per group of 4: where its first rdy is
+(* keep *) wire [31:0] @T@_eb;        // per group of 4: where its first rdy_gt is
+wire [63:0] @T@_va;                   // per group of 4: the VL of its first rdy entry
+wire [63:0] @T@_vb;                   // per group of 4: the VL of its first rdy_gt entry
+wire @T@_any_gt = |@T@_b16;           // the pick is a rdy_gt entry (else it wraps)
+wire [3:0] @T@_bank_n;
+wire [15:0] @T@_sub_n;
+wire [15:0] @T@_bvl_n;
 generate
    for (g = 0; g < 16; g = g + 1) begin : @T@_scan4
       assign @T@_a4[g] = |@T@_rdy[4*g +: 4];
       assign @T@_b4[g] = |@T@_rdy_gt[4*g +: 4];
-      assign @T@_la[4*g] = @T@_rdy[4*g];
-      assign @T@_lb[4*g] = @T@_rdy_gt[4*g];
-      for (k = 1; k < 4; k = k + 1) begin : @T@_in4
-         assign @T@_la[4*g+k] = @T@_rdy[4*g+k] & ~|@T@_rdy[4*g +: k];
-         assign @T@_lb[4*g+k] = @T@_rdy_gt[4*g+k] & ~|@T@_rdy_gt[4*g +: k];
-      end
-      if (g % 4 == 0) begin : @T@_first4
-         assign @T@_pa4[g] = 1'b0;
-         assign @T@_pb4[g] = 1'b0;
-      end else begin : @T@_later4
-         assign @T@_pa4[g] = |@T@_a4[g - g % 4 +: g % 4];
-         assign @T@_pb4[g] = |@T@_b4[g - g % 4 +: g % 4];
-      end
+      assign @T@_ea[2*g +: 2] = first_of4(@T@_rdy[4*g +: 3]);
+      assign @T@_eb[2*g +: 2] = first_of4(@T@_rdy_gt[4*g +: 3]);
+      assign @T@_va[4*g +: 4] = pick_of4(@T@_rdy[4*g +: 3],
+         {@T@_vl[4*g+3], @T@_vl[4*g+2], @T@_vl[4*g+1], @T@_vl[4*g]});
+      assign @T@_vb[4*g +: 4] = pick_of4(@T@_rdy_gt[4*g +: 3],
+         {@T@_vl[4*g+3], @T@_vl[4*g+2], @T@_vl[4*g+1], @T@_vl[4*g]});
    end
    for (g = 0; g < 4; g = g + 1) begin : @T@_scan16
       assign @T@_a16[g] = |@T@_a4[4*g +: 4];
@@ -943,29 +985,31 @@ generate
          assign @T@_pa16[g] = (|@T@_b16) | (|@T@_a16[0 +: g]);
          assign @T@_pb16[g] = |@T@_b16[0 +: g];
       end
+      assign @T@_bank_n[g] = (@T@_a16[g] & ~@T@_pa16[g]) | (@T@_b16[g] & ~@T@_pb16[g]);
+      // The bank's first candidate: its first group with one, then that group's own.
+      wire [3:0] sa = {first_of4(@T@_a4[4*g +: 3]), pick2_of4(@T@_a4[4*g +: 3], @T@_ea[8*g +: 8])};
+      wire [3:0] sb = {first_of4(@T@_b4[4*g +: 3]), pick2_of4(@T@_b4[4*g +: 3], @T@_eb[8*g +: 8])};
+      wire [3:0] la = pick_of4(@T@_a4[4*g +: 3], @T@_va[16*g +: 16]);
+      wire [3:0] lb = pick_of4(@T@_b4[4*g +: 3], @T@_vb[16*g +: 16]);
+      assign @T@_sub_n[4*g +: 4] = @T@_any_gt ? sb : sa;
+      assign @T@_bvl_n[4*g +: 4] = @T@_any_gt ? lb : la;
    end
 endgenerate
 // Some entry is ready; the active entry still has weight left and is ready.
 wire @T@_found = |@T@_a16;
 wire @T@_cont = @T@_rem_pos & @T@_act_rdy;
 always @(posedge clock) begin
-   for (i = 0; i < 64; i = i + 1)
-      @T@_pick[i] <= (@T@_la[i] & ~@T@_pa4[i/4] & ~@T@_pa16[i/16])
-                   | (@T@_lb[i] & ~@T@_pb4[i/4] & ~@T@_pb16[i/16]);
+   @T@_pick_bank <= @T@_bank_n;
+   @T@_pick_sub <= @T@_sub_n;
+   @T@_pick_bvl <= @T@_bvl_n;
    @T@_pick_cont <= @T@_cont;
 end
 
-// Stage C input: the picked entry's index and VL (the active entry when it goes on).
-reg [5:0] @T@_scan_idx;
-reg [3:0] @T@_scan_vl;
-always @(*) begin
-   @T@_scan_idx = 6'd0;
-   @T@_scan_vl = 4'd0;
-   for (i = 0; i < 64; i = i + 1) begin
-      @T@_scan_idx = @T@_scan_idx | ({6{@T@_pick[i]}} & i[5:0]);
-      @T@_scan_vl = @T@_scan_vl | ({4{@T@_pick[i]}} & @T@_vl[i]);
-   end
-end
+// Stage C input: the picked entry's index and VL (0 when none), and the same for the
+// active entry when it goes on.
+wire [5:0] @T@_scan_idx = {@T@_pick_bank[3] | @T@_pick_bank[2], @T@_pick_bank[3] | @T@_pick_bank[1],
+                           bank_sel(@T@_pick_bank, @T@_pick_sub)};
+wire [3:0] @T@_scan_vl = bank_sel(@T@_pick_bank, @T@_pick_bvl);
 wire [5:0] @T@_e_idx = @T@_pick_cont ? @T@_ptr : @T@_scan_idx;
 wire [3:0] @T@_e_vl = @T@_pick_cont ? @T@_act_vl : @T@_scan_vl;
 
@@ -1008,7 +1052,9 @@ end
 
 // The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
 // of stage C and shows during the offer. One RAM per table, so that the read address is
-// the table's own pick (the table choice selects the read data instead).
+// the table's own pick (the table choice selects the read data instead). The address is
+// the scan's pick even when the active entry goes on: the offer then uses the remaining
+// weight (c_cont), never this read, so pick_cont stays off the address.
 reg [7:0] @T@_weights [0:63];
 reg [7:0] @T@_weight_q;
 initial begin
@@ -1017,7 +1063,7 @@ initial begin
 end
 always @(posedge clock) begin
    if (@T@_wr) @T@_weights[ev_wr_index] <= ev_wr_weight;
-   @T@_weight_q <= @T@_weights[@T@_e_idx];
+   @T@_weight_q <= @T@_weights[@T@_scan_idx];
 end
 "#;
 
