@@ -129,6 +129,8 @@ module iblink_vl_arb_vl4(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
     reg [11*VLS-1:0] c_len;    // every VL's PktLen and blocks, as sampled
     reg [8*VLS-1:0] c_blocks;
     reg [12*VLS-1:0] c_counter_low;  // per VL: {borrow, (HighPriCounter - PktLen) mod 2048}
+    reg [VLS-1:0] offer_vl_hot;  // offer_vl decoded (bit v: offer_vl == v), so the offer's
+                                 // per-VL selects start at flip-flops, not behind a compare
 
     initial begin
        ev_wr = 1'b0; ev_wr_low = 1'b0; ev_wr_index = 6'd0; ev_wr_vl = 4'd0; ev_wr_weight = 8'd0;
@@ -137,7 +139,7 @@ module iblink_vl_arb_vl4(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
        high_counter = 19'sd0; low_turn = 1'b0; low_open = 1'b0; hold = 3'd0;
        t1_go = 1'b0; t1_low = 1'b0; t1_wl = 9'sd0; t1_hc = 19'sd0;
        a_len = {11*VLS{1'b0}}; b_len = {11*VLS{1'b0}}; c_len = {11*VLS{1'b0}}; c_blocks = {8*VLS{1'b0}};
-       c_counter_low = {12*VLS{1'b0}};
+       c_counter_low = {12*VLS{1'b0}}; offer_vl_hot = {VLS{1'b0}};
        c_cont = 1'b0; c_rem = 9'sd0; c_count = 1'b0; c_counter = 19'sd0;
        offer_valid = 1'b0; offer_vl = 4'd0; offer_table = 1'b0; offer_entry = 6'd0;
     end
@@ -538,6 +540,7 @@ module iblink_vl_arb_vl4(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
        offer_table <= b_low;
        offer_entry <= pick_idx;
        offer_vl <= pick_vl;
+       for (v = 0; v < VLS; v = v + 1) offer_vl_hot[v] <= pick_vl == v[3:0];
        // The entry's weight before this packet: what is left while the active entry goes
        // on, else its Weight reloaded (offer_weight).
        c_cont <= b_low ? lo_pick_cont : hi_pick_cont;
@@ -559,16 +562,31 @@ module iblink_vl_arb_vl4(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
     end
 
     // ======== The offer: the offered VL's numbers ========
+    // Every VL's {low bits of HighPriCounter - PktLen, blocks, PktLen}, selected by
+    // offer_vl_hot: first per pair of VLs, kept as LUT boundaries so the select is a
+    // balanced tree (a pair, then an OR over the pairs) and not the chain of ORs the
+    // mapper otherwise builds in front of offer_weight_left's subtraction.
+    localparam PAIRS = (VLS + 1) / 2;
+    wire [31*VLS-1:0] per_vl;
+    (* keep *) wire [31*PAIRS-1:0] pair_sel;
+    generate
+       for (g = 0; g < VLS; g = g + 1) begin : g_per_vl
+          assign per_vl[31*g +: 31] = {c_counter_low[12*g +: 12], c_blocks[8*g +: 8], c_len[11*g +: 11]};
+       end
+       for (g = 0; g < PAIRS; g = g + 1) begin : g_pair
+          if (2*g + 1 < VLS) begin : g_two
+             assign pair_sel[31*g +: 31] = ({31{offer_vl_hot[2*g]}} & per_vl[62*g +: 31])
+                                         | ({31{offer_vl_hot[2*g+1]}} & per_vl[62*g+31 +: 31]);
+          end else begin : g_one
+             assign pair_sel[31*g +: 31] = {31{offer_vl_hot[2*g]}} & per_vl[62*g +: 31];
+          end
+       end
+    endgenerate
     reg [11:0] counter_low;
     always @(*) begin
-       offer_pkt_len = 11'd0;
-       offer_blocks = 8'd0;
-       counter_low = 12'd0;
-       for (v = 0; v < VLS; v = v + 1) begin
-          offer_pkt_len = offer_pkt_len | ({11{offer_vl == v[3:0]}} & c_len[11*v +: 11]);
-          offer_blocks = offer_blocks | ({8{offer_vl == v[3:0]}} & c_blocks[8*v +: 8]);
-          counter_low = counter_low | ({12{offer_vl == v[3:0]}} & c_counter_low[12*v +: 12]);
-       end
+       {counter_low, offer_blocks, offer_pkt_len} = 31'd0;
+       for (v = 0; v < PAIRS; v = v + 1)
+          {counter_low, offer_blocks, offer_pkt_len} = {counter_low, offer_blocks, offer_pkt_len} | pair_sel[31*v +: 31];
        // The entry's weight once this packet is sent (may go negative).
        offer_weight_left = (c_cont ? c_rem : $signed({1'b0, offer_weight})) - $signed({1'b0, offer_blocks});
        if (c_count)
