@@ -1,7 +1,7 @@
 //! CRC-16 unit for the FCP's LPCRC and a data packet's VCRC (SPEC.md §3).
 //!
 //! Polynomial 0x100B, init 0xFFFF, reflected in and out, final XOR 0xFFFF, sent low
-//! byte first. Reference-model twin: [`iblink_model::crc16`] (the `crc` crate);
+//! byte first. Reference-model twin: `iblink_model::crc16` (the `crc` crate);
 //! lockstep back ends: `iblink_sim::blocks::crc16`; snapshot: `tests/snapshots`.
 //!
 //! # Interface (one word of `W` bits a clock)

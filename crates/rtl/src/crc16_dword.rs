@@ -2,7 +2,7 @@
 //! unit (SPEC.md §3), built for clock rate.
 //!
 //! Same CRC as [`crate::crc16`] (polynomial 0x100B, init 0xFFFF, reflected, final XOR
-//! 0xFFFF, sent low byte first). Reference-model twin: [`iblink_model::crc16`] (the
+//! 0xFFFF, sent low byte first). Reference-model twin: `iblink_model::crc16` (the
 //! `crc` crate) in a cycle adapter, `iblink_sim::blocks::crc16_dword`; lockstep:
 //! `crates/sim/tests/crc16_dword_lockstep.rs`; snapshot: `tests/snapshots`.
 //!

@@ -2,7 +2,7 @@
 //! flow-control update monitor and the receiver-detected buffer-overrun threshold, both
 //! of which request a link resync.
 //!
-//! Reference-model twin: [`iblink_model::failsafe::Failsafe`] as the port model drives it
+//! Reference-model twin: `iblink_model::failsafe::Failsafe` as the port model drives it
 //! (`iblink_model::port`: a trip resyncs the port, and the resync resets the failsafe);
 //! lockstep back ends: `iblink_sim::blocks::failsafe`; snapshots: `tests/snapshots`.
 //!

@@ -2,7 +2,7 @@
 //! link word stream, checks each as a Flow Control Packet and turns a good one into a
 //! one-clock credit update; every discarded one is counted under its reason.
 //!
-//! Reference-model twin: [`iblink_model::fcp::Fcp::decode`] (the accept/discard decision
+//! Reference-model twin: `iblink_model::fcp::Fcp::decode` (the accept/discard decision
 //! and its reason), wrapped by `iblink_sim::blocks::fcp_rx` in a cycle adapter that
 //! reassembles link packets by the framing rules below and applies this block's latency;
 //! snapshots: `tests/snapshots`.

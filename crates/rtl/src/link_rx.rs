@@ -5,7 +5,7 @@
 //! user's receive buffer with a per-packet completion verdict.
 //!
 //! Model twin: `iblink_sim::blocks::link_rx` (reassembles packets from the words, checks
-//! them with the reference CRC [`iblink_model::crc16`] and classifies them by the rules
+//! them with the reference CRC `iblink_model::crc16` and classifies them by the rules
 //! of `iblink_model::port::PortModel::receive`, then applies the latencies below);
 //! snapshots: `tests/snapshots`.
 //!

@@ -6,7 +6,7 @@
 //!
 //! Model twin: `iblink_sim::blocks::link_tx` (an independent cycle model: the policy of
 //! SPEC.md §5 / `iblink_model::port::PortModel`, items of `ceil(bytes / W)` words, the
-//! VCRC from [`iblink_model::crc16`]); lockstep: `crates/sim/tests/link_tx_lockstep.rs`;
+//! VCRC from `iblink_model::crc16`); lockstep: `crates/sim/tests/link_tx_lockstep.rs`;
 //! snapshots: `tests/snapshots`.
 //!
 //! # Interface (`W` = 32 or 64 bits a clock, `K = W / 8` byte lanes)

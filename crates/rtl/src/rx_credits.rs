@@ -1,7 +1,7 @@
 //! Receiver credits, one set per data VL (SPEC.md §4, §8; seed 000 "Credit Limit
 //! Calculation").
 //!
-//! Reference-model twin: [`iblink_model::credits::RxCredits`] (one per VL); lockstep back
+//! Reference-model twin: `iblink_model::credits::RxCredits` (one per VL); lockstep back
 //! ends: `iblink_sim::blocks::rx_credits`; snapshots: `tests/snapshots`.
 //!
 //! # Interface (VLCap `N` data VLs and a buffer of `CAP` blocks per VL, both fixed at

@@ -1,7 +1,7 @@
 //! SLtoVL mapping table (SPEC.md §7): SL0..SL14 each choose a data VL; SL15 is
 //! management and always uses VL15, whatever was written.
 //!
-//! Reference-model twin: [`iblink_model::sl2vl::SlToVl`]; lockstep:
+//! Reference-model twin: `iblink_model::sl2vl::SlToVl`; lockstep:
 //! `iblink_sim::blocks::sl2vl`.
 //!
 //! | port | dir | meaning |

@@ -1,6 +1,6 @@
 //! Transmitter credits, one set per data VL (SPEC.md §4, §8; seed 000 "Terminology").
 //!
-//! Reference-model twin: [`iblink_model::credits::TxCredits`] (one per VL); lockstep back
+//! Reference-model twin: `iblink_model::credits::TxCredits` (one per VL); lockstep back
 //! ends: `iblink_sim::blocks::tx_credits`; snapshots: `tests/snapshots`.
 //!
 //! # Interface (VLCap `N` data VLs, a generation-time parameter)

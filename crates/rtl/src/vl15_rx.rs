@@ -2,7 +2,7 @@
 //! management packets and has no credits, so an SMP that arrives while the buffer is
 //! full is dropped — here also counted.
 //!
-//! Reference-model twin: [`iblink_model::vl15::Vl15Buffer`]; lockstep:
+//! Reference-model twin: `iblink_model::vl15::Vl15Buffer`; lockstep:
 //! `iblink_sim::blocks::vl15_rx`.
 //!
 //! | port | dir | meaning |

@@ -3,7 +3,7 @@
 //! both low-table policies and the per-VL software enables. VL15 > FCP > data is the
 //! port's business (SPEC.md §5): this block only picks among data VLs.
 //!
-//! Reference-model twin: [`iblink_model::arbiter::VlArbiter`] (`grant`/`peek`,
+//! Reference-model twin: `iblink_model::arbiter::VlArbiter` (`grant`/`peek`,
 //! `write_entry`); lockstep: `iblink_sim::blocks::vl_arb` (the model in a cycle adapter
 //! applying exactly the latencies below).
 //!
@@ -24,7 +24,7 @@
 //! | `offer_weight_left[9]` | out | two's complement: the entry's remaining weight once it is sent |
 //! | `offer_high_counter[19]` | out | two's complement: HighPriCounter once it is sent, before any reload |
 //!
-//! The offer fields are the model's [`Grant`](iblink_model::arbiter::Grant), number for
+//! The offer fields are the model's `Grant` (`iblink_model::arbiter::Grant`), number for
 //! number; they mean nothing while `offer_valid` is 0.
 //!
 //! # Cycle contract
