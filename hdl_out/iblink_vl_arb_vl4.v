@@ -563,36 +563,41 @@ module iblink_vl_arb_vl4(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_
 
     // ======== The offer: the offered VL's numbers ========
     // Every VL's {low bits of HighPriCounter - PktLen, blocks, PktLen}, selected by
-    // offer_vl_hot: first per pair of VLs, kept as LUT boundaries so the select is a
-    // balanced tree (a pair, then an OR over the pairs) and not the chain of ORs the
-    // mapper otherwise builds in front of offer_weight_left's subtraction.
-    localparam PAIRS = (VLS + 1) / 2;
+    // offer_vl_hot: first per group of 4 VLs, kept as LUT boundaries so the select is a
+    // balanced tree (a group, then an OR over the groups) and not the chain of ORs the
+    // mapper otherwise builds in front of offer_weight_left's subtraction. (Kept per pair
+    // of VLs instead, the ECP5 mapping of the 15-VL, 64-bit port grew by 5000 LUT4.)
+    localparam QUADS = (VLS + 3) / 4;
     wire [31*VLS-1:0] per_vl;
-    (* keep *) wire [31*PAIRS-1:0] pair_sel;
+    (* keep *) wire [31*QUADS-1:0] quad_sel;
     generate
        for (g = 0; g < VLS; g = g + 1) begin : g_per_vl
           assign per_vl[31*g +: 31] = {c_counter_low[12*g +: 12], c_blocks[8*g +: 8], c_len[11*g +: 11]};
        end
-       for (g = 0; g < PAIRS; g = g + 1) begin : g_pair
-          if (2*g + 1 < VLS) begin : g_two
-             assign pair_sel[31*g +: 31] = ({31{offer_vl_hot[2*g]}} & per_vl[62*g +: 31])
-                                         | ({31{offer_vl_hot[2*g+1]}} & per_vl[62*g+31 +: 31]);
-          end else begin : g_one
-             assign pair_sel[31*g +: 31] = {31{offer_vl_hot[2*g]}} & per_vl[62*g +: 31];
+       for (g = 0; g < QUADS; g = g + 1) begin : g_quad
+          reg [30:0] q;
+          integer k;
+          always @(*) begin
+             q = 31'd0;
+             for (k = 4*g; k < 4*g + 4 && k < VLS; k = k + 1)
+                q = q | ({31{offer_vl_hot[k]}} & per_vl[31*k +: 31]);
           end
+          assign quad_sel[31*g +: 31] = q;
        end
     endgenerate
     reg [11:0] counter_low;
+    // HighPriCounter's upper bits when the packet causes no borrow (or does not count).
+    wire [7:0] counter_upper_kept = c_count ? high_counter[18:11] : c_counter[18:11];
     always @(*) begin
        {counter_low, offer_blocks, offer_pkt_len} = 31'd0;
-       for (v = 0; v < PAIRS; v = v + 1)
-          {counter_low, offer_blocks, offer_pkt_len} = {counter_low, offer_blocks, offer_pkt_len} | pair_sel[31*v +: 31];
+       for (v = 0; v < QUADS; v = v + 1)
+          {counter_low, offer_blocks, offer_pkt_len} = {counter_low, offer_blocks, offer_pkt_len} | quad_sel[31*v +: 31];
        // The entry's weight once this packet is sent (may go negative).
        offer_weight_left = (c_cont ? c_rem : $signed({1'b0, offer_weight})) - $signed({1'b0, offer_blocks});
-       if (c_count)
-          offer_high_counter = {counter_low[11] ? counter_upper_less1 : high_counter[18:11], counter_low[10:0]};
-       else
-          offer_high_counter = c_counter;
+       // HighPriCounter's upper bits: the borrow selects last, so behind the select there is
+       // one LUT (borrow, c_count, counter_upper_less1, counter_upper_kept).
+       offer_high_counter[18:11] = (c_count & counter_low[11]) ? counter_upper_less1 : counter_upper_kept;
+       offer_high_counter[10:0] = c_count ? counter_low[10:0] : c_counter[10:0];
     end
 
     // ======== Take, commit, configuration ========
