@@ -55,6 +55,7 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     // Power-up: tables empty, VLHighLimit 0, weight policy, no VL enabled (as if those
     // inputs had been 0 the clock before).
     localparam VLS = 15;
+    localparam VB = 4;      // bits of a table entry's stored VL (see the tables)
     integer i;
     integer v;
 
@@ -159,8 +160,18 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     wire [7:0] counter_upper_less1 = high_counter[18:11] - 8'd1;
 
     // ======== high-priority table ========
-    reg [3:0] hi_vl [0:63];        // VLArbitrationTable entries: VL (15 if the entry is skipped);
-                                    // the Weights are in `weights` below
+    // VLArbitrationTable entries: the VL as stored, 15 if the entry is skipped; the Weights
+    // are in `weights` below. A stored VL is below VLCap or 15, so only its low VB bits are
+    // kept (VB = 1/2/3/4/4 for VLCap 1/2/4/8/15); below four, the top kept bit is set only
+    // for 15 and the bits above it copy it. Four bits at every VLCap were flip-flops that
+    // always equal the top kept bit (Yosys cannot prove it): 192/128/64 per table at VLCap 1/2/4.
+    reg [VB-1:0] hi_vs [0:63];
+    wire [255:0] hi_vlf;           // every entry's 4-bit VL, entry i at [4i+3:4i]
+    generate
+       for (g = 0; g < 64; g = g + 1) begin : hi_vl_widen
+          assign hi_vlf[4*g +: 4] = hi_vs[g];
+       end
+    endgenerate
     reg [7:0] hi_w0;               // entry 0's Weight (for reset)
     reg [5:0] hi_ptr;              // active entry
     reg signed [8:0] hi_rem;       // its remaining weight (a packet may overdraw it)
@@ -177,7 +188,7 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     reg hi_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
     initial begin
        for (i = 0; i < 64; i = i + 1) begin
-          hi_vl[i] = 4'd15;
+          hi_vs[i] = {VB{1'b1}};
        end
        hi_w0 = 8'd0;
        hi_ptr = 6'd0; hi_rem = 9'sd0; hi_rem_pos = 1'b0; hi_gt = ~64'd1; hi_act_vl = 4'd15;
@@ -195,9 +206,9 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     wire [63:0] hi_rdy_n;
     generate
        for (g = 0; g < 64; g = g + 1) begin : hi_lookup
-          assign hi_m8l[g] = vl_ready[{1'b0, hi_vl[g][2:0]}];
-          assign hi_m8h[g] = vl_ready[{1'b1, hi_vl[g][2:0]}];
-          assign hi_rdy_n[g] = hi_vl[g][3] ? hi_m8h[g] : hi_m8l[g];
+          assign hi_m8l[g] = vl_ready[{1'b0, hi_vlf[4*g +: 3]}];
+          assign hi_m8h[g] = vl_ready[{1'b1, hi_vlf[4*g +: 3]}];
+          assign hi_rdy_n[g] = hi_vlf[4*g+3] ? hi_m8h[g] : hi_m8l[g];
        end
     endgenerate
     always @(posedge clock) begin
@@ -239,9 +250,9 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
           assign hi_ea[2*g +: 2] = first_of4(hi_rdy[4*g +: 3]);
           assign hi_eb[2*g +: 2] = first_of4(hi_rdy_gt[4*g +: 3]);
           assign hi_va[4*g +: 4] = pick_of4(hi_rdy[4*g +: 3],
-             {hi_vl[4*g+3], hi_vl[4*g+2], hi_vl[4*g+1], hi_vl[4*g]});
+             hi_vlf[16*g +: 16]);
           assign hi_vb[4*g +: 4] = pick_of4(hi_rdy_gt[4*g +: 3],
-             {hi_vl[4*g+3], hi_vl[4*g+2], hi_vl[4*g+1], hi_vl[4*g]});
+             hi_vlf[16*g +: 16]);
        end
        for (g = 0; g < 4; g = g + 1) begin : hi_scan16
           assign hi_a16[g] = |hi_a4[4*g +: 4];
@@ -291,9 +302,9 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     // A write to the active entry reloads its remaining weight (the model's write_entry).
     wire hi_wr_active = hi_wr & (ev_wr_index == hi_ptr);
     wire [7:0] hi_w0_n = (hi_wr && ev_wr_index == 6'd0) ? ev_wr_weight : hi_w0;
-    wire [3:0] hi_vl0_n = (hi_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : hi_vl[0];
+    wire [3:0] hi_vl0_n = (hi_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : hi_vlf[3:0];
     always @(posedge clock) begin
-       if (hi_wr) hi_vl[ev_wr_index] <= ev_wr_vl_stored;
+       if (hi_wr) hi_vs[ev_wr_index] <= ev_wr_vl_stored[VB-1:0];
        hi_w0 <= hi_w0_n;
        if (ev_reset) begin
           hi_ptr <= 6'd0;
@@ -335,8 +346,18 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     end
 
     // ======== low-priority table ========
-    reg [3:0] lo_vl [0:63];        // VLArbitrationTable entries: VL (15 if the entry is skipped);
-                                    // the Weights are in `weights` below
+    // VLArbitrationTable entries: the VL as stored, 15 if the entry is skipped; the Weights
+    // are in `weights` below. A stored VL is below VLCap or 15, so only its low VB bits are
+    // kept (VB = 1/2/3/4/4 for VLCap 1/2/4/8/15); below four, the top kept bit is set only
+    // for 15 and the bits above it copy it. Four bits at every VLCap were flip-flops that
+    // always equal the top kept bit (Yosys cannot prove it): 192/128/64 per table at VLCap 1/2/4.
+    reg [VB-1:0] lo_vs [0:63];
+    wire [255:0] lo_vlf;           // every entry's 4-bit VL, entry i at [4i+3:4i]
+    generate
+       for (g = 0; g < 64; g = g + 1) begin : lo_vl_widen
+          assign lo_vlf[4*g +: 4] = lo_vs[g];
+       end
+    endgenerate
     reg [7:0] lo_w0;               // entry 0's Weight (for reset)
     reg [5:0] lo_ptr;              // active entry
     reg signed [8:0] lo_rem;       // its remaining weight (a packet may overdraw it)
@@ -353,7 +374,7 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     reg lo_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
     initial begin
        for (i = 0; i < 64; i = i + 1) begin
-          lo_vl[i] = 4'd15;
+          lo_vs[i] = {VB{1'b1}};
        end
        lo_w0 = 8'd0;
        lo_ptr = 6'd0; lo_rem = 9'sd0; lo_rem_pos = 1'b0; lo_gt = ~64'd1; lo_act_vl = 4'd15;
@@ -371,9 +392,9 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     wire [63:0] lo_rdy_n;
     generate
        for (g = 0; g < 64; g = g + 1) begin : lo_lookup
-          assign lo_m8l[g] = vl_ready[{1'b0, lo_vl[g][2:0]}];
-          assign lo_m8h[g] = vl_ready[{1'b1, lo_vl[g][2:0]}];
-          assign lo_rdy_n[g] = lo_vl[g][3] ? lo_m8h[g] : lo_m8l[g];
+          assign lo_m8l[g] = vl_ready[{1'b0, lo_vlf[4*g +: 3]}];
+          assign lo_m8h[g] = vl_ready[{1'b1, lo_vlf[4*g +: 3]}];
+          assign lo_rdy_n[g] = lo_vlf[4*g+3] ? lo_m8h[g] : lo_m8l[g];
        end
     endgenerate
     always @(posedge clock) begin
@@ -415,9 +436,9 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
           assign lo_ea[2*g +: 2] = first_of4(lo_rdy[4*g +: 3]);
           assign lo_eb[2*g +: 2] = first_of4(lo_rdy_gt[4*g +: 3]);
           assign lo_va[4*g +: 4] = pick_of4(lo_rdy[4*g +: 3],
-             {lo_vl[4*g+3], lo_vl[4*g+2], lo_vl[4*g+1], lo_vl[4*g]});
+             lo_vlf[16*g +: 16]);
           assign lo_vb[4*g +: 4] = pick_of4(lo_rdy_gt[4*g +: 3],
-             {lo_vl[4*g+3], lo_vl[4*g+2], lo_vl[4*g+1], lo_vl[4*g]});
+             lo_vlf[16*g +: 16]);
        end
        for (g = 0; g < 4; g = g + 1) begin : lo_scan16
           assign lo_a16[g] = |lo_a4[4*g +: 4];
@@ -467,9 +488,9 @@ module iblink_vl_arb_vl15(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr
     // A write to the active entry reloads its remaining weight (the model's write_entry).
     wire lo_wr_active = lo_wr & (ev_wr_index == lo_ptr);
     wire [7:0] lo_w0_n = (lo_wr && ev_wr_index == 6'd0) ? ev_wr_weight : lo_w0;
-    wire [3:0] lo_vl0_n = (lo_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : lo_vl[0];
+    wire [3:0] lo_vl0_n = (lo_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : lo_vlf[3:0];
     always @(posedge clock) begin
-       if (lo_wr) lo_vl[ev_wr_index] <= ev_wr_vl_stored;
+       if (lo_wr) lo_vs[ev_wr_index] <= ev_wr_vl_stored[VB-1:0];
        lo_w0 <= lo_w0_n;
        if (ev_reset) begin
           lo_ptr <= 6'd0;

@@ -64,7 +64,8 @@
 //! over three register stages:
 //! * A (`t-3`): a ready bit per entry: its VL has a head and is enabled. An entry that
 //!   can never send (weight 0, VL15, a VL at or above VLCap) is stored with VL 15, which
-//!   is never ready, so this is one 16:1 lookup per entry; the same bit masked to the
+//!   is never ready, so this is one 16:1 lookup per entry (an entry keeps only the
+//!   [`stored_vl_bits`] a VL below VLCap or 15 needs: 1/2/3/4/4 for VLCap 1/2/4/8/15); the same bit masked to the
 //!   entries after the active one (the pointer moves in the clock of a take, so it is
 //!   current here). PktLens copied.
 //! * B (`t-2`): per table, the first ready entry after the active one, wrapping (the
@@ -759,12 +760,35 @@ pub type VlArbVl4 = VlArbUnit<4, 44>;
 pub type VlArbVl8 = VlArbUnit<8, 88>;
 pub type VlArbVl15 = VlArbUnit<15, 165>;
 
+/// Bits a table entry's stored VL keeps at VLCap `n`: a stored VL is below VLCap, or 15
+/// for an entry that is skipped, so the bits that hold VLCap - 1 plus one bit that is set
+/// only for 15 (the stored 15 has every kept bit set; the bits above copy the top one).
+/// Four at VLCap 8 and 15, where 15 already needs all four.
+pub const fn stored_vl_bits(n: usize) -> usize {
+    let b = crate::sl2vl::stored_vl_bits(n) + 1;
+    if b > 4 {
+        4
+    } else {
+        b
+    }
+}
+
 /// The module body for VLCap `n`.
 pub fn vl_arb_verilog_body(n: usize) -> String {
-    let mut v = VERILOG_HEAD.replace("@N@", &n.to_string());
+    let vb = stored_vl_bits(n);
+    let mut v = VERILOG_HEAD
+        .replace("@N@", &n.to_string())
+        .replace("@VB@", &vb.to_string());
+    // An entry's 4-bit VL from its VB stored bits: the bits above copy the top one.
+    let widen = if vb == 4 {
+        "@T@_vs[g]".to_string()
+    } else {
+        format!("{{{{{}{{@T@_vs[g][{}]}}}}, @T@_vs[g]}}", 4 - vb, vb - 1)
+    };
     for (t, name, sel) in [("hi", "high", "1'b0"), ("lo", "low", "1'b1")] {
         v.push_str(
             &VERILOG_TABLE
+                .replace("@VLWIDEN@", &widen)
                 .replace("@T@", t)
                 .replace("@NAME@", name)
                 .replace("@SEL@", sel),
@@ -795,6 +819,7 @@ const VERILOG_HEAD: &str = r#"// Data-VL arbiter for VLCap @N@ (SPEC.md 6; seed 
 // Power-up: tables empty, VLHighLimit 0, weight policy, no VL enabled (as if those
 // inputs had been 0 the clock before).
 localparam VLS = @N@;
+localparam VB = @VB@;      // bits of a table entry's stored VL (see the tables)
 integer i;
 integer v;
 
@@ -901,8 +926,18 @@ wire [7:0] counter_upper_less1 = high_counter[18:11] - 8'd1;
 
 const VERILOG_TABLE: &str = r#"
 // ======== @NAME@-priority table ========
-reg [3:0] @T@_vl [0:63];        // VLArbitrationTable entries: VL (15 if the entry is skipped);
-                                // the Weights are in `weights` below
+// VLArbitrationTable entries: the VL as stored, 15 if the entry is skipped; the Weights
+// are in `weights` below. A stored VL is below VLCap or 15, so only its low VB bits are
+// kept (VB = 1/2/3/4/4 for VLCap 1/2/4/8/15); below four, the top kept bit is set only
+// for 15 and the bits above it copy it. Four bits at every VLCap were flip-flops that
+// always equal the top kept bit (Yosys cannot prove it): 192/128/64 per table at VLCap 1/2/4.
+reg [VB-1:0] @T@_vs [0:63];
+wire [255:0] @T@_vlf;           // every entry's 4-bit VL, entry i at [4i+3:4i]
+generate
+   for (g = 0; g < 64; g = g + 1) begin : @T@_vl_widen
+      assign @T@_vlf[4*g +: 4] = @VLWIDEN@;
+   end
+endgenerate
 reg [7:0] @T@_w0;               // entry 0's Weight (for reset)
 reg [5:0] @T@_ptr;              // active entry
 reg signed [8:0] @T@_rem;       // its remaining weight (a packet may overdraw it)
@@ -919,7 +954,7 @@ reg [15:0] @T@_pick_bvl;        //   per bank, that candidate's VL
 reg @T@_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
 initial begin
    for (i = 0; i < 64; i = i + 1) begin
-      @T@_vl[i] = 4'd15;
+      @T@_vs[i] = {VB{1'b1}};
    end
    @T@_w0 = 8'd0;
    @T@_ptr = 6'd0; @T@_rem = 9'sd0; @T@_rem_pos = 1'b0; @T@_gt = ~64'd1; @T@_act_vl = 4'd15;
@@ -937,9 +972,9 @@ end
 wire [63:0] @T@_rdy_n;
 generate
    for (g = 0; g < 64; g = g + 1) begin : @T@_lookup
-      assign @T@_m8l[g] = vl_ready[{1'b0, @T@_vl[g][2:0]}];
-      assign @T@_m8h[g] = vl_ready[{1'b1, @T@_vl[g][2:0]}];
-      assign @T@_rdy_n[g] = @T@_vl[g][3] ? @T@_m8h[g] : @T@_m8l[g];
+      assign @T@_m8l[g] = vl_ready[{1'b0, @T@_vlf[4*g +: 3]}];
+      assign @T@_m8h[g] = vl_ready[{1'b1, @T@_vlf[4*g +: 3]}];
+      assign @T@_rdy_n[g] = @T@_vlf[4*g+3] ? @T@_m8h[g] : @T@_m8l[g];
    end
 endgenerate
 always @(posedge clock) begin
@@ -981,9 +1016,9 @@ generate
       assign @T@_ea[2*g +: 2] = first_of4(@T@_rdy[4*g +: 3]);
       assign @T@_eb[2*g +: 2] = first_of4(@T@_rdy_gt[4*g +: 3]);
       assign @T@_va[4*g +: 4] = pick_of4(@T@_rdy[4*g +: 3],
-         {@T@_vl[4*g+3], @T@_vl[4*g+2], @T@_vl[4*g+1], @T@_vl[4*g]});
+         @T@_vlf[16*g +: 16]);
       assign @T@_vb[4*g +: 4] = pick_of4(@T@_rdy_gt[4*g +: 3],
-         {@T@_vl[4*g+3], @T@_vl[4*g+2], @T@_vl[4*g+1], @T@_vl[4*g]});
+         @T@_vlf[16*g +: 16]);
    end
    for (g = 0; g < 4; g = g + 1) begin : @T@_scan16
       assign @T@_a16[g] = |@T@_a4[4*g +: 4];
@@ -1033,9 +1068,9 @@ wire @T@_wr = ev_wr & (ev_wr_low == @SEL@);
 // A write to the active entry reloads its remaining weight (the model's write_entry).
 wire @T@_wr_active = @T@_wr & (ev_wr_index == @T@_ptr);
 wire [7:0] @T@_w0_n = (@T@_wr && ev_wr_index == 6'd0) ? ev_wr_weight : @T@_w0;
-wire [3:0] @T@_vl0_n = (@T@_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : @T@_vl[0];
+wire [3:0] @T@_vl0_n = (@T@_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : @T@_vlf[3:0];
 always @(posedge clock) begin
-   if (@T@_wr) @T@_vl[ev_wr_index] <= ev_wr_vl_stored;
+   if (@T@_wr) @T@_vs[ev_wr_index] <= ev_wr_vl_stored[VB-1:0];
    @T@_w0 <= @T@_w0_n;
    if (ev_reset) begin
       @T@_ptr <= 6'd0;
@@ -1219,6 +1254,27 @@ end
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every VL a table entry can hold (below VLCap, or 15 for a skipped entry) comes back
+    /// whole from its kept bits widened as the Verilog does, and one bit fewer would not do.
+    #[test]
+    fn stored_vl_bits_keep_every_storable_vl() {
+        let widen = |s: u8, vb: usize| {
+            let top = s >> (vb - 1) & 1;
+            s | if top == 1 { 0xf & !((1u8 << vb) - 1) } else { 0 }
+        };
+        for n in VL_CAPS {
+            let vb = stored_vl_bits(n);
+            let storable: Vec<u8> = (0..n as u8).chain([15]).collect();
+            for &v in &storable {
+                assert_eq!(widen(v & ((1u8 << vb) - 1), vb), v, "VLCap {n}, VL {v}, {vb} bits");
+            }
+            // With one bit fewer two storable VLs would share their kept bits.
+            let fewer: std::collections::HashSet<u8> =
+                storable.iter().map(|v| v & ((1u8 << (vb - 1)) - 1)).collect();
+            assert!(fewer.len() < storable.len(), "VLCap {n}: {vb} bits is wider than needed");
+        }
+    }
 
     #[test]
     fn blocks_follow_spec_section_1() {
