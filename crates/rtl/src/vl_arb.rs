@@ -174,7 +174,9 @@ impl TableRegs {
 }
 
 /// Every register of the block: plain data for the stepper. The configuration, arbiter
-/// state, take and offer registers have the Verilog's names; the pipeline stages A and B
+/// state, take and offer registers have the Verilog's names (but `ev_wr_vl`, the VL
+/// written, which the Verilog keeps as `ev_wr_vl_stored`, already 15 for an entry that
+/// is skipped); the pipeline stages A and B
 /// are kept in the form the model needs (ready bits, the picked index), where the
 /// Verilog splits them for timing (`rdy`/`rdy_gt`; the pick as `pick_bank`, `pick_sub`
 /// and `pick_bvl`; `pick_cont`); its `offer_vl_hot` is `offer_vl` decoded, so it is not
@@ -794,7 +796,7 @@ pub fn vl_arb_verilog_body(n: usize) -> String {
                 .replace("@SEL@", sel),
         );
     }
-    v.push_str(VERILOG_TAIL);
+    v.push_str(&VERILOG_TAIL.replace("@N@", &n.to_string()));
     v
 }
 
@@ -822,6 +824,7 @@ localparam VLS = @N@;
 localparam VB = @VB@;      // bits of a table entry's stored VL (see the tables)
 integer i;
 integer v;
+integer quad;
 
 // Blocks of a packet (SPEC.md 1): ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16,
 // that is PktLen / 16, plus one when PktLen mod 16 is 3 or more.
@@ -863,7 +866,7 @@ genvar g;
 reg ev_wr;                 // a table write to apply
 reg ev_wr_low;             //   into the low table (else the high table)
 reg [5:0] ev_wr_index;
-reg [3:0] ev_wr_vl;
+reg [3:0] ev_wr_vl_stored;  // what the write stores as the entry's VL (decided as sampled)
 reg [7:0] ev_wr_weight;
 reg ev_reset;
 reg ev_limit;              // VLHighLimit changed: the HighPriCounter reloads
@@ -900,7 +903,7 @@ reg [VLS-1:0] offer_vl_hot;  // offer_vl decoded (bit v: offer_vl == v), so the 
                              // per-VL selects start at flip-flops, not behind a compare
 
 initial begin
-   ev_wr = 1'b0; ev_wr_low = 1'b0; ev_wr_index = 6'd0; ev_wr_vl = 4'd0; ev_wr_weight = 8'd0;
+   ev_wr = 1'b0; ev_wr_low = 1'b0; ev_wr_index = 6'd0; ev_wr_vl_stored = 4'd15; ev_wr_weight = 8'd0;
    ev_reset = 1'b0; ev_limit = 1'b0; limit_in = 8'd0; policy_in = 1'b0; enable_in = {VLS{1'b0}};
    limit = 8'd0; one_packet = 1'b0; enable = {VLS{1'b0}};
    high_counter = 19'sd0; low_turn = 1'b0; low_open = 1'b0; hold = 3'd0;
@@ -914,8 +917,6 @@ end
 // VLs a ready entry may name: head present with credits and enabled. Entries that can
 // never send (weight 0, VL15, VL at or above VLCap) are stored with VL 15, never ready.
 wire [15:0] vl_ready = {{(16-VLS){1'b0}}, head_valid & enable};
-// What a write stores as the entry's VL.
-wire [3:0] ev_wr_vl_stored = (ev_wr_weight != 8'd0 && ev_wr_vl < 4'd@N@) ? ev_wr_vl : 4'd15;
 wire take_now = take & offer_valid;
 wire config_now = wr_en | reset | (vl_high_limit != limit_in) | (low_policy != policy_in)
                 | (vl_enable != enable_in);
@@ -1195,8 +1196,10 @@ reg [11:0] counter_low;
 wire [7:0] counter_upper_kept = c_count ? high_counter[18:11] : c_counter[18:11];
 always @(*) begin
    {counter_low, offer_blocks, offer_pkt_len} = 31'd0;
-   for (v = 0; v < QUADS; v = v + 1)
-      {counter_low, offer_blocks, offer_pkt_len} = {counter_low, offer_blocks, offer_pkt_len} | quad_sel[31*v +: 31];
+   // Its own loop variable: v is the clocked blocks' (one variable in both kinds of block
+   // is a register with two drivers to Yosys's check).
+   for (quad = 0; quad < QUADS; quad = quad + 1)
+      {counter_low, offer_blocks, offer_pkt_len} = {counter_low, offer_blocks, offer_pkt_len} | quad_sel[31*quad +: 31];
    // The entry's weight once this packet is sent (may go negative).
    offer_weight_left = (c_cont ? c_rem : $signed({1'b0, offer_weight})) - $signed({1'b0, offer_blocks});
    // HighPriCounter's upper bits: the borrow selects last, so behind the select there is
@@ -1241,7 +1244,10 @@ always @(posedge clock) begin
    ev_wr <= wr_en;
    ev_wr_low <= wr_table;
    ev_wr_index <= wr_index;
-   ev_wr_vl <= wr_vl;
+   // Whether the entry can send is decided here, as the write is sampled, so that the
+   // Weight compare is not in front of the table and act_vl (ECP5's critical path at
+   // VLCap 1, 2 and 4 when it was decided from the sampled write).
+   ev_wr_vl_stored <= (wr_weight != 8'd0 && wr_vl < 4'd@N@) ? wr_vl : 4'd15;
    ev_wr_weight <= wr_weight;
    ev_reset <= reset;
    ev_limit <= vl_high_limit != limit_in;
