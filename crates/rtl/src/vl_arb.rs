@@ -65,9 +65,9 @@
 //! * A (`t-3`): a ready bit per entry: its VL has a head and is enabled. An entry that
 //!   can never send (weight 0, VL15, a VL at or above VLCap) is stored with VL 15, which
 //!   is never ready, so this is one 16:1 lookup per entry (an entry keeps only the
-//!   [`stored_vl_bits`] a VL below VLCap or 15 needs: 1/2/3/4/4 for VLCap 1/2/4/8/15); the same bit masked to the
-//!   entries after the active one (the pointer moves in the clock of a take, so it is
-//!   current here). PktLens copied.
+//!   [`stored_vl_bits`] a VL below VLCap or 15 needs: 1/2/3/4/4 for VLCap 1/2/4/8/15);
+//!   the same bit masked to the entries after the active one (the pointer moves in the
+//!   clock of a take, so it is current here). PktLens copied.
 //! * B (`t-2`): per table, the first ready entry after the active one, wrapping (the
 //!   first `ready & after` entry, else the first `ready` one), registered in pieces:
 //!   which group of 16 entries holds it (one-hot, a prefix scan over the groups' ORs),
@@ -176,11 +176,10 @@ impl TableRegs {
 /// Every register of the block: plain data for the stepper. The configuration, arbiter
 /// state, take and offer registers have the Verilog's names (but `ev_wr_vl`, the VL
 /// written, which the Verilog keeps as `ev_wr_vl_stored`, already 15 for an entry that
-/// is skipped); the pipeline stages A and B
-/// are kept in the form the model needs (ready bits, the picked index), where the
-/// Verilog splits them for timing (`rdy`/`rdy_gt`; the pick as `pick_bank`, `pick_sub`
-/// and `pick_bvl`; `pick_cont`); its `offer_vl_hot` is `offer_vl` decoded, so it is not
-/// kept here.
+/// is skipped); the pipeline stages A and B are kept in the form the model needs (ready
+/// bits, the picked index), where the Verilog splits them for timing (`rdy`/`rdy_gt`;
+/// the pick as `pick_bank`, `pick_sub` and `pick_bvl`; `pick_cont`); its `offer_vl_hot`
+/// is `offer_vl` decoded, so it is not kept here.
 /// Both are checked against the model at every offer by the lockstep.
 #[derive(Clone, Copy, Debug)]
 pub struct VlArbRegs {
