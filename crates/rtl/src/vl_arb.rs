@@ -777,9 +777,7 @@ pub const fn stored_vl_bits(n: usize) -> usize {
 /// The module body for VLCap `n`.
 pub fn vl_arb_verilog_body(n: usize) -> String {
     let vb = stored_vl_bits(n);
-    let mut v = VERILOG_HEAD
-        .replace("@N@", &n.to_string())
-        .replace("@VB@", &vb.to_string());
+    let mut v = VERILOG_HEAD.to_string();
     // An entry's 4-bit VL from its VB stored bits: the bits above copy the top one.
     let widen = if vb == 4 {
         "@T@_vs[g]".to_string()
@@ -795,8 +793,9 @@ pub fn vl_arb_verilog_body(n: usize) -> String {
                 .replace("@SEL@", sel),
         );
     }
-    v.push_str(&VERILOG_TAIL.replace("@N@", &n.to_string()));
-    v
+    v.push_str(VERILOG_TAIL);
+    // The module-wide parameters, wherever the head, tables or tail use them.
+    v.replace("@N@", &n.to_string()).replace("@VB@", &vb.to_string())
 }
 
 const VERILOG_HEAD: &str = r#"// Data-VL arbiter for VLCap @N@ (SPEC.md 6; seed 003). VL15 > FCP > data is the port's
