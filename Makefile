@@ -27,8 +27,8 @@ test: deps build lint
 emit: build
 	$(IBLINK) emit --out $(HDL_OUT)
 
-## lint: verilator --lint-only -Wall and yosys check on every emitted file
-lint:
+## lint: verilator --lint-only -Wall and yosys check on every configuration of every module, emitted and as written
+lint: build
 	@bash tools/lint.sh $(HDL_OUT)
 
 ## cosim: lockstep of model, rust-hdl stepper and Verilator

@@ -3027,6 +3027,8 @@ module iblink_link_port_vl15_w64$rxc(clock,reset,accept,accept_vl,accept_blocks,
     end
 endmodule // iblink_link_port_vl15_w64$rxc
 
+// v-- Setting output parameters to net type for wrapped code.
+
 
 module iblink_link_port_vl15_w64$txc(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_vl,fcp_fccl,credit_ok,fctbs_bus);
 
@@ -3039,70 +3041,22 @@ module iblink_link_port_vl15_w64$txc(clock,reset,head_blocks,send,send_vl,fcp_va
     input wire  fcp_valid;
     input wire  [3:0] fcp_vl;
     input wire  [11:0] fcp_fccl;
-    output reg  [14:0] credit_ok;
-    output reg  [179:0] fctbs_bus;
+    output wire  [14:0] credit_ok;
+    output wire  [179:0] fctbs_bus;
 
-    // Update code (custom)
-    // TX credits for VLCap 15 (SPEC.md 4). Per data VL v, in generate block vl[v]:
-    //   fctbs  FCTBS, blocks sent since link init, mod 4096
-    //   cl     CL, the FCCL of the latest FCP received (0 after link init: nothing goes)
-    //   cr_q   CR = FCTBS + NP of the previous clock; cl_q: CL of the previous clock
-    // The head packet of VL v (NP blocks) may go iff (CL - CR) mod 4096 <= 2048, CR = FCTBS + NP.
-    // credit_ok is that check one clock late: CR is registered so the adder and the compare
-    // sit in different clocks (timing); ok_en holds it at 0 in the clock after a reset.
-    localparam VLS = 15;
-    wire [VLS-1:0] ok;
-    wire [12*VLS-1:0] fctbs_w;
-    reg ok_en;
-    initial ok_en = 1'b0;
-    always @(posedge clock) ok_en <= ~reset;
-    // One-hot VL selects, decoded once for all VLs (VL15 and VLs at or above VLCap hit nothing).
-    wire [VLS-1:0] send_hit = send ? 15'd1 << send_vl : 15'd0;
-    wire [VLS-1:0] fcp_hit = fcp_valid ? 15'd1 << fcp_vl : 15'd0;
-    genvar v;
-    generate
-       for (v = 0; v < VLS; v = v + 1) begin : vl
-          reg [11:0] fctbs;
-          reg [11:0] cl;
-          reg [11:0] cr_q;
-          reg [11:0] cl_q;
-          initial begin
-             fctbs = 12'd0;
-             cl = 12'd0;
-             cr_q = 12'd0;
-             cl_q = 12'd0;
-          end
-          wire [11:0] np = {5'd0, head_blocks[7*v +: 7]};
-          // CR: FCTBS once the head packet has gone; it is FCTBS's next value on a send.
-          wire [11:0] cr = fctbs + np;
-          // The pipeline registers load every clock, reset or not.
-          always @(posedge clock) begin
-             cr_q <= cr;
-             cl_q <= cl;
-          end
-          // (CL - CR) mod 4096: only its top bit is needed (set: 2048 or more).
-          wire cl_minus_cr_msb;
-          wire [10:0] unused_cl_minus_cr_low;
-          assign {cl_minus_cr_msb, unused_cl_minus_cr_low} = cl_q - cr_q;
-          // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
-          wire at_window = cr_q == {~cl_q[11], cl_q[10:0]};
-          assign ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
-          assign fctbs_w[12*v +: 12] = fctbs;
-          always @(posedge clock) begin
-             if (reset) begin
-                // Link init or resync (SPEC.md 8).
-                fctbs <= 12'd0;
-                cl <= 12'd0;
-             end else begin
-                if (send_hit[v]) fctbs <= cr;
-                if (fcp_hit[v]) cl <= fcp_fccl;
-             end
-          end
-       end
-    endgenerate
-
-    always @(*) credit_ok = ok;
-    always @(*) fctbs_bus = fctbs_w;
+    // Update code (wrapper)
+    iblink_tx_credits #(.VLS(15)) core (
+        .clock(clock),
+        .reset(reset),
+        .head_blocks(head_blocks),
+        .send(send),
+        .send_vl(send_vl),
+        .fcp_valid(fcp_valid),
+        .fcp_vl(fcp_vl),
+        .fcp_fccl(fcp_fccl),
+        .credit_ok(credit_ok),
+        .fctbs_bus(fctbs_bus)
+    );
 endmodule // iblink_link_port_vl15_w64$txc
 
 
@@ -3153,4 +3107,99 @@ module iblink_link_port_vl15_w64$vl15(clock,reset,accept,drain,kept,dropped,held
        end
     end
 endmodule // iblink_link_port_vl15_w64$vl15
+`default_nettype none
+// iblink_tx_credits: transmitter credits, one set per data VL (SPEC.md 4, 8).
+//
+// Per data VL v (generate block vl[v]):
+//   fctbs  FCTBS, blocks sent since link init, mod 4096
+//   cl     CL, the FCCL of the latest FCP received (0 after link init: nothing goes)
+//   cr_q   CR = FCTBS + NP of the previous clock; cl_q: CL of the previous clock
+// The head packet of VL v (NP blocks) may go iff (CL - CR) mod 4096 <= 2048, CR = FCTBS + NP.
+// credit_ok is that check one clock late: CR is registered so that the adder and the
+// compare sit in different clocks; ok_en holds it at 0 in the clock after a reset.
+// Every send is recorded, checked or not: FCTBS counts the blocks that went on the wire.
+// A send and an FCP for the same VL in one clock both take effect at that clock's edge.
+//
+// Cycle contract: fctbs_bus during clock t is FCTBS during t (the registers). credit_ok
+// during t is the check of clock t-1 (FCTBS, CL and head_blocks as they were then); 0 in
+// the first clock and in the clock after a reset. A new CL from an FCP in clock t shows
+// in credit_ok from clock t+2.
+module iblink_tx_credits #(
+    // Data VLs (VLCap): 1, 2, 4, 8 or 15
+    parameter VLS = 4
+) (
+    input  wire              clock,
+    // Link init or resync (SPEC.md 8): FCTBS = CL = 0 on every VL
+    input  wire              reset,
+
+    // NP of VL v's head packet at [7v+6:7v] (a packet is at most 66 blocks)
+    input  wire [7*VLS-1:0]  head_blocks,
+
+    // The head packet of send_vl goes out this clock: FCTBS += its NP.
+    // A VL at or above VLCap (VL15 included) is ignored.
+    input  wire              send,
+    input  wire [3:0]        send_vl,
+
+    // An FCP for fcp_vl was received: CL := fcp_fccl
+    input  wire              fcp_valid,
+    input  wire [3:0]        fcp_vl,
+    input  wire [11:0]       fcp_fccl,
+
+    // Bit v: VL v's head packet passed the credit check in the previous clock
+    output wire [VLS-1:0]    credit_ok,
+    // FCTBS of VL v at [12v+11:12v] (for the FCP TX framer)
+    output wire [12*VLS-1:0] fctbs_bus
+);
+
+reg ok_en;
+initial ok_en = 1'b0;
+always @(posedge clock) ok_en <= ~reset;
+
+genvar v;
+generate
+   for (v = 0; v < VLS; v = v + 1) begin : vl
+      localparam [3:0] VL = v;
+      // This VL's selects: VL15 and VLs at or above VLCap hit nothing.
+      wire send_hit = send & (send_vl == VL);
+      wire fcp_hit = fcp_valid & (fcp_vl == VL);
+      reg [11:0] fctbs;
+      reg [11:0] cl;
+      reg [11:0] cr_q;
+      reg [11:0] cl_q;
+      initial begin
+         fctbs = 12'd0;
+         cl = 12'd0;
+         cr_q = 12'd0;
+         cl_q = 12'd0;
+      end
+      wire [11:0] np = {5'd0, head_blocks[7*v +: 7]};
+      // CR: FCTBS once the head packet has gone; it is FCTBS's next value on a send.
+      wire [11:0] cr = fctbs + np;
+      // The pipeline registers load every clock, reset or not.
+      always @(posedge clock) begin
+         cr_q <= cr;
+         cl_q <= cl;
+      end
+      // (CL - CR) mod 4096: only its top bit is needed (set: 2048 or more).
+      wire cl_minus_cr_msb;
+      wire [10:0] unused_cl_minus_cr_low;
+      assign {cl_minus_cr_msb, unused_cl_minus_cr_low} = cl_q - cr_q;
+      // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
+      wire at_window = cr_q == {~cl_q[11], cl_q[10:0]};
+      assign credit_ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
+      assign fctbs_bus[12*v +: 12] = fctbs;
+      always @(posedge clock) begin
+         if (reset) begin
+            fctbs <= 12'd0;
+            cl <= 12'd0;
+         end else begin
+            if (send_hit) fctbs <= cr;
+            if (fcp_hit) cl <= fcp_fccl;
+         end
+      end
+   end
+endgenerate
+
+endmodule
+`default_nettype wire
 `default_nettype wire

@@ -1,9 +1,9 @@
 //! What `iblink emit` can generate: every block family and its supported variants.
 
 use crate::crc16::WIDTHS;
-use crate::emit::{render, EmitError, EmittedModule};
+use crate::emit::{EmitError, EmittedModule, Variant};
 use crate::rx_credits::{self, DEFAULT_CAPACITY};
-use crate::tx_credits::{self, VL_CAPS};
+use crate::vl::VL_CAPS;
 
 
 /// Block families, by the name used on the command line.
@@ -46,13 +46,13 @@ pub fn crc16_module_name(width: usize) -> String {
 }
 
 /// Render one CRC unit.
-pub fn crc16_module(width: usize) -> Result<EmittedModule, RequestError> {
+pub fn crc16_variant(width: usize) -> Result<Variant, RequestError> {
     let name = crc16_module_name(width);
     let cfg = vec![
         ("data_width".to_string(), width.to_string()),
         ("keep_width".to_string(), (width / 8).to_string()),
     ];
-    crate::with_crc16!(width, |T| Ok(render(&mut T::default(), &name, "crc16", cfg)?),
+    crate::with_crc16!(width, |T| Ok(Variant::rendered(&mut T::default(), &name, "crc16", cfg)?),
         _ => Err(RequestError::UnsupportedWidth(width)))
 }
 
@@ -62,13 +62,13 @@ pub fn crc16_dword_module_name(width: usize) -> String {
 }
 
 /// Render the pipelined dword CRC unit (SPEC.md §3; the link path's VCRC and LPCRC).
-pub fn crc16_dword_module(width: usize) -> Result<EmittedModule, RequestError> {
+pub fn crc16_dword_variant(width: usize) -> Result<Variant, RequestError> {
     let name = crc16_dword_module_name(width);
     let cfg = vec![
         ("data_width".to_string(), width.to_string()),
         ("latency_last_to_crc".to_string(), crate::crc16_dword::LATENCY.to_string()),
     ];
-    crate::with_crc16_dword!(width, |T| Ok(render(&mut T::default(), &name, "crc16_dword", cfg)?),
+    crate::with_crc16_dword!(width, |T| Ok(Variant::rendered(&mut T::default(), &name, "crc16_dword", cfg)?),
         _ => Err(RequestError::UnsupportedDwordWidth(width)))
 }
 
@@ -77,16 +77,12 @@ pub fn tx_credits_module_name(vls: usize) -> String {
     format!("iblink_tx_credits_vl{vls}")
 }
 
-/// Render the TX credits block for VLCap `vls` (SPEC.md §4).
-pub fn tx_credits_module(vls: usize) -> Result<EmittedModule, RequestError> {
-    use tx_credits::*;
-    let name = tx_credits_module_name(vls);
-    let cfg = vec![
-        ("vl_cap".to_string(), vls.to_string()),
-        ("head_blocks_width".to_string(), (NP_BITS * vls).to_string()),
-    ];
-    crate::with_tx_credits!(vls, |T| Ok(render(&mut T::default(), &name, "tx_credits", cfg)?),
-        _ => Err(RequestError::UnsupportedVlCap(vls)))
+/// The TX credits block for VLCap `vls` (SPEC.md §4).
+pub fn tx_credits_variant(vls: usize) -> Result<Variant, RequestError> {
+    if !VL_CAPS.contains(&vls) {
+        return Err(RequestError::UnsupportedVlCap(vls));
+    }
+    Ok(crate::tx_credits::variant(vls))
 }
 
 /// Name of the RX credits module: the default buffer size goes unnamed.
@@ -101,7 +97,7 @@ pub fn rx_credits_module_name(vls: usize, capacity: u16) -> String {
 /// Render the RX credits block for VLCap `vls` and `capacity` blocks of buffer per VL
 /// (SPEC.md §4). `hdl_out/` holds the default buffer size; the others are for tests
 /// (seed 000's 3072-block example, the largest buffer).
-pub fn rx_credits_module(vls: usize, capacity: u16) -> Result<EmittedModule, RequestError> {
+pub fn rx_credits_variant(vls: usize, capacity: u16) -> Result<Variant, RequestError> {
     use rx_credits::*;
     if !VL_CAPS.contains(&vls) {
         return Err(RequestError::UnsupportedVlCap(vls));
@@ -112,12 +108,31 @@ pub fn rx_credits_module(vls: usize, capacity: u16) -> Result<EmittedModule, Req
         ("buffer_blocks".to_string(), capacity.to_string()),
         ("overrun_counter_bits".to_string(), OVERRUN_BITS.to_string()),
     ];
-    crate::with_rx_credits!((vls, capacity), |T| Ok(render(&mut T::default(), &name, "rx_credits", cfg)?),
+    crate::with_rx_credits!((vls, capacity), |T| Ok(Variant::rendered(&mut T::default(), &name, "rx_credits", cfg)?),
         _ => Err(RequestError::UnsupportedCapacity(capacity)))
 }
 
-/// Render everything a request names, in memory (nothing touches the file system).
+/// Every module file a request needs, each once (what `hdl_out/` holds), in memory.
 pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
+    Ok(files(&variants(req)?))
+}
+
+/// The module files of `variants`, each once, in the order first needed.
+pub fn files(variants: &[Variant]) -> Vec<EmittedModule> {
+    let mut out: Vec<EmittedModule> = Vec::new();
+    for v in variants {
+        for m in &v.modules {
+            match out.iter().find(|x| x.name == m.name) {
+                Some(x) => assert_eq!(x.text, m.text, "two different texts for module {}", m.name),
+                None => out.push(m.clone()),
+            }
+        }
+    }
+    out
+}
+
+/// Every variant a request names, in memory (nothing touches the file system).
+pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
     for b in &req.blocks {
         if !BLOCKS.contains(&b.as_str()) {
             return Err(RequestError::UnknownBlock { name: b.clone() });
@@ -137,63 +152,63 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
             req.crc_widths.clone()
         };
         for w in widths {
-            out.push(crc16_module(w)?);
+            out.push(crc16_variant(w)?);
         }
     }
     if wants("crc16_dword") {
-        out.push(crc16_dword_module(crate::crc16_dword::WIDTH)?);
+        out.push(crc16_dword_variant(crate::crc16_dword::WIDTH)?);
     }
     // The credit blocks come in every VLCap the spec allows (SPEC.md §7), with the
     // default configuration's 256-block receive buffers.
     if wants("tx_credits") {
         for n in VL_CAPS {
-            out.push(tx_credits_module(n)?);
+            out.push(tx_credits_variant(n)?);
         }
     }
     if wants("rx_credits") {
         for n in VL_CAPS {
-            out.push(rx_credits_module(n, DEFAULT_CAPACITY)?);
+            out.push(rx_credits_variant(n, DEFAULT_CAPACITY)?);
         }
     }
     if wants("sl2vl") {
         for n in VL_CAPS {
-            out.push(sl2vl_module(n)?);
+            out.push(sl2vl_variant(n)?);
         }
     }
     if wants("vl15_rx") {
         for c in VL15_CAPACITIES {
-            out.push(vl15_rx_module(c)?);
+            out.push(vl15_rx_variant(c)?);
         }
     }
     if wants("vl_arb") {
         for n in VL_CAPS {
-            out.push(vl_arb_module(n)?);
+            out.push(vl_arb_variant(n)?);
         }
     }
     // Link-path blocks: every VLCap at both link word widths.
     if wants("fcp_rx") {
         for w in crate::fcp_rx::WIDTHS {
             for n in crate::fcp_rx::VL_CAPS {
-                out.push(fcp_rx_module(n, w)?);
+                out.push(fcp_rx_variant(n, w)?);
             }
         }
     }
     if wants("fcp_tx") {
         for w in crate::fcp_tx::WIDTHS {
             for n in VL_CAPS {
-                out.push(fcp_tx_module(n, w)?);
+                out.push(fcp_tx_variant(n, w)?);
             }
         }
     }
     if wants("link_tx") {
         for w in crate::link_tx::WIDTHS {
-            out.push(link_tx_module(w)?);
+            out.push(link_tx_variant(w)?);
         }
     }
     if wants("link_rx") {
         for w in crate::link_rx::WIDTHS {
             for n in crate::link_rx::VL_CAPS {
-                out.push(link_rx_module(n, w)?);
+                out.push(link_rx_variant(n, w)?);
             }
         }
     }
@@ -202,13 +217,13 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
     if wants("link_port") {
         for w in crate::link_tx::WIDTHS {
             for n in VL_CAPS {
-                out.push(link_port_module(&crate::link_port::PortParams::defaults(n, w))?);
+                out.push(link_port_variant(&crate::link_port::PortParams::defaults(n, w))?);
             }
         }
     }
     if wants("failsafe") {
         for n in VL_CAPS {
-            out.push(failsafe_module(n)?);
+            out.push(failsafe_variant(n)?);
         }
     }
     Ok(out)
@@ -220,7 +235,7 @@ pub fn failsafe_module_name(vls: usize) -> String {
 }
 
 /// Render the failsafe (SPEC.md §8: update monitor, overrun threshold) for VLCap `vls`.
-pub fn failsafe_module(vls: usize) -> Result<EmittedModule, RequestError> {
+pub fn failsafe_variant(vls: usize) -> Result<Variant, RequestError> {
     use crate::failsafe::{CONFIG_BITS, RESYNC_LATENCY, STATUS_LATENCY};
     let name = failsafe_module_name(vls);
     let cfg = vec![
@@ -230,7 +245,7 @@ pub fn failsafe_module(vls: usize) -> Result<EmittedModule, RequestError> {
         ("latency_trip_to_resync_req".to_string(), RESYNC_LATENCY.to_string()),
         ("latency_to_status".to_string(), STATUS_LATENCY.to_string()),
     ];
-    crate::with_failsafe!(vls, |T| Ok(render(&mut T::default(), &name, "failsafe", cfg)?),
+    crate::with_failsafe!(vls, |T| Ok(Variant::rendered(&mut T::default(), &name, "failsafe", cfg)?),
         _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
@@ -241,7 +256,7 @@ pub fn link_rx_module_name(vls: usize, width: usize) -> String {
 
 /// Render the link RX classifier (SPEC.md §1, §3, §4, §7) for VLCap `vls`, `width`-bit
 /// link words.
-pub fn link_rx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestError> {
+pub fn link_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
     use crate::link_rx::{COUNT_BITS, LATENCY, OUT_LATENCY};
     let name = link_rx_module_name(vls, width);
     let cfg = vec![
@@ -253,7 +268,7 @@ pub fn link_rx_module(vls: usize, width: usize) -> Result<EmittedModule, Request
         ("vcrc".to_string(), "kept on out_*".to_string()),
         ("counter_bits".to_string(), COUNT_BITS.to_string()),
     ];
-    crate::with_link_rx!((vls, width), |T| Ok(render(&mut T::default(), &name, "link_rx", cfg)?),
+    crate::with_link_rx!((vls, width), |T| Ok(Variant::rendered(&mut T::default(), &name, "link_rx", cfg)?),
         _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
 }
 
@@ -263,7 +278,7 @@ pub fn link_tx_module_name(width: usize) -> String {
 }
 
 /// Render the link TX path (SPEC.md §2, §3, §5) for `width`-bit link words.
-pub fn link_tx_module(width: usize) -> Result<EmittedModule, RequestError> {
+pub fn link_tx_variant(width: usize) -> Result<Variant, RequestError> {
     use crate::link_tx::{READ_TO_WIRE, START_TO_SOP};
     let name = link_tx_module_name(width);
     let cfg = vec![
@@ -272,7 +287,7 @@ pub fn link_tx_module(width: usize) -> Result<EmittedModule, RequestError> {
         ("latency_start_to_sop".to_string(), START_TO_SOP.to_string()),
         ("latency_src_rd_to_wire".to_string(), READ_TO_WIRE.to_string()),
     ];
-    crate::with_link_tx!(width, |T| Ok(render(&mut T::default(), &name, "link_tx", cfg)?),
+    crate::with_link_tx!(width, |T| Ok(Variant::rendered(&mut T::default(), &name, "link_tx", cfg)?),
         _ => Err(RequestError::UnsupportedLinkTxWidth(width)))
 }
 
@@ -282,7 +297,7 @@ pub fn fcp_rx_module_name(vls: usize, width: usize) -> String {
 }
 
 /// Render the FCP receive framer (SPEC.md §2–§4) for VLCap `vls`, `width`-bit words.
-pub fn fcp_rx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestError> {
+pub fn fcp_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
     use crate::fcp_rx::{COUNT_BITS, LATENCY};
     let name = fcp_rx_module_name(vls, width);
     let cfg = vec![
@@ -292,7 +307,7 @@ pub fn fcp_rx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestE
         ("latency_eop_to_upd".to_string(), LATENCY.to_string()),
         ("counter_bits".to_string(), COUNT_BITS.to_string()),
     ];
-    crate::with_fcp_rx!((vls, width), |T| Ok(render(&mut T::default(), &name, "fcp_rx", cfg)?),
+    crate::with_fcp_rx!((vls, width), |T| Ok(Variant::rendered(&mut T::default(), &name, "fcp_rx", cfg)?),
         _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
 }
 
@@ -303,7 +318,7 @@ pub fn fcp_tx_module_name(vls: usize, width: usize) -> String {
 
 /// Render the FCP transmit framer and scheduler (SPEC.md §2, §3, §5) for VLCap `vls`,
 /// `width`-bit words.
-pub fn fcp_tx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestError> {
+pub fn fcp_tx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
     use crate::fcp_tx::TIMER_BITS;
     let name = fcp_tx_module_name(vls, width);
     let cfg = vec![
@@ -314,7 +329,7 @@ pub fn fcp_tx_module(vls: usize, width: usize) -> Result<EmittedModule, RequestE
         ("latency_due_to_pending".to_string(), "2".to_string()),
         ("sample_to_sop".to_string(), "1".to_string()),
     ];
-    crate::with_fcp_tx!((vls, width), |T| Ok(render(&mut T::default(), &name, "fcp_tx", cfg)?),
+    crate::with_fcp_tx!((vls, width), |T| Ok(Variant::rendered(&mut T::default(), &name, "fcp_tx", cfg)?),
         _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
 }
 
@@ -324,10 +339,10 @@ pub fn sl2vl_module_name(vls: usize) -> String {
 }
 
 /// Render the SLtoVL table for VLCap `vls`.
-pub fn sl2vl_module(vls: usize) -> Result<EmittedModule, RequestError> {
+pub fn sl2vl_variant(vls: usize) -> Result<Variant, RequestError> {
     let name = sl2vl_module_name(vls);
     let cfg = vec![("vl_cap".to_string(), vls.to_string())];
-    crate::with_sl2vl!(vls, |T| Ok(render(&mut T::default(), &name, "sl2vl", cfg)?),
+    crate::with_sl2vl!(vls, |T| Ok(Variant::rendered(&mut T::default(), &name, "sl2vl", cfg)?),
         _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
@@ -340,10 +355,10 @@ pub fn vl15_rx_module_name(cap: usize) -> String {
 }
 
 /// Render the VL15 receive buffer for `cap` packets.
-pub fn vl15_rx_module(cap: usize) -> Result<EmittedModule, RequestError> {
+pub fn vl15_rx_variant(cap: usize) -> Result<Variant, RequestError> {
     let name = vl15_rx_module_name(cap);
     let cfg = vec![("capacity_packets".to_string(), cap.to_string())];
-    crate::with_vl15_rx!(cap, |T| Ok(render(&mut T::default(), &name, "vl15_rx", cfg)?),
+    crate::with_vl15_rx!(cap, |T| Ok(Variant::rendered(&mut T::default(), &name, "vl15_rx", cfg)?),
         _ => Err(RequestError::UnsupportedVl15Capacity(cap)))
 }
 
@@ -353,7 +368,7 @@ pub fn vl_arb_module_name(vls: usize) -> String {
 }
 
 /// Render the data-VL arbiter (SPEC.md §6) for VLCap `vls`: 64 + 64 table entries.
-pub fn vl_arb_module(vls: usize) -> Result<EmittedModule, RequestError> {
+pub fn vl_arb_variant(vls: usize) -> Result<Variant, RequestError> {
     use crate::vl_arb::{CONFIG_GAP, ENTRIES, HEAD_DELAY, LEN_BITS, TAKE_GAP};
     let name = vl_arb_module_name(vls);
     let cfg = vec![
@@ -364,7 +379,7 @@ pub fn vl_arb_module(vls: usize) -> Result<EmittedModule, RequestError> {
         ("take_to_next_offer".to_string(), TAKE_GAP.to_string()),
         ("config_to_next_offer".to_string(), CONFIG_GAP.to_string()),
     ];
-    crate::with_vl_arb!(vls, |T| Ok(render(&mut T::default(), &name, "vl_arb", cfg)?),
+    crate::with_vl_arb!(vls, |T| Ok(Variant::rendered(&mut T::default(), &name, "vl_arb", cfg)?),
         _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
@@ -383,8 +398,8 @@ pub fn link_port_module_name(vls: usize, width: usize) -> String {
 
 /// Render the link port generated from `p` (one self-contained file: the blocks are its
 /// sub-modules). `iblink emit --config` calls this with the configuration file's values.
-pub fn link_port_module(p: &crate::link_port::PortParams) -> Result<EmittedModule, RequestError> {
+pub fn link_port_variant(p: &crate::link_port::PortParams) -> Result<Variant, RequestError> {
     let name = link_port_module_name(p.vl_cap, p.width);
-    crate::with_link_port!((p.vl_cap, p.width), |T| Ok(render(&mut T::new(p.clone()), &name, "link_port", p.config_lines())?),
+    crate::with_link_port!((p.vl_cap, p.width), |T| Ok(Variant::rendered(&mut T::new(p.clone()), &name, "link_port", p.config_lines())?),
         _ => Err(RequestError::UnsupportedVlCap(p.vl_cap)))
 }

@@ -419,14 +419,7 @@ impl<const W: usize, const K: usize> HdlIo for Crc16Unit<W, K> {
     }
 }
 
-/// Low `bits` ones.
-pub const fn mask(bits: usize) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
+pub use crate::bits::mask;
 
 pub type Crc16W8 = Crc16Unit<8, 1>;
 pub type Crc16W16 = Crc16Unit<16, 2>;

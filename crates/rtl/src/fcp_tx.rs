@@ -140,7 +140,8 @@ use crate::crc16::mask;
 use crate::fcp_rx::LpcrcEquations;
 use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::link::{link_state_localparams, LINK_DOWN, LINK_INIT};
-use crate::tx_credits::{bits_from_words, field, pack_fields, read_words, MAX_VLS, VL_CAPS};
+use crate::bits::{bits_from_words, field, pack_fields, read_words};
+use crate::tx_credits::{MAX_VLS, VL_CAPS};
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
 

@@ -4,6 +4,7 @@
 //! Verilog it emits, its [`io::HdlIo`] binding, and unit tests. Its reference-model
 //! twin lives in `iblink-model` under the same name.
 
+pub mod bits;
 pub mod catalog;
 pub mod crc16;
 pub mod crc16_dword;
@@ -19,6 +20,8 @@ pub mod link_port;
 pub mod sl2vl;
 pub mod rx_credits;
 pub mod tx_credits;
+pub mod twin;
 pub mod variants;
+pub mod vl;
 pub mod vl15_rx;
 pub mod vl_arb;

@@ -40,7 +40,8 @@
 //! accept-and-drain chain through its clamp select.
 
 use crate::io::{HdlIo, Opaque, PortSpec};
-use crate::tx_credits::{bits_from_words, field, pack_fields, read_words, MAX_VLS, VL_CAPS, WINDOW};
+use crate::bits::{bits_from_words, field, pack_fields, read_words};
+use crate::tx_credits::{MAX_VLS, VL_CAPS, WINDOW};
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
 

@@ -101,7 +101,8 @@
 //! too, so that everything lands in the model's order.
 
 use crate::io::{HdlIo, Opaque, PortSpec};
-use crate::tx_credits::{bits_from_words, field, pack_fields, read_words, MAX_VLS, VL_CAPS};
+use crate::bits::{bits_from_words, field, pack_fields, read_words};
+use crate::tx_credits::{MAX_VLS, VL_CAPS};
 use rust_hdl::prelude::*;
 
 /// Entries in each VLArbitrationTable (SPEC.md §6).

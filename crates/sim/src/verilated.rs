@@ -1,6 +1,7 @@
 //! The Verilator back end for any block with an [`HdlIo`] binding.
 
 use crate::CycleSim;
+use iblink_rtl::emit::Variant;
 use iblink_rtl::io::{top_ports, Dir, HdlIo};
 use iblink_verilator::{BridgeError, BridgePort, VerilatedModel, VerilatorBuild};
 use std::marker::PhantomData;
@@ -13,10 +14,11 @@ pub struct VerilatedSim<B: HdlIo> {
     _b: PhantomData<fn() -> B>,
 }
 
-/// The build description for block `B` from its emitted Verilog: port widths are read
-/// off the rust-hdl description, slot order from `B::INPUTS`/`B::OUTPUTS`.
-pub fn build_for<B: HdlIo>(verilog: &str, top: &str, trace: bool) -> VerilatorBuild {
+/// The build description for block `B` in configuration `v`: port widths are read off
+/// the rust-hdl description, slot order from `B::INPUTS`/`B::OUTPUTS`.
+pub fn build_for<B: HdlIo>(v: &Variant, trace: bool) -> VerilatorBuild {
     let ports = top_ports(&B::default());
+    let top = v.top.as_str();
     let find = |name: &str, dir: Dir| {
         let p = ports
             .iter()
@@ -25,8 +27,9 @@ pub fn build_for<B: HdlIo>(verilog: &str, top: &str, trace: bool) -> VerilatorBu
         BridgePort::new(name, p.width)
     };
     VerilatorBuild {
-        verilog: verilog.to_string(),
+        verilog: v.text(),
         top: top.to_string(),
+        params: v.params.clone(),
         clock: "clock".into(),
         inputs: B::INPUTS.iter().map(|p| find(p.name, Dir::Input)).collect(),
         outputs: B::OUTPUTS.iter().map(|p| find(p.name, Dir::Output)).collect(),
@@ -35,15 +38,15 @@ pub fn build_for<B: HdlIo>(verilog: &str, top: &str, trace: bool) -> VerilatorBu
 }
 
 impl<B: HdlIo> VerilatedSim<B> {
-    /// Verilate `verilog` (top module `top`), or reuse a cached build of it.
-    pub fn new(verilog: &str, top: &str) -> Result<Self, BridgeError> {
-        Self::with_trace(verilog, top, None)
+    /// Verilate configuration `v`, or reuse a cached build of it.
+    pub fn new(v: &Variant) -> Result<Self, BridgeError> {
+        Self::with_trace(v, None)
     }
 
     /// As [`new`](Self::new), writing a VCD of every step to `vcd` when given.
-    pub fn with_trace(verilog: &str, top: &str, vcd: Option<&Path>) -> Result<Self, BridgeError> {
+    pub fn with_trace(v: &Variant, vcd: Option<&Path>) -> Result<Self, BridgeError> {
         // Tracing costs speed even when unused, so only traced runs get the traced build.
-        let mut model = build_for::<B>(verilog, top, vcd.is_some()).load()?;
+        let mut model = build_for::<B>(v, vcd.is_some()).load()?;
         if let Some(p) = vcd {
             model.trace_to(p)?;
         }

@@ -6,7 +6,7 @@ use crate::ports::parse_ports;
 use crate::target::{Target, Tools};
 use crate::wrapper::{wrapper_verilog, WrapperShape, DUT, WRAPPER};
 use anyhow::{bail, Context};
-use iblink_rtl::emit::EmittedModule;
+use iblink_rtl::emit::Variant;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -102,7 +102,7 @@ fn run_logged(prog: &Path, args: &[String], cwd: &Path, log: &Path, what: &str) 
 /// Synthesise, place and route `m` for `target` in `dir` (created), keeping every
 /// input, netlist and log there.
 pub fn run_module(
-    m: &EmittedModule,
+    m: &Variant,
     target: Target,
     tools: &Tools,
     opts: &FlowOptions,
@@ -110,19 +110,23 @@ pub fn run_module(
     progress: &mut dyn FnMut(&str),
 ) -> anyhow::Result<ModuleResult> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let ports = parse_ports(&m.text, &m.name)?;
-    let (wrap, shape) = wrapper_verilog(&m.name, &ports)?;
+    let text = m.text();
+    let ports = if m.ports.is_empty() { parse_ports(&text, &m.top)? } else { m.ports.clone() };
+    let (wrap, shape) = wrapper_verilog(&m.top, &ports)?;
     let block_v = format!("{}.v", m.name);
-    std::fs::write(dir.join(&block_v), &m.text)?;
+    std::fs::write(dir.join(&block_v), &text)?;
     std::fs::write(dir.join("wrap.v"), &wrap)?;
+    // The top module takes this configuration's parameters as its own, so that it keeps
+    // its name (and its cells their row) through synthesis.
+    let chparam: String = m.params.iter().map(|(k, v)| format!("chparam -set {k} {v} {}\n", m.top)).collect();
     let script = format!(
-        "read_verilog {block_v}\nread_verilog wrap.v\n\
+        "read_verilog {block_v}\nread_verilog wrap.v\n{chparam}\
          # Map the block on its own so its cells are counted apart from the wrapper's.\n\
          setattr -mod -set keep_hierarchy 1 {}\n\
          {}\n\
          tee -q -o stat.json stat -json\n\
          stat\n",
-        m.name,
+        m.top,
         target.synth_command(WRAPPER, "netlist.json"),
     );
     std::fs::write(dir.join("synth.ys"), &script)?;
@@ -138,10 +142,10 @@ pub fn run_module(
     let stat_text = std::fs::read_to_string(dir.join("stat.json")).context("yosys wrote no stat.json")?;
     let stat = parse_stat_json(&stat_text)?;
     let family = target.family();
-    let block_cells = stat.get(&m.name).with_context(|| format!("stat.json has no module {}", m.name))?;
+    let block_cells = stat.get(&m.top).with_context(|| format!("stat.json has no module {}", m.top))?;
     let wrap_cells = stat.get(WRAPPER).with_context(|| format!("stat.json has no module {WRAPPER}"))?;
     let block_cost = classify(block_cells, family, &[]);
-    let wrapper_cost = classify(wrap_cells, family, &[m.name.as_str()]);
+    let wrapper_cost = classify(wrap_cells, family, &[m.top.as_str()]);
 
     let freq = opts.freq_mhz.unwrap_or(target.default_freq_mhz());
     let mut runs = Vec::new();
@@ -196,7 +200,7 @@ pub fn run_module(
         target: target.name().to_string(),
         module: m.name.clone(),
         block: m.block.to_string(),
-        config: m.config.iter().cloned().collect(),
+        config: m.modules[0].config.iter().cloned().chain(m.params.iter().cloned()).collect(),
         block_cost,
         wrapper_cost,
         wrapper: shape,

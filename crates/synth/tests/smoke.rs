@@ -2,12 +2,12 @@
 //! Fails when a tool is missing or errors, or when the report cannot be read. Needs
 //! Debian's yosys and nextpnr-ice40 (`make deps`).
 
-use iblink_rtl::catalog::crc16_module;
+use iblink_rtl::catalog::crc16_variant;
 use iblink_synth::{run_module, tools_for, FlowOptions, Report, Target};
 
 #[test]
 fn crc16_w8_synthesises_and_routes_on_hx8k() {
-    let m = crc16_module(8).unwrap();
+    let m = crc16_variant(8).unwrap();
     let tools = tools_for(Target::Ice40Hx8k, &mut |_| {}).expect("iCE40 tools (run `make deps`)");
     let dir = tempfile::tempdir().unwrap();
     let opts = FlowOptions::default();

@@ -43,6 +43,8 @@ pub struct VerilatorBuild {
     pub verilog: String,
     /// Top module name.
     pub top: String,
+    /// Parameters of the top module (`-G<name>=<value>`).
+    pub params: Vec<(String, String)>,
     /// Clock input, driven by the shim: 0 then 1 in every `step`.
     pub clock: String,
     /// Inputs in slot order (clock excluded).
@@ -159,8 +161,10 @@ impl VerilatorBuild {
 
     fn hash(&self, version: &str) -> String {
         let mut h = Sha256::new();
+        let params = self.param_args().join(" ");
         for part in [
             version,
+            params.as_str(),
             &self.verilog,
             &self.shim(),
             &self.top,
@@ -173,6 +177,11 @@ impl VerilatorBuild {
             let _ = write!(s, "{b:02x}");
             s
         })
+    }
+
+    /// `-G<name>=<value>` for every parameter.
+    fn param_args(&self) -> Vec<String> {
+        self.params.iter().map(|(k, v)| format!("-G{k}={v}")).collect()
     }
 
     /// Build (or find in the cache) the shared library; returns its path.
@@ -205,6 +214,7 @@ impl VerilatorBuild {
         cmd.current_dir(&work)
             .args(["--cc", "--build", "-Mdir", "obj", "--top-module", &self.top])
             .args(BUILD_FLAGS)
+            .args(self.param_args())
             .arg(if self.trace { "--trace" } else { "--no-trace" })
             .arg(&vfile)
             .args(["--exe", "iblink_shim.cpp", "-o", "libiblink_sim.so"]);
@@ -397,6 +407,7 @@ mod tests {
             inputs: vec![BridgePort::new("a", 8)],
             outputs: vec![BridgePort::new("y", 8)],
             trace: false,
+            params: vec![],
         };
         let handles: Vec<_> = (0..3)
             .map(|_| {

@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use iblink_rtl::catalog::{generate, EmitRequest, BLOCKS};
+use iblink_rtl::catalog::{variants, EmitRequest, BLOCKS};
 use iblink_synth::report::FailedJob;
 use iblink_synth::target::tool_version;
 use iblink_synth::{run_module, tools_for, FlowOptions, ModuleResult, Report, Target};
@@ -98,7 +98,7 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
         }
     } else {
         let req = EmitRequest { blocks: a.blocks.clone(), crc_widths: vec![] };
-        match generate(&req) {
+        match variants(&req) {
             Ok(m) => m,
             Err(e) => return bad_input(e),
         }
@@ -131,7 +131,7 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
         tools.insert(t, tl);
     }
 
-    let jobs: Vec<(Target, &iblink_rtl::emit::EmittedModule)> =
+    let jobs: Vec<(Target, &iblink_rtl::emit::Variant)> =
         targets.iter().flat_map(|&t| modules.iter().map(move |m| (t, m))).collect();
     let workers = a
         .jobs

@@ -7,7 +7,7 @@ pub use crate::blocks::SimBuildError;
 use crate::blocks::rtl_box;
 use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;
-use iblink_rtl::catalog::crc16_module;
+use iblink_rtl::catalog::crc16_variant;
 use iblink_rtl::crc16::{Crc16In, Crc16Out};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -101,7 +101,7 @@ pub fn crc16_sim(width_bits: usize, b: Backend, vcd: Option<&Path>) -> Result<Cr
     }
     match b {
         Backend::Model => Ok(Box::new(Crc16ModelSim::new(width_bits))),
-        _ => iblink_rtl::with_crc16!(width_bits, |T| rtl_box::<T>(b, || crc16_module(width_bits), vcd),
+        _ => iblink_rtl::with_crc16!(width_bits, |T| rtl_box::<T>(b, || crc16_variant(width_bits), vcd),
             _ => Err(SimBuildError::Width(width_bits))),
     }
 }

@@ -7,7 +7,7 @@ use crate::blocks::crc16::Backend;
 use crate::blocks::{rtl_box, SimBuildError};
 use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;
-use iblink_rtl::catalog::crc16_dword_module;
+use iblink_rtl::catalog::crc16_dword_variant;
 use iblink_rtl::crc16::Crc16Out;
 use iblink_rtl::crc16_dword::{Crc16DwordIn, WIDTH};
 use rand::{Rng, SeedableRng};
@@ -99,7 +99,7 @@ pub type Crc16DwordSim = Box<dyn CycleSim<In = Crc16DwordIn, Out = Crc16Out>>;
 pub fn crc16_dword_sim(b: Backend, vcd: Option<&Path>) -> Result<Crc16DwordSim, SimBuildError> {
     match b {
         Backend::Model => Ok(Box::new(Crc16DwordModelSim::new())),
-        _ => iblink_rtl::with_crc16_dword!(WIDTH, |T| rtl_box::<T>(b, || crc16_dword_module(WIDTH), vcd),
+        _ => iblink_rtl::with_crc16_dword!(WIDTH, |T| rtl_box::<T>(b, || crc16_dword_variant(WIDTH), vcd),
             _ => Err(SimBuildError::Width(WIDTH))),
     }
 }

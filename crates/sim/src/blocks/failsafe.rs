@@ -8,7 +8,7 @@ use crate::blocks::{rtl_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::failsafe::{Failsafe, FailsafeConfig, ResyncReason};
 use iblink_model::sl2vl::VlCap;
-use iblink_rtl::catalog::failsafe_module;
+use iblink_rtl::catalog::failsafe_variant;
 use iblink_rtl::failsafe::{spec_period_clocks, FailsafeIn, FailsafeOut, REASON_NO_FC_UPDATE, REASON_OVERRUN};
 use iblink_rtl::tx_credits::VL_CAPS;
 use rand::{Rng, SeedableRng};
@@ -128,7 +128,7 @@ pub fn failsafe_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<Failsa
     }
     match b {
         Backend::Model => Ok(Box::new(FailsafeModelSim::new(vls))),
-        _ => iblink_rtl::with_failsafe!(vls, |T| rtl_box::<T>(b, || failsafe_module(vls), vcd),
+        _ => iblink_rtl::with_failsafe!(vls, |T| rtl_box::<T>(b, || failsafe_variant(vls), vcd),
             _ => Err(SimBuildError::VlCap(vls))),
     }
 }

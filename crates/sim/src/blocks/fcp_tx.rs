@@ -14,7 +14,7 @@ use iblink_model::fcp::{Fcp, FcpOp, FCP_BYTES};
 use iblink_model::port::LinkState;
 use iblink_model::scheduler::FcpScheduler;
 use iblink_model::sl2vl::{VlCap, DATA_VLS};
-use iblink_rtl::catalog::fcp_tx_module;
+use iblink_rtl::catalog::fcp_tx_variant;
 use iblink_rtl::fcp_tx::{FcpTxIn, FcpTxOut, WIDTHS};
 use iblink_rtl::link::{LINK_ACTIVE, LINK_ARM, LINK_DOWN, LINK_INIT};
 use iblink_rtl::tx_credits::VL_CAPS;
@@ -322,7 +322,7 @@ pub fn fcp_tx_sim(
     match b {
         Backend::Model => Ok(Box::new(FcpTxModelSim::new(vls, width_bits))),
         _ => {
-            iblink_rtl::with_fcp_tx!((vls, width_bits), |T| rtl_box::<T>(b, || fcp_tx_module(vls, width_bits), vcd),
+            iblink_rtl::with_fcp_tx!((vls, width_bits), |T| rtl_box::<T>(b, || fcp_tx_variant(vls, width_bits), vcd),
             _ => Err(SimBuildError::Variant(format!("fcp_tx VLCap {vls} w{width_bits}"))))
         }
     }

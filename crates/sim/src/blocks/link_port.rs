@@ -12,7 +12,7 @@ use crate::blocks::{Backend, SimBuildError};
 use crate::system::channel::LinkWord;
 use crate::CycleSim;
 use iblink_model::iba::{self, PacketFields};
-use iblink_rtl::catalog::link_port_module;
+use iblink_rtl::catalog::link_port_variant;
 use iblink_rtl::link::{LINK_ACTIVE, LINK_INIT};
 use iblink_rtl::link_port::{LinkPortIn, LinkPortOut, PortParams};
 use rand::{Rng, SeedableRng};
@@ -36,8 +36,8 @@ pub fn link_port_sim(p: &PortParams, b: Backend, vcd: Option<&Path>) -> Result<L
             Ok(Box::new(s) as LinkPortSim)
         }, _ => Err(SimBuildError::Variant(format!("link port VLCap {} x {} bits", p.vl_cap, p.width)))),
         Backend::Verilator => {
-            let m = link_port_module(p)?;
-            iblink_rtl::with_link_port!(key, |T| crate::blocks::vl_box::<T>(&m.text, &m.name, vcd),
+            let m = link_port_variant(p)?;
+            iblink_rtl::with_link_port!(key, |T| crate::blocks::vl_box::<T>(&m, vcd),
                 _ => Err(SimBuildError::Variant(format!("link port VLCap {} x {} bits", p.vl_cap, p.width))))
         }
     }

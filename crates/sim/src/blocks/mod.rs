@@ -15,7 +15,9 @@ pub mod tx_credits;
 pub mod vl_arb;
 
 use crate::{CycleSim, HdlStepper, VerilatedSim};
+use iblink_rtl::emit::Variant;
 use iblink_rtl::io::HdlIo;
+use iblink_rtl::twin::Twin;
 use iblink_verilator::BridgeError;
 use std::path::Path;
 
@@ -40,20 +42,52 @@ pub enum SimBuildError {
     Vcd(String, std::io::Error),
 }
 
-/// Block `B` in an RTL back end: the rust-hdl stepper, or Verilator on the text that
-/// `module` renders (only rendered when needed). The model back end is each block's own.
+/// Block `B` in an RTL back end: the rust-hdl stepper, or Verilator on the
+/// configuration `variant` gives (only made when needed). The model back end is each
+/// block's own.
 pub fn rtl_box<B: HdlIo + 'static>(
     b: Backend,
-    module: impl FnOnce() -> Result<iblink_rtl::emit::EmittedModule, iblink_rtl::catalog::RequestError>,
+    variant: impl FnOnce() -> Result<Variant, iblink_rtl::catalog::RequestError>,
     vcd: Option<&Path>,
 ) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
     match b {
         Backend::Rtl => hdl_box::<B>(vcd),
-        Backend::Verilator => {
-            let m = module()?;
-            vl_box::<B>(&m.text, &m.name, vcd)
-        }
+        Backend::Verilator => vl_box::<B>(&variant()?, vcd),
         Backend::Model => Err(SimBuildError::Variant("the model back end of an RTL block".into())),
+    }
+}
+
+/// A block with a Rust cycle twin in an RTL back end: the twin (`rtl`), or Verilator
+/// on the configuration `variant` gives. With a VCD the `rtl` back end runs the twin
+/// inside its rust-hdl block `B`, whose probe writes the block's ports.
+pub fn twin_box<T, B>(
+    b: Backend,
+    twin: T,
+    variant: impl FnOnce() -> Result<Variant, iblink_rtl::catalog::RequestError>,
+    vcd: Option<&Path>,
+) -> Result<Box<dyn CycleSim<In = T::In, Out = T::Out>>, SimBuildError>
+where
+    T: Twin + 'static,
+    B: HdlIo<In = T::In, Out = T::Out> + 'static,
+{
+    match (b, vcd) {
+        (Backend::Rtl, None) => Ok(Box::new(TwinSim(twin))),
+        _ => rtl_box::<B>(b, variant, vcd),
+    }
+}
+
+/// A twin as a cycle simulation (the `rtl` back end).
+pub struct TwinSim<T: Twin>(pub T);
+
+impl<T: Twin> CycleSim for TwinSim<T> {
+    type In = T::In;
+    type Out = T::Out;
+    fn backend(&self) -> &str {
+        "rtl"
+    }
+    #[inline]
+    fn step(&mut self, i: &T::In) -> T::Out {
+        self.0.step(i)
     }
 }
 
@@ -70,9 +104,8 @@ pub fn hdl_box<B: HdlIo + 'static>(
 
 /// Block `B` verilated from its emitted text, optionally tracing to a VCD.
 pub fn vl_box<B: HdlIo + 'static>(
-    text: &str,
-    name: &str,
+    v: &Variant,
     vcd: Option<&Path>,
 ) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
-    Ok(Box::new(VerilatedSim::<B>::with_trace(text, name, vcd)?))
+    Ok(Box::new(VerilatedSim::<B>::with_trace(v, vcd)?))
 }

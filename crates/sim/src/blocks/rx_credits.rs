@@ -7,7 +7,7 @@ use crate::blocks::tx_credits::{random_blocks, CreditsSimError};
 use crate::blocks::rtl_box;
 use crate::CycleSim;
 use iblink_model::credits::{RxCredits, TxCredits};
-use iblink_rtl::catalog::rx_credits_module;
+use iblink_rtl::catalog::rx_credits_variant;
 use iblink_rtl::rx_credits::*;
 use iblink_rtl::tx_credits::{MAX_VLS, VL_CAPS};
 use rand::{Rng, SeedableRng};
@@ -99,7 +99,7 @@ pub fn rx_credits_sim(vls: usize, capacity: u16, b: Backend, vcd: Option<&Path>)
     if b == Backend::Model {
         return Ok(Box::new(RxCreditsModelSim::new(vls, capacity)));
     }
-    iblink_rtl::with_rx_credits!((vls, capacity), |T| rtl_box::<T>(b, || rx_credits_module(vls, capacity), vcd),
+    iblink_rtl::with_rx_credits!((vls, capacity), |T| rtl_box::<T>(b, || rx_credits_variant(vls, capacity), vcd),
         _ => Err(CreditsSimError::Capacity(capacity, vls)))
 }
 

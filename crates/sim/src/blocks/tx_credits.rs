@@ -3,12 +3,13 @@
 //! RTL: [`iblink_rtl::tx_credits`]; reference: [`iblink_model::credits::TxCredits`].
 
 use crate::blocks::crc16::Backend;
-use crate::blocks::rtl_box;
+use crate::blocks::twin_box;
 use crate::CycleSim;
 use iblink_model::blocks::MAX_PACKET_BLOCKS;
 use iblink_model::credits::{RxCredits, TxCredits};
-use iblink_rtl::catalog::tx_credits_module;
+use iblink_rtl::catalog::tx_credits_variant;
 use iblink_rtl::tx_credits::{
+    TxCreditsTwin,
     TxCreditsIn, TxCreditsOut, MAX_VLS,
     VL_CAPS,
 };
@@ -102,7 +103,7 @@ pub fn tx_credits_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<TxCr
     if b == Backend::Model {
         return Ok(Box::new(TxCreditsModelSim::new(vls)));
     }
-    iblink_rtl::with_tx_credits!(vls, |T| rtl_box::<T>(b, || tx_credits_module(vls), vcd),
+    iblink_rtl::with_tx_credits!(vls, |T| twin_box::<_, T>(b, TxCreditsTwin::new(vls), || tx_credits_variant(vls), vcd),
         _ => Err(CreditsSimError::VlCap(vls)))
 }
 

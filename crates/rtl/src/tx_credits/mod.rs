@@ -1,0 +1,390 @@
+//! Transmitter credits, one set per data VL (SPEC.md §4, §8; seed 000 "Terminology").
+//!
+//! In this folder: the Verilog module `iblink_tx_credits.v` (parameter `VLS`), and here
+//! its Rust cycle twin [`TxCreditsTwin`], the rust-hdl block [`TxCreditsUnit`] (ports,
+//! emission) and the port binding. Reference model: `iblink_model::credits::TxCredits`
+//! (one per VL); lockstep of model, twin and Verilator: `crates/sim/tests/credits_lockstep.rs`
+//! (stimulus: `iblink_sim::blocks::tx_credits`).
+//!
+//! # Interface (VLCap `N` data VLs, a generation-time parameter)
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `reset` | in | synchronous link init / resync (SPEC.md §8): FCTBS = CL = 0 on every VL |
+//! | `head_blocks` | in | `7N` bits: NP of VL `v`'s head packet at `[7v+6:7v]` (0..127; a packet is at most 66) |
+//! | `send` | in | the head packet of `send_vl` goes out this clock: FCTBS += its NP |
+//! | `send_vl` | in | 4 bits; a VL at or above VLCap (VL15 included) is ignored |
+//! | `fcp_valid` | in | an FCP for `fcp_vl` was received: CL := `fcp_fccl` |
+//! | `fcp_vl`, `fcp_fccl` | in | 4 and 12 bits |
+//! | `credit_ok` | out | `N` bits, **registered, one clock late**: bit `v` = `(CL - (FCTBS + NP)) mod 4096 <= 2048` for VL `v`'s head packet, as of the previous clock |
+//! | `fctbs_bus` | out | `12N` bits, the registers themselves: FCTBS of VL `v` at `[12v+11:12v]` (for the FCP TX framer) |
+//!
+//! Every send is recorded, checked or not: FCTBS counts the blocks that went on the wire
+//! (an arbiter sends only when `credit_ok` says so; if it did not, the receiver's ABR
+//! still has to meet FCTBS). A send and an FCP for the same VL in one clock both take
+//! effect at that clock's edge.
+//!
+//! # Cycle contract
+//! - `fctbs_bus` during clock `t` is FCTBS as it is during clock `t` (latency 0).
+//! - `credit_ok` during clock `t` is the credit check of clock `t - 1`: FCTBS and CL as
+//!   they were during clock `t - 1` (before that clock's send and FCP took effect) and
+//!   `head_blocks` as driven during clock `t - 1` (latency 1). It is 0 during the first
+//!   clock and during the clock after a `reset` (link init: CL = 0, nothing may go).
+//!   So after a send on VL `v` in clock `t`, bit `v` still shows the sent packet's check
+//!   in clock `t + 1` and the next head packet's from clock `t + 2` (a consumer choosing
+//!   again in `t + 1` would use a stale bit; the link arbiter chooses at packet
+//!   boundaries, and the shortest packet is several words long). A new CL from an FCP in
+//!   clock `t` likewise shows in `credit_ok` from clock `t + 2`.
+//! - Registered: FCTBS and CL (the state); per VL, CR (= FCTBS + NP) and a copy of CL
+//!   (the pipeline register before the compare); one `ok_en` flip-flop (not reset in the
+//!   previous clock).
+//!
+//! # Why these ports
+//! - The send carries no block count: it is always the head packet, whose NP the check
+//!   has just added to FCTBS, so `FCTBS := CR` reuses that adder and the count that was
+//!   checked is by construction the count that is recorded.
+//! - FCTBS leaves as a packed bus of the registers: its one consumer, the FCP TX framer,
+//!   selects the VL it builds (it keeps the next FCP pre-built, so it owns that select).
+//! - `credit_ok` is a vector because the arbiter needs every VL's eligibility at once.
+//!
+//! # Why FCTBS and CL are the registers (and not CL − FCTBS)
+//! Keeping `CL - FCTBS` makes the check one subtract, but then a received FCP must load
+//! `FCCL - FCTBS`: a third 12-bit adder per VL, plus muxing with the send update.
+//! Storing the spec's own registers needs two adders per VL (CR = FCTBS + NP, CL − CR)
+//! and nothing for the FCP (CL loads FCCL through the flip-flop enable), about half the
+//! logic (`docs/synthesis-history.md`). The compare `<= 2048` is split so it does not
+//! follow the second adder: the result's sign bit, OR `CR == CL ^ 0x800` (the margin is
+//! exactly 2048), which runs in parallel with `CL - CR`.
+//!
+//! # Why `credit_ok` is a clock late
+//! With the check combinational, the CR adder and the compare behind it were one path,
+//! too slow for the clock target. Registering CR (the adder output FCTBS already loads
+//! from) and a copy of CL puts the adder and the compare in different clocks.
+
+use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
+pub use crate::vl::{MAX_VLS, VL_CAPS};
+use rust_hdl::prelude::*;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_tx_credits",
+    path: "crates/rtl/src/tx_credits/iblink_tx_credits.v",
+    text: include_str!("iblink_tx_credits.v"),
+};
+
+/// Bits per VL in `head_blocks`: NP up to 127 (the largest packet is 66 blocks).
+pub const NP_BITS: usize = 7;
+/// Credit registers are 12 bits (SPEC.md §1).
+pub const CREDIT_MASK: u16 = 0xfff;
+/// The credit window: a packet may go iff `(CL - CR) mod 4096 <= 2048` (SPEC.md §4).
+pub const WINDOW: u16 = 2048;
+
+/// The registers of all VLs (the Verilog's per-VL `reg`s).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TxRegs {
+    /// FCTBS per VL (SPEC.md §4): blocks sent since link init, mod 4096.
+    pub fctbs: [u16; MAX_VLS],
+    /// CL per VL (SPEC.md §4): FCCL of the latest FCP received; 0 after link init.
+    pub cl: [u16; MAX_VLS],
+    /// Pipeline: CR = FCTBS + NP of the previous clock, per VL.
+    pub cr_q: [u16; MAX_VLS],
+    /// Pipeline: CL of the previous clock, per VL.
+    pub cl_q: [u16; MAX_VLS],
+    /// Pipeline: the previous clock was not a reset (`credit_ok` is 0 when clear).
+    pub ok_en: bool,
+}
+
+/// The credit check on the registers' terms: CR = FCTBS + NP, and a packet may go iff
+/// `(CL - CR) mod 4096 <= 2048` (SPEC.md §4).
+#[inline]
+pub fn credit_check(fctbs: u16, cl: u16, np: u16) -> bool {
+    window_ok(cl, fctbs.wrapping_add(np) & CREDIT_MASK)
+}
+
+/// The compare half of the check, on a CR already summed: `(CL - CR) mod 4096 <= 2048`.
+#[inline]
+pub fn window_ok(cl: u16, cr: u16) -> bool {
+    cl.wrapping_sub(cr) & CREDIT_MASK <= WINDOW
+}
+
+/// One clock of stimulus (fields of VLs at or above VLCap are ignored).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxCreditsIn {
+    pub reset: bool,
+    /// NP of each VL's head packet (7 bits used).
+    pub head_blocks: [u8; MAX_VLS],
+    pub send: bool,
+    pub send_vl: u8,
+    pub fcp_valid: bool,
+    pub fcp_vl: u8,
+    pub fcp_fccl: u16,
+}
+
+/// The outputs during a clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxCreditsOut {
+    /// Bit `v`: VL `v`'s head packet passes the credit check.
+    pub credit_ok: u16,
+    /// FCTBS of each VL (0 above VLCap).
+    pub fctbs: [u16; MAX_VLS],
+}
+
+/// The Rust cycle twin of `iblink_tx_credits` for `vls` data VLs.
+#[derive(Clone, Debug)]
+pub struct TxCreditsTwin {
+    vls: usize,
+    regs: TxRegs,
+}
+
+impl TxCreditsTwin {
+    pub fn new(vls: usize) -> Self {
+        assert!(VL_CAPS.contains(&vls), "TxCreditsTwin: VLCap {vls} is not 1, 2, 4, 8 or 15");
+        Self {
+            vls,
+            regs: TxRegs::default(),
+        }
+    }
+    pub fn regs(&self) -> &TxRegs {
+        &self.regs
+    }
+}
+
+impl Twin for TxCreditsTwin {
+    type In = TxCreditsIn;
+    type Out = TxCreditsOut;
+
+    #[inline]
+    fn eval(&self, _i: &TxCreditsIn) -> TxCreditsOut {
+        // Both outputs come from registers only.
+        let r = &self.regs;
+        let mut ok = 0u16;
+        for v in 0..self.vls {
+            ok |= ((r.ok_en && window_ok(r.cl_q[v], r.cr_q[v])) as u16) << v;
+        }
+        let mut fctbs = [0u16; MAX_VLS];
+        fctbs[..self.vls].copy_from_slice(&r.fctbs[..self.vls]);
+        TxCreditsOut { credit_ok: ok, fctbs }
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &TxCreditsIn) {
+        let r = &mut self.regs;
+        // The pipeline registers load every clock, reset or not.
+        for v in 0..self.vls {
+            let np = (i.head_blocks[v] as u16) & 0x7f;
+            r.cr_q[v] = r.fctbs[v].wrapping_add(np) & CREDIT_MASK;
+            r.cl_q[v] = r.cl[v];
+        }
+        r.ok_en = !i.reset;
+        if i.reset {
+            r.fctbs = [0; MAX_VLS];
+            r.cl = [0; MAX_VLS];
+            return;
+        }
+        let sv = (i.send_vl & 0xf) as usize;
+        if i.send && sv < self.vls {
+            let np = (i.head_blocks[sv] as u16) & 0x7f;
+            r.fctbs[sv] = r.fctbs[sv].wrapping_add(np) & CREDIT_MASK;
+        }
+        let fv = (i.fcp_vl & 0xf) as usize;
+        if i.fcp_valid && fv < self.vls {
+            r.cl[fv] = i.fcp_fccl & CREDIT_MASK;
+        }
+    }
+}
+
+/// The block for rust-hdl: its ports, and its behaviour through the twin. `HB = 7 * N`
+/// (the width of `head_blocks`), `FB = 12 * N` (the width of `fctbs_bus`).
+#[derive(LogicBlock)]
+pub struct TxCreditsUnit<const N: usize, const HB: usize, const FB: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub head_blocks: Signal<In, Bits<HB>>,
+    pub send: Signal<In, Bit>,
+    pub send_vl: Signal<In, Bits<4>>,
+    pub fcp_valid: Signal<In, Bit>,
+    pub fcp_vl: Signal<In, Bits<4>>,
+    pub fcp_fccl: Signal<In, Bits<12>>,
+    pub credit_ok: Signal<Out, Bits<N>>,
+    pub fctbs_bus: Signal<Out, Bits<FB>>,
+    twin: Opaque<TxCreditsTwin>,
+}
+
+impl<const N: usize, const HB: usize, const FB: usize> Default for TxCreditsUnit<N, HB, FB> {
+    fn default() -> Self {
+        assert!(
+            VL_CAPS.contains(&N) && HB == NP_BITS * N && FB == 12 * N,
+            "TxCreditsUnit<{N}, {HB}, {FB}>: unsupported"
+        );
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            head_blocks: Default::default(),
+            send: Default::default(),
+            send_vl: Default::default(),
+            fcp_valid: Default::default(),
+            fcp_vl: Default::default(),
+            fcp_fccl: Default::default(),
+            credit_ok: Default::default(),
+            fctbs_bus: Default::default(),
+            twin: Opaque(TxCreditsTwin::new(N)),
+        }
+    }
+}
+
+impl<const N: usize, const HB: usize, const FB: usize> TxCreditsUnit<N, HB, FB> {
+    /// The inputs as the twin takes them.
+    fn inputs(&self) -> TxCreditsIn {
+        let hb = read_words::<HB>(&self.head_blocks.val());
+        let mut head_blocks = [0u8; MAX_VLS];
+        for (v, x) in head_blocks.iter_mut().enumerate().take(N) {
+            *x = field(&hb, v, NP_BITS) as u8;
+        }
+        TxCreditsIn {
+            reset: self.reset.val(),
+            head_blocks,
+            send: self.send.val(),
+            send_vl: self.send_vl.val().to_u64() as u8,
+            fcp_valid: self.fcp_valid.val(),
+            fcp_vl: self.fcp_vl.val().to_u64() as u8,
+            fcp_fccl: self.fcp_fccl.val().to_u64() as u16,
+        }
+    }
+}
+
+impl<const N: usize, const HB: usize, const FB: usize> Logic for TxCreditsUnit<N, HB, FB> {
+    fn update(&mut self) {
+        let i = self.inputs();
+        if self.clock.pos_edge() {
+            self.twin.tick(&i);
+        }
+        let o = self.twin.eval(&i);
+        self.credit_ok.next = (o.credit_ok as u64).into();
+        let mut w = [0u64; 3];
+        pack_fields(&o.fctbs[..N], 12, &mut w);
+        self.fctbs_bus.next = bits_from_words::<FB>(&w);
+    }
+
+    fn connect(&mut self) {
+        self.credit_ok.connect();
+        self.fctbs_bus.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        rust_hdl_wrapper(self, SOURCE.module, &params(N), SOURCE.text)
+    }
+}
+
+/// The module's parameters for VLCap `vls`.
+pub fn params(vls: usize) -> Vec<(String, String)> {
+    vec![("VLS".to_string(), vls.to_string())]
+}
+
+/// `hdl_out/iblink_tx_credits.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit("tx_credits", vec![("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap)".into())])
+}
+
+/// The block at VLCap `vls` (`iblink_tx_credits_vl<vls>`).
+pub fn variant(vls: usize) -> Variant {
+    Variant {
+        name: format!("iblink_tx_credits_vl{vls}"),
+        block: "tx_credits",
+        top: SOURCE.module.to_string(),
+        params: params(vls),
+        modules: vec![module()],
+        ports: crate::with_tx_credits!(vls, |T| crate::io::top_ports(&T::default()),
+            _ => panic!("TX credits: VLCap {vls} is not 1, 2, 4, 8 or 15")),
+    }
+}
+
+impl<const N: usize, const HB: usize, const FB: usize> HdlIo for TxCreditsUnit<N, HB, FB> {
+    type In = TxCreditsIn;
+    type Out = TxCreditsOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("reset"),
+        PortSpec::new("head_blocks"),
+        PortSpec::new("send"),
+        PortSpec::new("send_vl"),
+        PortSpec::new("fcp_valid"),
+        PortSpec::new("fcp_vl"),
+        PortSpec::new("fcp_fccl"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("credit_ok"), PortSpec::new("fctbs_bus")];
+
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &TxCreditsIn) {
+        let mut w = [0u64; 2];
+        pack_fields(&i.head_blocks[..N], NP_BITS, &mut w);
+        self.reset.next = i.reset;
+        self.head_blocks.next = bits_from_words::<HB>(&w);
+        self.send.next = i.send;
+        self.send_vl.next = (i.send_vl as u64 & 0xf).into();
+        self.fcp_valid.next = i.fcp_valid;
+        self.fcp_vl.next = (i.fcp_vl as u64 & 0xf).into();
+        self.fcp_fccl.next = (i.fcp_fccl as u64 & 0xfff).into();
+    }
+    fn sample(&self) -> TxCreditsOut {
+        TxCreditsOut {
+            credit_ok: self.credit_ok.val().to_u64() as u16,
+            fctbs: unpack_fctbs::<N>(&read_words::<FB>(&self.fctbs_bus.val())),
+        }
+    }
+    fn pack(i: &TxCreditsIn, slots: &mut [u64]) {
+        let hb_slots = HB.div_ceil(64);
+        slots[0] = i.reset as u64;
+        slots[1..1 + hb_slots].fill(0);
+        pack_fields(&i.head_blocks[..N], NP_BITS, &mut slots[1..1 + hb_slots]);
+        let s = &mut slots[1 + hb_slots..];
+        s[0] = i.send as u64;
+        s[1] = i.send_vl as u64 & 0xf;
+        s[2] = i.fcp_valid as u64;
+        s[3] = i.fcp_vl as u64 & 0xf;
+        s[4] = i.fcp_fccl as u64 & 0xfff;
+    }
+    fn unpack(slots: &[u64]) -> TxCreditsOut {
+        TxCreditsOut {
+            credit_ok: (slots[0] & mask(N)) as u16,
+            fctbs: unpack_fctbs::<N>(&slots[1..]),
+        }
+    }
+}
+
+/// FCTBS of each VL from the packed `fctbs_bus` (as little-endian words).
+fn unpack_fctbs<const N: usize>(words: &[u64]) -> [u16; MAX_VLS] {
+    let mut f = [0u16; MAX_VLS];
+    for (v, x) in f.iter_mut().enumerate().take(N) {
+        *x = field(words, v, 12) as u16;
+    }
+    f
+}
+
+pub type TxCreditsVl1 = TxCreditsUnit<1, 7, 12>;
+pub type TxCreditsVl2 = TxCreditsUnit<2, 14, 24>;
+pub type TxCreditsVl4 = TxCreditsUnit<4, 28, 48>;
+pub type TxCreditsVl8 = TxCreditsUnit<8, 56, 96>;
+pub type TxCreditsVl15 = TxCreditsUnit<15, 105, 180>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_matches_seed_000_numbers() {
+        // Seed 000 step by step: CL 2048, FCTBS 0, NP 10 -> CL - CR = 2038, go.
+        assert!(credit_check(0, 2048, 10));
+        // Buffer full: CL 3072, FCTBS 3072, NP 1 -> CR 3073 > CL, blocked.
+        assert!(!credit_check(3072, 3072, 1));
+        // Rollover: CL 4090, FCTBS 3586, NP 1 -> 503, go; CL 0, CR E03h -> 509, go.
+        assert!(credit_check(3586, 4090, 1));
+        assert!(credit_check(3586, 0, 1));
+        // SPEC.md 4: a margin of exactly 2048 passes, 2049 ahead does not.
+        assert!(credit_check(0, 2048, 0));
+        assert!(credit_check(0, 2047, 0));
+        assert!(!credit_check(0, 2049, 0));
+    }
+}
