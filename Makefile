@@ -4,7 +4,7 @@ CARGO ?= cargo
 IBLINK := target/release/iblink
 HDL_OUT := hdl_out
 
-.PHONY: deps deps-ecp5 build run test emit lint cosim bench synth synth-smoke bitstream clean
+.PHONY: deps deps-ecp5 build run test soak emit lint cosim bench synth synth-smoke bitstream clean
 
 ## deps: install Verilator, Yosys, nextpnr-ice40, icestorm, iverilog, tshark when missing
 deps:
@@ -22,6 +22,12 @@ run: deps build
 ## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40)
 test: deps build lint
 	$(CARGO) test --workspace --release
+
+## soak: the same lockstep as `make test`, 10,000,000 cycles per block configuration
+## (model, Rust twin and Verilator compared every clock), and the system scenarios
+SOAK_CYCLES ?= 10000000
+soak: deps build
+	IBLINK_LOCKSTEP_CYCLES=$(SOAK_CYCLES) $(CARGO) test --release -p iblink-sim -- --test-threads 2
 
 ## emit: regenerate hdl_out/ (review the diff, commit it)
 emit: build

@@ -13,3179 +13,579 @@
 // config: low = [[0,64]]
 // config: update_monitor_periods = 2
 // config: overrun_periods = 2
-`default_nettype none
-// Sub-modules `<top>$<block>` share this file so that it is self-contained.
-/* verilator lint_off DECLFILENAME */
-module iblink_link_port_vl1_w64(clock,reset,link_state,txq_valid,txq_len,txq_pop,vl15_valid,vl15_len,vl15_pop,src_rd,src_vl,src_data,tx_valid,tx_data,tx_keep,tx_sop,tx_eop,tx_link,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,rx_out_valid,rx_out_data,rx_out_keep,rx_out_sop,rx_out_eop,rx_out_vl,rx_out_abort,rx_done,rx_done_status,rx_commit,rx_overrun,drain,drain_vl,drain_blocks,vl15_drain,cfg_wr,cfg_addr,cfg_data,cfg_busy,grant,grant_vl,grant_table,grant_entry,grant_blocks,grant_weight_left,grant_high_counter,fccl,overruns,fcp_good_count,fcp_short_count,fcp_long_count,fcp_abort_count,fcp_lpcrc_error_count,fcp_reserved_op_count,fcp_vl15_count,fcp_vl_cap_count,rx_good_count,rx_vcrc_error_count,rx_length_error_count,rx_bad_vl_count,rx_abort_count,vl15_held,vl15_drop_count,tx_vl15_starts,tx_fcp_starts,tx_data_starts,fcp_framing_error,resync_req,resync_reason,resync_vl,fcp_late,fctbs);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [1:0] link_state;
-    input wire  txq_valid;
-    input wire  [10:0] txq_len;
-    output reg  txq_pop;
-    input wire  vl15_valid;
-    input wire  [10:0] vl15_len;
-    output reg  vl15_pop;
-    output reg  src_rd;
-    output reg  [3:0] src_vl;
-    input wire  [63:0] src_data;
-    output reg  tx_valid;
-    output reg  [63:0] tx_data;
-    output reg  [7:0] tx_keep;
-    output reg  tx_sop;
-    output reg  tx_eop;
-    output reg  tx_link;
-    input wire  rx_valid;
-    input wire  [63:0] rx_data;
-    input wire  [7:0] rx_keep;
-    input wire  rx_sop;
-    input wire  rx_eop;
-    input wire  rx_link;
-    output reg  rx_out_valid;
-    output reg  [63:0] rx_out_data;
-    output reg  [7:0] rx_out_keep;
-    output reg  rx_out_sop;
-    output reg  rx_out_eop;
-    output reg  [3:0] rx_out_vl;
-    output reg  rx_out_abort;
-    output reg  rx_done;
-    output reg  [1:0] rx_done_status;
-    output reg  rx_commit;
-    output reg  rx_overrun;
-    input wire  drain;
-    input wire  [3:0] drain_vl;
-    input wire  [6:0] drain_blocks;
-    input wire  vl15_drain;
-    input wire  cfg_wr;
-    input wire  [7:0] cfg_addr;
-    input wire  [15:0] cfg_data;
-    output reg  cfg_busy;
-    output reg  grant;
-    output reg  [3:0] grant_vl;
-    output reg  grant_table;
-    output reg  [5:0] grant_entry;
-    output reg  [7:0] grant_blocks;
-    output reg  [8:0] grant_weight_left;
-    output reg  [18:0] grant_high_counter;
-    output reg  [11:0] fccl;
-    output reg  [15:0] overruns;
-    output reg  [15:0] fcp_good_count;
-    output reg  [15:0] fcp_short_count;
-    output reg  [15:0] fcp_long_count;
-    output reg  [15:0] fcp_abort_count;
-    output reg  [15:0] fcp_lpcrc_error_count;
-    output reg  [15:0] fcp_reserved_op_count;
-    output reg  [15:0] fcp_vl15_count;
-    output reg  [15:0] fcp_vl_cap_count;
-    output reg  [15:0] rx_good_count;
-    output reg  [15:0] rx_vcrc_error_count;
-    output reg  [15:0] rx_length_error_count;
-    output reg  [15:0] rx_bad_vl_count;
-    output reg  [15:0] rx_abort_count;
-    output reg  [7:0] vl15_held;
-    output reg  [15:0] vl15_drop_count;
-    output reg  [15:0] tx_vl15_starts;
-    output reg  [15:0] tx_fcp_starts;
-    output reg  [15:0] tx_data_starts;
-    output reg  fcp_framing_error;
-    output reg  resync_req;
-    output reg  resync_reason;
-    output reg  [3:0] resync_vl;
-    output reg  fcp_late;
-    output reg  [11:0] fctbs;
-
-    // Stub signals
-    reg  txc$clock;
-    reg  txc$reset;
-    reg  [6:0] txc$head_blocks;
-    reg  txc$send;
-    reg  [3:0] txc$send_vl;
-    reg  txc$fcp_valid;
-    reg  [3:0] txc$fcp_vl;
-    reg  [11:0] txc$fcp_fccl;
-    wire  txc$credit_ok;
-    wire  [11:0] txc$fctbs_bus;
-    reg  rxc$clock;
-    reg  rxc$reset;
-    reg  rxc$accept;
-    reg  [3:0] rxc$accept_vl;
-    reg  [6:0] rxc$accept_blocks;
-    reg  rxc$drain;
-    reg  [3:0] rxc$drain_vl;
-    reg  [6:0] rxc$drain_blocks;
-    reg  rxc$fcp_valid;
-    reg  [3:0] rxc$fcp_vl;
-    reg  [11:0] rxc$fcp_fctbs;
-    wire  rxc$accepted;
-    wire  rxc$dropped;
-    wire  [11:0] rxc$fccl;
-    wire  [15:0] rxc$overruns;
-    reg  vl15$clock;
-    reg  vl15$reset;
-    reg  vl15$accept;
-    reg  vl15$drain;
-    wire  vl15$kept;
-    wire  vl15$dropped;
-    wire  [7:0] vl15$held;
-    wire  [15:0] vl15$drop_count;
-    reg  arb$clock;
-    reg  arb$reset;
-    reg  arb$head_valid;
-    reg  [10:0] arb$head_len;
-    reg  arb$take;
-    reg  arb$wr_en;
-    reg  arb$wr_table;
-    reg  [5:0] arb$wr_index;
-    reg  [3:0] arb$wr_vl;
-    reg  [7:0] arb$wr_weight;
-    reg  [7:0] arb$vl_high_limit;
-    reg  arb$low_policy;
-    reg  arb$vl_enable;
-    wire  arb$offer_valid;
-    wire  [3:0] arb$offer_vl;
-    wire  arb$offer_table;
-    wire  [5:0] arb$offer_entry;
-    wire  [10:0] arb$offer_pkt_len;
-    wire  [7:0] arb$offer_blocks;
-    wire  [8:0] arb$offer_weight_left;
-    wire  [18:0] arb$offer_high_counter;
-    reg  fcptx$clock;
-    reg  fcptx$restart;
-    reg  [1:0] fcptx$link_state;
-    reg  [15:0] fcptx$refresh_clocks;
-    reg  [15:0] fcptx$min_gap_clocks;
-    reg  [11:0] fcptx$fctbs;
-    reg  [11:0] fcptx$fccl;
-    reg  fcptx$fcp_start;
-    wire  fcptx$fcp_pending;
-    wire  [3:0] fcptx$pending_vl;
-    wire  fcptx$fcp_valid;
-    wire  fcptx$fcp_sop;
-    wire  fcptx$fcp_eop;
-    wire  fcptx$fcp_link;
-    wire  [63:0] fcptx$fcp_data;
-    wire  [7:0] fcptx$fcp_keep;
-    reg  fcprx$clock;
-    reg  fcprx$reset;
-    reg  fcprx$rx_valid;
-    reg  [63:0] fcprx$rx_data;
-    reg  [7:0] fcprx$rx_keep;
-    reg  fcprx$rx_sop;
-    reg  fcprx$rx_eop;
-    reg  fcprx$rx_link;
-    wire  fcprx$upd_valid;
-    wire  fcprx$upd_op;
-    wire  [3:0] fcprx$upd_vl;
-    wire  [11:0] fcprx$upd_fctbs;
-    wire  [11:0] fcprx$upd_fccl;
-    wire  [15:0] fcprx$good_count;
-    wire  [15:0] fcprx$short_count;
-    wire  [15:0] fcprx$long_count;
-    wire  [15:0] fcprx$abort_count;
-    wire  [15:0] fcprx$lpcrc_error_count;
-    wire  [15:0] fcprx$reserved_op_count;
-    wire  [15:0] fcprx$vl15_count;
-    wire  [15:0] fcprx$vl_cap_count;
-    reg  ltx$clock;
-    reg  ltx$reset;
-    reg  ltx$link_active;
-    reg  ltx$vl15_valid;
-    reg  [10:0] ltx$vl15_len;
-    wire  ltx$vl15_take;
-    reg  ltx$fcp_pending;
-    wire  ltx$fcp_start;
-    reg  ltx$fcp_valid;
-    reg  [63:0] ltx$fcp_data;
-    reg  [7:0] ltx$fcp_keep;
-    reg  ltx$fcp_sop;
-    reg  ltx$fcp_eop;
-    reg  ltx$offer_valid;
-    reg  [3:0] ltx$offer_vl;
-    reg  [10:0] ltx$offer_len;
-    wire  ltx$take;
-    wire  ltx$src_rd;
-    wire  [3:0] ltx$src_vl;
-    reg  [63:0] ltx$src_data;
-    wire  ltx$tx_valid;
-    wire  [63:0] ltx$tx_data;
-    wire  [7:0] ltx$tx_keep;
-    wire  ltx$tx_sop;
-    wire  ltx$tx_eop;
-    wire  ltx$tx_link;
-    wire  ltx$fcp_framing_error;
-    wire  [15:0] ltx$vl15_starts;
-    wire  [15:0] ltx$fcp_starts;
-    wire  [15:0] ltx$data_starts;
-    reg  lrx$clock;
-    reg  lrx$reset;
-    reg  lrx$rx_valid;
-    reg  [63:0] lrx$rx_data;
-    reg  [7:0] lrx$rx_keep;
-    reg  lrx$rx_sop;
-    reg  lrx$rx_eop;
-    reg  lrx$rx_link;
-    wire  lrx$out_valid;
-    wire  [63:0] lrx$out_data;
-    wire  [7:0] lrx$out_keep;
-    wire  lrx$out_sop;
-    wire  lrx$out_eop;
-    wire  [3:0] lrx$out_vl;
-    wire  lrx$out_abort;
-    wire  lrx$done;
-    wire  [1:0] lrx$done_status;
-    wire  lrx$acc_valid;
-    wire  [3:0] lrx$acc_vl;
-    wire  [6:0] lrx$acc_blocks;
-    wire  lrx$vl15_accept;
-    wire  [15:0] lrx$good_count;
-    wire  [15:0] lrx$vcrc_error_count;
-    wire  [15:0] lrx$length_error_count;
-    wire  [15:0] lrx$bad_vl_count;
-    wire  [15:0] lrx$abort_count;
-    reg  fs$clock;
-    reg  fs$reset;
-    reg  fs$upd_valid;
-    reg  [3:0] fs$upd_vl;
-    reg  fs$overrun;
-    reg  [3:0] fs$overrun_vl;
-    reg  [15:0] fs$period_clocks;
-    reg  [15:0] fs$update_periods;
-    reg  [15:0] fs$overrun_periods;
-    wire  fs$resync_req;
-    wire  fs$resync_reason;
-    wire  [3:0] fs$resync_vl;
-    wire  fs$overrun_seen;
-    wire  fs$overrun_run;
-    wire  fs$fcp_late;
-
-    // Sub module instances
-    iblink_link_port_vl1_w64$txc txc(
-        .clock(txc$clock),
-        .reset(txc$reset),
-        .head_blocks(txc$head_blocks),
-        .send(txc$send),
-        .send_vl(txc$send_vl),
-        .fcp_valid(txc$fcp_valid),
-        .fcp_vl(txc$fcp_vl),
-        .fcp_fccl(txc$fcp_fccl),
-        .credit_ok(txc$credit_ok),
-        .fctbs_bus(txc$fctbs_bus)
-    );
-    iblink_link_port_vl1_w64$rxc rxc(
-        .clock(rxc$clock),
-        .reset(rxc$reset),
-        .accept(rxc$accept),
-        .accept_vl(rxc$accept_vl),
-        .accept_blocks(rxc$accept_blocks),
-        .drain(rxc$drain),
-        .drain_vl(rxc$drain_vl),
-        .drain_blocks(rxc$drain_blocks),
-        .fcp_valid(rxc$fcp_valid),
-        .fcp_vl(rxc$fcp_vl),
-        .fcp_fctbs(rxc$fcp_fctbs),
-        .accepted(rxc$accepted),
-        .dropped(rxc$dropped),
-        .fccl(rxc$fccl),
-        .overruns(rxc$overruns)
-    );
-    iblink_link_port_vl1_w64$vl15 vl15(
-        .clock(vl15$clock),
-        .reset(vl15$reset),
-        .accept(vl15$accept),
-        .drain(vl15$drain),
-        .kept(vl15$kept),
-        .dropped(vl15$dropped),
-        .held(vl15$held),
-        .drop_count(vl15$drop_count)
-    );
-    iblink_link_port_vl1_w64$arb arb(
-        .clock(arb$clock),
-        .reset(arb$reset),
-        .head_valid(arb$head_valid),
-        .head_len(arb$head_len),
-        .take(arb$take),
-        .wr_en(arb$wr_en),
-        .wr_table(arb$wr_table),
-        .wr_index(arb$wr_index),
-        .wr_vl(arb$wr_vl),
-        .wr_weight(arb$wr_weight),
-        .vl_high_limit(arb$vl_high_limit),
-        .low_policy(arb$low_policy),
-        .vl_enable(arb$vl_enable),
-        .offer_valid(arb$offer_valid),
-        .offer_vl(arb$offer_vl),
-        .offer_table(arb$offer_table),
-        .offer_entry(arb$offer_entry),
-        .offer_pkt_len(arb$offer_pkt_len),
-        .offer_blocks(arb$offer_blocks),
-        .offer_weight_left(arb$offer_weight_left),
-        .offer_high_counter(arb$offer_high_counter)
-    );
-    iblink_link_port_vl1_w64$fcptx fcptx(
-        .clock(fcptx$clock),
-        .restart(fcptx$restart),
-        .link_state(fcptx$link_state),
-        .refresh_clocks(fcptx$refresh_clocks),
-        .min_gap_clocks(fcptx$min_gap_clocks),
-        .fctbs(fcptx$fctbs),
-        .fccl(fcptx$fccl),
-        .fcp_start(fcptx$fcp_start),
-        .fcp_pending(fcptx$fcp_pending),
-        .pending_vl(fcptx$pending_vl),
-        .fcp_valid(fcptx$fcp_valid),
-        .fcp_sop(fcptx$fcp_sop),
-        .fcp_eop(fcptx$fcp_eop),
-        .fcp_link(fcptx$fcp_link),
-        .fcp_data(fcptx$fcp_data),
-        .fcp_keep(fcptx$fcp_keep)
-    );
-    iblink_link_port_vl1_w64$fcprx fcprx(
-        .clock(fcprx$clock),
-        .reset(fcprx$reset),
-        .rx_valid(fcprx$rx_valid),
-        .rx_data(fcprx$rx_data),
-        .rx_keep(fcprx$rx_keep),
-        .rx_sop(fcprx$rx_sop),
-        .rx_eop(fcprx$rx_eop),
-        .rx_link(fcprx$rx_link),
-        .upd_valid(fcprx$upd_valid),
-        .upd_op(fcprx$upd_op),
-        .upd_vl(fcprx$upd_vl),
-        .upd_fctbs(fcprx$upd_fctbs),
-        .upd_fccl(fcprx$upd_fccl),
-        .good_count(fcprx$good_count),
-        .short_count(fcprx$short_count),
-        .long_count(fcprx$long_count),
-        .abort_count(fcprx$abort_count),
-        .lpcrc_error_count(fcprx$lpcrc_error_count),
-        .reserved_op_count(fcprx$reserved_op_count),
-        .vl15_count(fcprx$vl15_count),
-        .vl_cap_count(fcprx$vl_cap_count)
-    );
-    iblink_link_port_vl1_w64$ltx ltx(
-        .clock(ltx$clock),
-        .reset(ltx$reset),
-        .link_active(ltx$link_active),
-        .vl15_valid(ltx$vl15_valid),
-        .vl15_len(ltx$vl15_len),
-        .vl15_take(ltx$vl15_take),
-        .fcp_pending(ltx$fcp_pending),
-        .fcp_start(ltx$fcp_start),
-        .fcp_valid(ltx$fcp_valid),
-        .fcp_data(ltx$fcp_data),
-        .fcp_keep(ltx$fcp_keep),
-        .fcp_sop(ltx$fcp_sop),
-        .fcp_eop(ltx$fcp_eop),
-        .offer_valid(ltx$offer_valid),
-        .offer_vl(ltx$offer_vl),
-        .offer_len(ltx$offer_len),
-        .take(ltx$take),
-        .src_rd(ltx$src_rd),
-        .src_vl(ltx$src_vl),
-        .src_data(ltx$src_data),
-        .tx_valid(ltx$tx_valid),
-        .tx_data(ltx$tx_data),
-        .tx_keep(ltx$tx_keep),
-        .tx_sop(ltx$tx_sop),
-        .tx_eop(ltx$tx_eop),
-        .tx_link(ltx$tx_link),
-        .fcp_framing_error(ltx$fcp_framing_error),
-        .vl15_starts(ltx$vl15_starts),
-        .fcp_starts(ltx$fcp_starts),
-        .data_starts(ltx$data_starts)
-    );
-    iblink_link_port_vl1_w64$lrx lrx(
-        .clock(lrx$clock),
-        .reset(lrx$reset),
-        .rx_valid(lrx$rx_valid),
-        .rx_data(lrx$rx_data),
-        .rx_keep(lrx$rx_keep),
-        .rx_sop(lrx$rx_sop),
-        .rx_eop(lrx$rx_eop),
-        .rx_link(lrx$rx_link),
-        .out_valid(lrx$out_valid),
-        .out_data(lrx$out_data),
-        .out_keep(lrx$out_keep),
-        .out_sop(lrx$out_sop),
-        .out_eop(lrx$out_eop),
-        .out_vl(lrx$out_vl),
-        .out_abort(lrx$out_abort),
-        .done(lrx$done),
-        .done_status(lrx$done_status),
-        .acc_valid(lrx$acc_valid),
-        .acc_vl(lrx$acc_vl),
-        .acc_blocks(lrx$acc_blocks),
-        .vl15_accept(lrx$vl15_accept),
-        .good_count(lrx$good_count),
-        .vcrc_error_count(lrx$vcrc_error_count),
-        .length_error_count(lrx$length_error_count),
-        .bad_vl_count(lrx$bad_vl_count),
-        .abort_count(lrx$abort_count)
-    );
-    iblink_link_port_vl1_w64$fs fs(
-        .clock(fs$clock),
-        .reset(fs$reset),
-        .upd_valid(fs$upd_valid),
-        .upd_vl(fs$upd_vl),
-        .overrun(fs$overrun),
-        .overrun_vl(fs$overrun_vl),
-        .period_clocks(fs$period_clocks),
-        .update_periods(fs$update_periods),
-        .overrun_periods(fs$overrun_periods),
-        .resync_req(fs$resync_req),
-        .resync_reason(fs$resync_reason),
-        .resync_vl(fs$resync_vl),
-        .overrun_seen(fs$overrun_seen),
-        .overrun_run(fs$overrun_run),
-        .fcp_late(fs$fcp_late)
-    );
-
-    // Update code (custom)
-    // Link port: VLCap 1, 64 bits a clock. Blocks are wired below; see each
-    // sub-module's header for its cycle contract.
-    localparam VLS = 1;
-    localparam [1:0] LINK_DOWN = 2'd0;
-    localparam [1:0] LINK_ACTIVE = 2'd3;
-    localparam [7:0] LOAD_LEN = 8'd1;
-    // Link init / resync: a reset, or the link Down (SPEC.md 8).
-    wire port_reset = reset | (link_state == LINK_DOWN);
-    wire link_active = link_state == LINK_ACTIVE;
-
-    // ---- configuration registers (kept across resets; power-up values from the
-    // generating configuration) ----
-    reg [7:0] cfg_vl_high_limit;
-    reg cfg_low_policy;
-    reg [VLS-1:0] cfg_vl_enable;
-    reg [15:0] cfg_refresh;
-    reg [15:0] cfg_min_gap;
-    reg [15:0] cfg_update_periods;
-    reg [15:0] cfg_overrun_periods;
-    reg [7:0] load_idx;
-    reg [VLS-1:0] taken_mask;
-    reg [VLS-1:0] txq_valid_q;
-    // The failsafe's thresholds as applied: taken from the registers at a reset.
-    reg [15:0] fs_update_periods;
-    reg [15:0] fs_overrun_periods;
-    // The VL of the previous clock's accept: RX credits' `dropped` answers it a clock late.
-    reg [3:0] acc_vl_q;
-    localparam [15:0] FCP_PERIOD_CLOCKS = 16'd8192; // 65,536 symbol times (SPEC.md 5)
-    initial begin
-       cfg_vl_high_limit = 8'd4;
-       cfg_low_policy = 1'b0;
-       cfg_vl_enable = {VLS{1'b1}};
-       cfg_refresh = 16'd7168;
-       cfg_min_gap = 16'd32;
-       cfg_update_periods = 16'd2;
-       cfg_overrun_periods = 16'd2;
-       fs_update_periods = 16'd2;
-       fs_overrun_periods = 16'd2;
-       acc_vl_q = 4'd0;
-       load_idx = 8'd0;
-       taken_mask = {VLS{1'b0}};
-       txq_valid_q = {VLS{1'b0}};
-    end
-    // The arbitration tables come up empty; after power-up the loader writes the
-    // configuration's entries, one a clock, through the arbiter's write port.
-    wire loading = load_idx < LOAD_LEN;
-    reg ld_low;
-    reg [5:0] ld_index;
-    reg [3:0] ld_vl;
-    reg [7:0] ld_weight;
-    always @(*) begin
-       ld_low = 1'b0;
-       ld_index = 6'd0;
-       ld_vl = 4'd0;
-       ld_weight = 8'd0;
-       case (load_idx)
-          8'd0: begin ld_low = 1'b1; ld_index = 6'd0; ld_vl = 4'd0; ld_weight = 8'd64; end
-    default: ;
-       endcase
-    end
-    wire cfg_table_wr = cfg_wr & ~loading & ~cfg_addr[7];
-    always @(posedge clock) begin
-       if (loading) load_idx <= load_idx + 8'd1;
-       else if (cfg_wr) begin
-          case (cfg_addr)
-             8'h80: cfg_vl_high_limit <= cfg_data[7:0];
-             8'h81: cfg_low_policy <= cfg_data[0];
-             8'h82: cfg_vl_enable <= cfg_data[VLS-1:0];
-             8'h83: cfg_refresh <= cfg_data;
-             8'h84: cfg_min_gap <= cfg_data;
-             8'h85: cfg_update_periods <= cfg_data;
-             8'h86: cfg_overrun_periods <= cfg_data;
-             default: ;
-          endcase
-       end
-    end
-    // The failsafe takes its thresholds at a reset, as its model does; between resets they hold.
-    wire [15:0] fs_update_in = port_reset ? cfg_update_periods : fs_update_periods;
-    wire [15:0] fs_overrun_in = port_reset ? cfg_overrun_periods : fs_overrun_periods;
-    always @(posedge clock) begin
-       fs_update_periods <= fs_update_in;
-       fs_overrun_periods <= fs_overrun_in;
-       acc_vl_q <= lrx$acc_vl;
-    end
-    // The credit check is registered: it speaks for the previous clock's head. So a head
-    // counts only if it was there the clock before (txq_valid_q) and was not popped then
-    // (taken_mask): a new head after an empty queue, or after a pop, waits a clock.
-    wire [VLS-1:0] take_hit = ltx$take ? {{(VLS-1){1'b0}}, 1'b1} << arb$offer_vl : {VLS{1'b0}};
-    always @(posedge clock) begin
-       taken_mask <= take_hit;
-       txq_valid_q <= txq_valid;
-    end
-
-    // NP of each head packet: ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16 (SPEC.md 1).
-    // (An 11-bit sum: PktLen is at most 1048, so it never wraps for a valid packet.)
-    wire [7*VLS-1:0] head_np;
-    genvar g;
-    generate
-       for (g = 0; g < VLS; g = g + 1) begin : np
-          wire [10:0] sum = txq_len[11*g +: 11] + 11'd13;
-          assign head_np[7*g +: 7] = sum[10:4];
-          // sum[3:0] is the remainder of the division by 16: not needed.
-          /* verilator lint_off UNUSEDSIGNAL */
-          wire [3:0] unused_rem = sum[3:0];
-          /* verilator lint_on UNUSEDSIGNAL */
-       end
-    endgenerate
-
-    // Transmit side.
-    always @(*) begin
-       txc$clock = clock;
-       txc$reset = port_reset;
-       txc$head_blocks = head_np;
-       txc$send = ltx$take;
-       txc$send_vl = arb$offer_vl;
-       txc$fcp_valid = fcprx$upd_valid;
-       txc$fcp_vl = fcprx$upd_vl;
-       txc$fcp_fccl = fcprx$upd_fccl;
-
-       arb$clock = clock;
-       arb$reset = port_reset;
-       arb$head_valid = txq_valid & txq_valid_q & txc$credit_ok & ~taken_mask;
-       arb$head_len = txq_len;
-       arb$take = ltx$take;
-       arb$wr_en = loading | cfg_table_wr;
-       arb$wr_table = loading ? ld_low : cfg_addr[6];
-       arb$wr_index = loading ? ld_index : cfg_addr[5:0];
-       arb$wr_vl = loading ? ld_vl : cfg_data[11:8];
-       arb$wr_weight = loading ? ld_weight : cfg_data[7:0];
-       arb$vl_high_limit = cfg_vl_high_limit;
-       arb$low_policy = cfg_low_policy;
-       arb$vl_enable = cfg_vl_enable;
-
-       fcptx$clock = clock;
-       fcptx$restart = reset;
-       fcptx$link_state = link_state;
-       fcptx$refresh_clocks = cfg_refresh;
-       fcptx$min_gap_clocks = cfg_min_gap;
-       fcptx$fctbs = txc$fctbs_bus;
-       fcptx$fccl = rxc$fccl;
-       fcptx$fcp_start = ltx$fcp_start;
-
-       ltx$clock = clock;
-       ltx$reset = port_reset;
-       ltx$link_active = link_active;
-       ltx$vl15_valid = vl15_valid;
-       ltx$vl15_len = vl15_len;
-       ltx$fcp_pending = fcptx$fcp_pending;
-       ltx$fcp_valid = fcptx$fcp_valid;
-       ltx$fcp_data = fcptx$fcp_data;
-       ltx$fcp_keep = fcptx$fcp_keep;
-       ltx$fcp_sop = fcptx$fcp_sop;
-       ltx$fcp_eop = fcptx$fcp_eop;
-       ltx$offer_valid = arb$offer_valid;
-       ltx$offer_vl = arb$offer_vl;
-       ltx$offer_len = arb$offer_pkt_len;
-       ltx$src_data = src_data;
-
-       txq_pop = take_hit;
-       vl15_pop = ltx$vl15_take;
-       src_rd = ltx$src_rd;
-       src_vl = ltx$src_vl;
-       tx_valid = ltx$tx_valid;
-       tx_data = ltx$tx_data;
-       tx_keep = ltx$tx_keep;
-       tx_sop = ltx$tx_sop;
-       tx_eop = ltx$tx_eop;
-       tx_link = ltx$tx_link;
-       // The arbiter's fields mean something only with a grant: zero otherwise.
-       grant = ltx$take;
-       grant_vl = ltx$take ? arb$offer_vl : 4'd0;
-       grant_table = ltx$take & arb$offer_table;
-       grant_entry = ltx$take ? arb$offer_entry : 6'd0;
-       grant_blocks = ltx$take ? arb$offer_blocks : 8'd0;
-       grant_weight_left = ltx$take ? arb$offer_weight_left : 9'd0;
-       grant_high_counter = ltx$take ? arb$offer_high_counter : 19'd0;
-       tx_vl15_starts = ltx$vl15_starts;
-       tx_fcp_starts = ltx$fcp_starts;
-       tx_data_starts = ltx$data_starts;
-       fcp_framing_error = ltx$fcp_framing_error;
-       cfg_busy = loading;
-    end
-
-    // Receive side.
-    always @(*) begin
-       fcprx$clock = clock;
-       fcprx$reset = port_reset;
-       fcprx$rx_valid = rx_valid;
-       fcprx$rx_data = rx_data;
-       fcprx$rx_keep = rx_keep;
-       fcprx$rx_sop = rx_sop;
-       fcprx$rx_eop = rx_eop;
-       fcprx$rx_link = rx_link;
-       lrx$clock = clock;
-       lrx$reset = port_reset;
-       lrx$rx_valid = rx_valid;
-       lrx$rx_data = rx_data;
-       lrx$rx_keep = rx_keep;
-       lrx$rx_sop = rx_sop;
-       lrx$rx_eop = rx_eop;
-       lrx$rx_link = rx_link;
-
-       rxc$clock = clock;
-       rxc$reset = port_reset;
-       rxc$accept = lrx$acc_valid;
-       rxc$accept_vl = lrx$acc_vl;
-       rxc$accept_blocks = lrx$acc_blocks;
-       rxc$drain = drain;
-       rxc$drain_vl = drain_vl;
-       rxc$drain_blocks = drain_blocks;
-       rxc$fcp_valid = fcprx$upd_valid;
-       rxc$fcp_vl = fcprx$upd_vl;
-       rxc$fcp_fctbs = fcprx$upd_fctbs;
-
-       vl15$clock = clock;
-       vl15$reset = port_reset;
-       vl15$accept = lrx$vl15_accept;
-       vl15$drain = vl15_drain;
-
-       rx_out_valid = lrx$out_valid;
-       rx_out_data = lrx$out_data;
-       rx_out_keep = lrx$out_keep;
-       rx_out_sop = lrx$out_sop;
-       rx_out_eop = lrx$out_eop;
-       rx_out_vl = lrx$out_vl;
-       rx_out_abort = lrx$out_abort;
-       rx_done = lrx$done;
-       rx_done_status = lrx$done_status;
-       rx_commit = rxc$accepted | vl15$kept;
-       rx_overrun = rxc$dropped | vl15$dropped;
-       fccl = rxc$fccl;
-       overruns = rxc$overruns;
-       fcp_good_count = fcprx$good_count;
-       fcp_short_count = fcprx$short_count;
-       fcp_long_count = fcprx$long_count;
-       fcp_abort_count = fcprx$abort_count;
-       fcp_lpcrc_error_count = fcprx$lpcrc_error_count;
-       fcp_reserved_op_count = fcprx$reserved_op_count;
-       fcp_vl15_count = fcprx$vl15_count;
-       fcp_vl_cap_count = fcprx$vl_cap_count;
-       rx_good_count = lrx$good_count;
-       rx_vcrc_error_count = lrx$vcrc_error_count;
-       rx_length_error_count = lrx$length_error_count;
-       rx_bad_vl_count = lrx$bad_vl_count;
-       rx_abort_count = lrx$abort_count;
-       vl15_held = vl15$held;
-       vl15_drop_count = vl15$drop_count;
-    end
-
-    // Failsafe (SPEC.md 8): the FC-update monitor and the overrun threshold request a resync;
-    // the system around the port retrains the link (drives `reset` / `link_state`).
-    always @(*) begin
-       fs$clock = clock;
-       fs$reset = port_reset;
-       fs$upd_valid = fcprx$upd_valid;
-       fs$upd_vl = fcprx$upd_vl;
-       fs$overrun = rxc$dropped;
-       fs$overrun_vl = acc_vl_q;
-       fs$period_clocks = FCP_PERIOD_CLOCKS;
-       fs$update_periods = fs_update_in;
-       fs$overrun_periods = fs_overrun_in;
-       resync_req = fs$resync_req;
-       resync_reason = fs$resync_reason;
-       resync_vl = fs$resync_vl;
-       fcp_late = fs$fcp_late;
-       fctbs = txc$fctbs_bus;
-    end
-
-    // Not needed at the port: the op of a good FCP (the credit blocks take any), the VL of
-    // the pending FCP, and the link flag of FCP words (the mux marks them itself).
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, fcprx$upd_op, fcptx$pending_vl, fcptx$fcp_link, fs$overrun_seen, fs$overrun_run, 1'b0};
-    /* verilator lint_on UNUSEDSIGNAL */
-endmodule // iblink_link_port_vl1_w64
-
-
-module iblink_link_port_vl1_w64$arb(clock,reset,head_valid,head_len,take,wr_en,wr_table,wr_index,wr_vl,wr_weight,vl_high_limit,low_policy,vl_enable,offer_valid,offer_vl,offer_table,offer_entry,offer_pkt_len,offer_blocks,offer_weight_left,offer_high_counter);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  head_valid;
-    input wire  [10:0] head_len;
-    input wire  take;
-    input wire  wr_en;
-    input wire  wr_table;
-    input wire  [5:0] wr_index;
-    input wire  [3:0] wr_vl;
-    input wire  [7:0] wr_weight;
-    input wire  [7:0] vl_high_limit;
-    input wire  low_policy;
-    input wire  vl_enable;
-    output reg  offer_valid;
-    output reg  [3:0] offer_vl;
-    output reg  offer_table;
-    output reg  [5:0] offer_entry;
-    output reg  [10:0] offer_pkt_len;
-    output reg  [7:0] offer_blocks;
-    output reg  [8:0] offer_weight_left;
-    output reg  [18:0] offer_high_counter;
-
-    // Update code (custom)
-    // Data-VL arbiter for VLCap 1 (SPEC.md 6; seed 003). VL15 > FCP > data is the port's
-    // business: this block picks among data VLs, one packet per take.
-    //
-    // Cycle contract (clock t):
-    //   heads   an offer shown at t is decided on head_valid/head_len as sampled at t-3.
-    //   take    with offer_valid at t: the offered packet is the consumer's and the state
-    //           commits. No offer at t+1..t+3; the next at t+4 whenever an entry is
-    //           eligible (on heads of t+1 on: the taken VL's new head must show by t+1).
-    //   offer   between takes it follows the heads, three clocks late; a take commits
-    //           exactly the offer shown in its clock.
-    //   config  table writes, vl_high_limit / low_policy / vl_enable changes and reset act
-    //           one clock after they are presented, after a take of that same clock; no
-    //           offer for the 4 clocks that follow.
-    // Pipeline: A (t-3) ready bit per entry (and masked to the entries after the active one);
-    // B (t-2) the next entry of each table and which table sends; C (t-1) read the chosen
-    // entry (VL, index; its Weight from its table's block RAM).
-    // The offer's PktLen, blocks, remaining weight and HighPriCounter are a select by the
-    // offered VL (and one subtraction) from the C registers.
-    // Power-up: tables empty, VLHighLimit 0, weight policy, no VL enabled (as if those
-    // inputs had been 0 the clock before).
-    localparam VLS = 1;
-    localparam VB = 1;      // bits of a table entry's stored VL (see the tables)
-    integer i;
-    integer v;
-    integer quad;
-
-    // Blocks of a packet (SPEC.md 1): ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16,
-    // that is PktLen / 16, plus one when PktLen mod 16 is 3 or more.
-    function [7:0] blocks_of;
-       input [10:0] len;
-       blocks_of = {1'b0, len[10:4]} + {7'd0, len[3:0] > 4'd2};
-    endfunction
-
-    // Of four flags, where the first set one is, and a value chosen by it, from the
-    // lower three flags (3, or the fourth value, when none of them is set: whether the
-    // fourth is set does not matter).
-    function [1:0] first_of4;
-       input [2:0] x;
-       first_of4 = x[0] ? 2'd0 : x[1] ? 2'd1 : x[2] ? 2'd2 : 2'd3;
-    endfunction
-    function [3:0] pick_of4;
-       input [2:0] x;
-       input [15:0] vals;
-       pick_of4 = x[0] ? vals[3:0] : x[1] ? vals[7:4] : x[2] ? vals[11:8] : vals[15:12];
-    endfunction
-    // pick_of4 at 2 bits. One function for both widths (the 2-bit values padded) gave the
-    // same logic but Yosys mapped it slower: HX8K 93.0 against 98.3 MHz at 15 VLs.
-    function [1:0] pick2_of4;
-       input [2:0] x;
-       input [7:0] vals;
-       pick2_of4 = x[0] ? vals[1:0] : x[1] ? vals[3:2] : x[2] ? vals[5:4] : vals[7:6];
-    endfunction
-    // The 4-bit value of the bank a one-hot (or zero) bank vector names.
-    function [3:0] bank_sel;
-       input [3:0] bank;
-       input [15:0] vals;
-       bank_sel = ({4{bank[0]}} & vals[3:0]) | ({4{bank[1]}} & vals[7:4])
-                | ({4{bank[2]}} & vals[11:8]) | ({4{bank[3]}} & vals[15:12]);
-    endfunction
-
-    genvar g;
-
-    // ---- Configuration as sampled; it acts one clock later ----
-    reg ev_wr;                 // a table write to apply
-    reg ev_wr_low;             //   into the low table (else the high table)
-    reg [5:0] ev_wr_index;
-    reg [3:0] ev_wr_vl_stored;  // what the write stores as the entry's VL (decided as sampled)
-    reg [7:0] ev_wr_weight;
-    reg ev_reset;
-    reg ev_limit;              // VLHighLimit changed: the HighPriCounter reloads
-    reg [7:0] limit_in;        // vl_high_limit, low_policy, vl_enable of the clock before
-    reg policy_in;
-    reg [VLS-1:0] enable_in;
-    // ---- Configuration in effect ----
-    reg [7:0] limit;           // VLHighLimit
-    reg one_packet;            // low_policy 1: one low-table packet per low turn
-    reg [VLS-1:0] enable;      // software VL enables
-    // ---- Arbiter state (SPEC.md 6) ----
-    reg signed [18:0] high_counter;  // HighPriCounter, dwords
-    reg low_turn;              // the low table is active
-    reg low_open;              // weight policy: the low turn goes on with its active entry
-    reg [2:0] hold;            // clocks until an offer may show again
-    // ---- A take, committed the clock after ----
-    reg t1_go;
-    reg t1_low;
-    reg signed [8:0] t1_wl;
-    reg signed [18:0] t1_hc;
-    // ---- Stage A: PktLens as sampled ----
-    reg [11*VLS-1:0] a_len;
-    // ---- Stage B ----
-    reg [11*VLS-1:0] b_len;
-    // ---- Stage C: the offer (with offer_valid, offer_table, offer_entry, offer_vl) ----
-    reg c_cont;                // the offered entry is the active one and goes on
-    reg signed [8:0] c_rem;    // the remaining weight of the offered entry's table
-    reg c_count;               // the packet counts against HighPriCounter
-    reg signed [18:0] c_counter;  // HighPriCounter after the packet when it does not count
-    reg [11*VLS-1:0] c_len;    // every VL's PktLen and blocks, as sampled
-    reg [8*VLS-1:0] c_blocks;
-    reg [12*VLS-1:0] c_counter_low;  // per VL: {borrow, (HighPriCounter - PktLen) mod 2048}
-    reg [VLS-1:0] offer_vl_hot;  // offer_vl decoded (bit v: offer_vl == v), so the offer's
-                                 // per-VL selects start at flip-flops, not behind a compare
-
-    initial begin
-       ev_wr = 1'b0; ev_wr_low = 1'b0; ev_wr_index = 6'd0; ev_wr_vl_stored = 4'd15; ev_wr_weight = 8'd0;
-       ev_reset = 1'b0; ev_limit = 1'b0; limit_in = 8'd0; policy_in = 1'b0; enable_in = {VLS{1'b0}};
-       limit = 8'd0; one_packet = 1'b0; enable = {VLS{1'b0}};
-       high_counter = 19'sd0; low_turn = 1'b0; low_open = 1'b0; hold = 3'd0;
-       t1_go = 1'b0; t1_low = 1'b0; t1_wl = 9'sd0; t1_hc = 19'sd0;
-       a_len = {11*VLS{1'b0}}; b_len = {11*VLS{1'b0}}; c_len = {11*VLS{1'b0}}; c_blocks = {8*VLS{1'b0}};
-       c_counter_low = {12*VLS{1'b0}}; offer_vl_hot = {VLS{1'b0}};
-       c_cont = 1'b0; c_rem = 9'sd0; c_count = 1'b0; c_counter = 19'sd0;
-       offer_valid = 1'b0; offer_vl = 4'd0; offer_table = 1'b0; offer_entry = 6'd0;
-    end
-
-    // VLs a ready entry may name: head present with credits and enabled. Entries that can
-    // never send (weight 0, VL15, VL at or above VLCap) are stored with VL 15, never ready.
-    wire [15:0] vl_ready = {{(16-VLS){1'b0}}, head_valid & enable};
-    wire take_now = take & offer_valid;
-    wire config_now = wr_en | reset | (vl_high_limit != limit_in) | (low_policy != policy_in)
-                    | (vl_enable != enable_in);
-    wire [2:0] hold_next = config_now ? 3'd4 : take_now ? 3'd3 : (hold != 3'd0) ? hold - 3'd1 : 3'd0;
-    wire [18:0] reload = {1'b0, limit, 10'd0};   // VLHighLimit * 1024 dwords
-    wire [7:0] counter_upper_less1 = high_counter[18:11] - 8'd1;
-
-    // ======== high-priority table ========
-    // VLArbitrationTable entries: the VL as stored, 15 if the entry is skipped; the Weights
-    // are in `weights` below. A stored VL is below VLCap or 15, so only its low VB bits are
-    // kept (VB = 1/2/3/4/4 for VLCap 1/2/4/8/15); below four, the top kept bit is set only
-    // for 15 and the bits above it copy it. Four bits at every VLCap were flip-flops that
-    // always equal the top kept bit (Yosys cannot prove it): 192/128/64 per table at VLCap 1/2/4.
-    reg [VB-1:0] hi_vs [0:63];
-    wire [255:0] hi_vlf;           // every entry's 4-bit VL, entry i at [4i+3:4i]
-    generate
-       for (g = 0; g < 64; g = g + 1) begin : hi_vl_widen
-          assign hi_vlf[4*g +: 4] = {{3{hi_vs[g][0]}}, hi_vs[g]};
-       end
-    endgenerate
-    reg [7:0] hi_w0;               // entry 0's Weight (for reset)
-    reg [5:0] hi_ptr;              // active entry
-    reg signed [8:0] hi_rem;       // its remaining weight (a packet may overdraw it)
-    reg hi_rem_pos;                // hi_rem > 0
-    reg [63:0] hi_gt;              // entries after the active one (bit i: i > hi_ptr)
-    reg [3:0] hi_act_vl;           // the active entry's VL as stored
-    reg [63:0] hi_rdy;             // stage A: entry ready
-    reg [63:0] hi_rdy_gt;          // stage A: entry ready and after the active one
-    reg hi_act_rdy;                // stage A: the active entry ready
-    // Stage B: the first ready entry after the active one, wrapping, in pieces (see below):
-    reg [3:0] hi_pick_bank;        //   the bank (group of 16 entries) holding it, one-hot (0: none)
-    reg [15:0] hi_pick_sub;        //   per bank, the index within it of the bank's first candidate
-    reg [15:0] hi_pick_bvl;        //   per bank, that candidate's VL
-    reg hi_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
-    initial begin
-       for (i = 0; i < 64; i = i + 1) begin
-          hi_vs[i] = {VB{1'b1}};
-       end
-       hi_w0 = 8'd0;
-       hi_ptr = 6'd0; hi_rem = 9'sd0; hi_rem_pos = 1'b0; hi_gt = ~64'd1; hi_act_vl = 4'd15;
-       hi_rdy = 64'd0; hi_rdy_gt = 64'd0; hi_act_rdy = 1'b0; hi_pick_cont = 1'b0;
-       hi_pick_bank = 4'd0; hi_pick_sub = 16'd0; hi_pick_bvl = 16'd0;
-    end
-
-    // Stage A: the entry's VL is ready; also masked to the entries after the active one.
-    // (The pointer moves in the clock of a take, so it is current here for every offer that
-    // can be shown; the remaining weight, committed a clock later, is only needed in B.)
-    // The 16:1 lookup is two kept 8:1 halves, so that the mask by hi_gt shares the last
-    // LUT with the halves' select instead of following it (a LUT level less).
-    (* keep *) wire [63:0] hi_m8l;    // vl_ready[{0, vl[2:0]}]
-    (* keep *) wire [63:0] hi_m8h;    // vl_ready[{1, vl[2:0]}]
-    wire [63:0] hi_rdy_n;
-    generate
-       for (g = 0; g < 64; g = g + 1) begin : hi_lookup
-          assign hi_m8l[g] = vl_ready[{1'b0, hi_vlf[4*g +: 3]}];
-          assign hi_m8h[g] = vl_ready[{1'b1, hi_vlf[4*g +: 3]}];
-          assign hi_rdy_n[g] = hi_vlf[4*g+3] ? hi_m8h[g] : hi_m8l[g];
-       end
-    endgenerate
-    always @(posedge clock) begin
-       hi_rdy <= hi_rdy_n;
-       hi_rdy_gt <= hi_gt & hi_rdy_n;
-       hi_act_rdy <= vl_ready[hi_act_vl];
-    end
-
-    // Stage B: the model's find(): the active entry while it has weight and is ready, else
-    // the first ready entry after it, wrapping. The scan does not look at the remaining
-    // weight: whether the active entry goes on is a bit of its own, resolved in C.
-    // The pick is the first rdy_gt entry when there is one, else the first rdy entry. It is
-    // found, and registered, in pieces that C puts together with one AND-OR level: which
-    // group of 16 entries (a "bank") holds it, one-hot, the same prefix scan over the
-    // banks' ORs; and for every bank, its own first candidate's index within the bank and
-    // VL (only the picked bank's are used), mux trees over groups of 4 whose selects are
-    // the groups' ORs. The VL trees are left unkept so that ABC can merge their levels
-    // (kept, they cost up to 130 LUT4 more on ECP5 and ran slower). Registering the pick
-    // as a 64-bit one-hot put a 64-to-6 encoder in front of C's Weights read and a 64-way
-    // AND-OR in front of offer_vl: the ECP5 critical paths.
-    (* keep *) wire [15:0] hi_a4;        // some rdy in group of 4 g
-    (* keep *) wire [15:0] hi_b4;        // some rdy_gt in group of 4 g
-    (* keep *) wire [3:0] hi_a16;        // some rdy in bank m
-    (* keep *) wire [3:0] hi_b16;        // some rdy_gt in bank m
-    (* keep *) wire [3:0] hi_pa16;       // some rdy_gt anywhere, or some rdy in an earlier bank
-    (* keep *) wire [3:0] hi_pb16;       // some rdy_gt in an earlier bank
-    (* keep *) wire [31:0] hi_ea;        // per group of 4: where its first rdy is
-    (* keep *) wire [31:0] hi_eb;        // per group of 4: where its first rdy_gt is
-    wire [63:0] hi_va;                   // per group of 4: the VL of its first rdy entry
-    wire [63:0] hi_vb;                   // per group of 4: the VL of its first rdy_gt entry
-    wire hi_any_gt = |hi_b16;           // the pick is a rdy_gt entry (else it wraps)
-    wire [3:0] hi_bank_n;
-    wire [15:0] hi_sub_n;
-    wire [15:0] hi_bvl_n;
-    generate
-       for (g = 0; g < 16; g = g + 1) begin : hi_scan4
-          assign hi_a4[g] = |hi_rdy[4*g +: 4];
-          assign hi_b4[g] = |hi_rdy_gt[4*g +: 4];
-          assign hi_ea[2*g +: 2] = first_of4(hi_rdy[4*g +: 3]);
-          assign hi_eb[2*g +: 2] = first_of4(hi_rdy_gt[4*g +: 3]);
-          assign hi_va[4*g +: 4] = pick_of4(hi_rdy[4*g +: 3],
-             hi_vlf[16*g +: 16]);
-          assign hi_vb[4*g +: 4] = pick_of4(hi_rdy_gt[4*g +: 3],
-             hi_vlf[16*g +: 16]);
-       end
-       for (g = 0; g < 4; g = g + 1) begin : hi_scan16
-          assign hi_a16[g] = |hi_a4[4*g +: 4];
-          assign hi_b16[g] = |hi_b4[4*g +: 4];
-          if (g == 0) begin : hi_first16
-             assign hi_pa16[g] = |hi_b16;
-             assign hi_pb16[g] = 1'b0;
-          end else begin : hi_later16
-             assign hi_pa16[g] = (|hi_b16) | (|hi_a16[0 +: g]);
-             assign hi_pb16[g] = |hi_b16[0 +: g];
-          end
-          assign hi_bank_n[g] = (hi_a16[g] & ~hi_pa16[g]) | (hi_b16[g] & ~hi_pb16[g]);
-          // The bank's first candidate: its first group with one, then that group's own.
-          wire [3:0] sa = {first_of4(hi_a4[4*g +: 3]), pick2_of4(hi_a4[4*g +: 3], hi_ea[8*g +: 8])};
-          wire [3:0] sb = {first_of4(hi_b4[4*g +: 3]), pick2_of4(hi_b4[4*g +: 3], hi_eb[8*g +: 8])};
-          wire [3:0] la = pick_of4(hi_a4[4*g +: 3], hi_va[16*g +: 16]);
-          wire [3:0] lb = pick_of4(hi_b4[4*g +: 3], hi_vb[16*g +: 16]);
-          assign hi_sub_n[4*g +: 4] = hi_any_gt ? sb : sa;
-          assign hi_bvl_n[4*g +: 4] = hi_any_gt ? lb : la;
-       end
-    endgenerate
-    // Some entry is ready; the active entry still has weight left and is ready.
-    wire hi_found = |hi_a16;
-    wire hi_cont = hi_rem_pos & hi_act_rdy;
-    always @(posedge clock) begin
-       hi_pick_bank <= hi_bank_n;
-       hi_pick_sub <= hi_sub_n;
-       hi_pick_bvl <= hi_bvl_n;
-       hi_pick_cont <= hi_cont;
-    end
-
-    // Stage C input: the picked entry's index and VL (0 when none), and the same for the
-    // active entry when it goes on.
-    wire [5:0] hi_scan_idx = {hi_pick_bank[3] | hi_pick_bank[2], hi_pick_bank[3] | hi_pick_bank[1],
-                               bank_sel(hi_pick_bank, hi_pick_sub)};
-    wire [3:0] hi_scan_vl = bank_sel(hi_pick_bank, hi_pick_bvl);
-    wire [5:0] hi_e_idx = hi_pick_cont ? hi_ptr : hi_scan_idx;
-    wire [3:0] hi_e_vl = hi_pick_cont ? hi_act_vl : hi_scan_vl;
-
-    // A take moves the pointer at once (the offered entry becomes the active one); its
-    // remaining weight is committed the clock after (t1_*); configuration of the clock of
-    // the take acts after that: a write, then reset. (No take can come in the clock a
-    // configuration change acts: offers are held off.)
-    wire hi_take = take_now & (offer_table == 1'b0);
-    wire hi_commit = t1_go & (t1_low == 1'b0);
-    wire hi_wr = ev_wr & (ev_wr_low == 1'b0);
-    // A write to the active entry reloads its remaining weight (the model's write_entry).
-    wire hi_wr_active = hi_wr & (ev_wr_index == hi_ptr);
-    wire [7:0] hi_w0_n = (hi_wr && ev_wr_index == 6'd0) ? ev_wr_weight : hi_w0;
-    wire [3:0] hi_vl0_n = (hi_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : hi_vlf[3:0];
-    always @(posedge clock) begin
-       if (hi_wr) hi_vs[ev_wr_index] <= ev_wr_vl_stored[VB-1:0];
-       hi_w0 <= hi_w0_n;
-       if (ev_reset) begin
-          hi_ptr <= 6'd0;
-          hi_gt <= ~64'd1;
-          hi_act_vl <= hi_vl0_n;
-       end else if (hi_wr_active) begin
-          hi_act_vl <= ev_wr_vl_stored;
-       end else if (hi_take) begin
-          hi_ptr <= offer_entry;
-          hi_gt <= ~64'd1 << offer_entry;
-          hi_act_vl <= offer_vl;
-       end
-       if (ev_reset) begin
-          hi_rem <= $signed({1'b0, hi_w0_n});
-          hi_rem_pos <= |hi_w0_n;
-       end else if (hi_wr_active) begin
-          hi_rem <= $signed({1'b0, ev_wr_weight});
-          hi_rem_pos <= |ev_wr_weight;
-       end else if (hi_commit) begin
-          hi_rem <= t1_wl;
-          hi_rem_pos <= ~t1_wl[8] & (|t1_wl);
-       end
-    end
-
-    // The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
-    // of stage C and shows during the offer. One RAM per table, so that the read address is
-    // the table's own pick (the table choice selects the read data instead). The address is
-    // the scan's pick even when the active entry goes on: the offer then uses the remaining
-    // weight (c_cont), never this read, so pick_cont stays off the address.
-    reg [7:0] hi_weights [0:63];
-    reg [7:0] hi_weight_q;
-    initial begin
-       for (i = 0; i < 64; i = i + 1) hi_weights[i] = 8'd0;
-       hi_weight_q = 8'd0;
-    end
-    always @(posedge clock) begin
-       if (hi_wr) hi_weights[ev_wr_index] <= ev_wr_weight;
-       hi_weight_q <= hi_weights[hi_scan_idx];
-    end
-
-    // ======== low-priority table ========
-    // VLArbitrationTable entries: the VL as stored, 15 if the entry is skipped; the Weights
-    // are in `weights` below. A stored VL is below VLCap or 15, so only its low VB bits are
-    // kept (VB = 1/2/3/4/4 for VLCap 1/2/4/8/15); below four, the top kept bit is set only
-    // for 15 and the bits above it copy it. Four bits at every VLCap were flip-flops that
-    // always equal the top kept bit (Yosys cannot prove it): 192/128/64 per table at VLCap 1/2/4.
-    reg [VB-1:0] lo_vs [0:63];
-    wire [255:0] lo_vlf;           // every entry's 4-bit VL, entry i at [4i+3:4i]
-    generate
-       for (g = 0; g < 64; g = g + 1) begin : lo_vl_widen
-          assign lo_vlf[4*g +: 4] = {{3{lo_vs[g][0]}}, lo_vs[g]};
-       end
-    endgenerate
-    reg [7:0] lo_w0;               // entry 0's Weight (for reset)
-    reg [5:0] lo_ptr;              // active entry
-    reg signed [8:0] lo_rem;       // its remaining weight (a packet may overdraw it)
-    reg lo_rem_pos;                // lo_rem > 0
-    reg [63:0] lo_gt;              // entries after the active one (bit i: i > lo_ptr)
-    reg [3:0] lo_act_vl;           // the active entry's VL as stored
-    reg [63:0] lo_rdy;             // stage A: entry ready
-    reg [63:0] lo_rdy_gt;          // stage A: entry ready and after the active one
-    reg lo_act_rdy;                // stage A: the active entry ready
-    // Stage B: the first ready entry after the active one, wrapping, in pieces (see below):
-    reg [3:0] lo_pick_bank;        //   the bank (group of 16 entries) holding it, one-hot (0: none)
-    reg [15:0] lo_pick_sub;        //   per bank, the index within it of the bank's first candidate
-    reg [15:0] lo_pick_bvl;        //   per bank, that candidate's VL
-    reg lo_pick_cont;              // stage B: the active entry goes on instead (weight left, ready)
-    initial begin
-       for (i = 0; i < 64; i = i + 1) begin
-          lo_vs[i] = {VB{1'b1}};
-       end
-       lo_w0 = 8'd0;
-       lo_ptr = 6'd0; lo_rem = 9'sd0; lo_rem_pos = 1'b0; lo_gt = ~64'd1; lo_act_vl = 4'd15;
-       lo_rdy = 64'd0; lo_rdy_gt = 64'd0; lo_act_rdy = 1'b0; lo_pick_cont = 1'b0;
-       lo_pick_bank = 4'd0; lo_pick_sub = 16'd0; lo_pick_bvl = 16'd0;
-    end
-
-    // Stage A: the entry's VL is ready; also masked to the entries after the active one.
-    // (The pointer moves in the clock of a take, so it is current here for every offer that
-    // can be shown; the remaining weight, committed a clock later, is only needed in B.)
-    // The 16:1 lookup is two kept 8:1 halves, so that the mask by lo_gt shares the last
-    // LUT with the halves' select instead of following it (a LUT level less).
-    (* keep *) wire [63:0] lo_m8l;    // vl_ready[{0, vl[2:0]}]
-    (* keep *) wire [63:0] lo_m8h;    // vl_ready[{1, vl[2:0]}]
-    wire [63:0] lo_rdy_n;
-    generate
-       for (g = 0; g < 64; g = g + 1) begin : lo_lookup
-          assign lo_m8l[g] = vl_ready[{1'b0, lo_vlf[4*g +: 3]}];
-          assign lo_m8h[g] = vl_ready[{1'b1, lo_vlf[4*g +: 3]}];
-          assign lo_rdy_n[g] = lo_vlf[4*g+3] ? lo_m8h[g] : lo_m8l[g];
-       end
-    endgenerate
-    always @(posedge clock) begin
-       lo_rdy <= lo_rdy_n;
-       lo_rdy_gt <= lo_gt & lo_rdy_n;
-       lo_act_rdy <= vl_ready[lo_act_vl];
-    end
-
-    // Stage B: the model's find(): the active entry while it has weight and is ready, else
-    // the first ready entry after it, wrapping. The scan does not look at the remaining
-    // weight: whether the active entry goes on is a bit of its own, resolved in C.
-    // The pick is the first rdy_gt entry when there is one, else the first rdy entry. It is
-    // found, and registered, in pieces that C puts together with one AND-OR level: which
-    // group of 16 entries (a "bank") holds it, one-hot, the same prefix scan over the
-    // banks' ORs; and for every bank, its own first candidate's index within the bank and
-    // VL (only the picked bank's are used), mux trees over groups of 4 whose selects are
-    // the groups' ORs. The VL trees are left unkept so that ABC can merge their levels
-    // (kept, they cost up to 130 LUT4 more on ECP5 and ran slower). Registering the pick
-    // as a 64-bit one-hot put a 64-to-6 encoder in front of C's Weights read and a 64-way
-    // AND-OR in front of offer_vl: the ECP5 critical paths.
-    (* keep *) wire [15:0] lo_a4;        // some rdy in group of 4 g
-    (* keep *) wire [15:0] lo_b4;        // some rdy_gt in group of 4 g
-    (* keep *) wire [3:0] lo_a16;        // some rdy in bank m
-    (* keep *) wire [3:0] lo_b16;        // some rdy_gt in bank m
-    (* keep *) wire [3:0] lo_pa16;       // some rdy_gt anywhere, or some rdy in an earlier bank
-    (* keep *) wire [3:0] lo_pb16;       // some rdy_gt in an earlier bank
-    (* keep *) wire [31:0] lo_ea;        // per group of 4: where its first rdy is
-    (* keep *) wire [31:0] lo_eb;        // per group of 4: where its first rdy_gt is
-    wire [63:0] lo_va;                   // per group of 4: the VL of its first rdy entry
-    wire [63:0] lo_vb;                   // per group of 4: the VL of its first rdy_gt entry
-    wire lo_any_gt = |lo_b16;           // the pick is a rdy_gt entry (else it wraps)
-    wire [3:0] lo_bank_n;
-    wire [15:0] lo_sub_n;
-    wire [15:0] lo_bvl_n;
-    generate
-       for (g = 0; g < 16; g = g + 1) begin : lo_scan4
-          assign lo_a4[g] = |lo_rdy[4*g +: 4];
-          assign lo_b4[g] = |lo_rdy_gt[4*g +: 4];
-          assign lo_ea[2*g +: 2] = first_of4(lo_rdy[4*g +: 3]);
-          assign lo_eb[2*g +: 2] = first_of4(lo_rdy_gt[4*g +: 3]);
-          assign lo_va[4*g +: 4] = pick_of4(lo_rdy[4*g +: 3],
-             lo_vlf[16*g +: 16]);
-          assign lo_vb[4*g +: 4] = pick_of4(lo_rdy_gt[4*g +: 3],
-             lo_vlf[16*g +: 16]);
-       end
-       for (g = 0; g < 4; g = g + 1) begin : lo_scan16
-          assign lo_a16[g] = |lo_a4[4*g +: 4];
-          assign lo_b16[g] = |lo_b4[4*g +: 4];
-          if (g == 0) begin : lo_first16
-             assign lo_pa16[g] = |lo_b16;
-             assign lo_pb16[g] = 1'b0;
-          end else begin : lo_later16
-             assign lo_pa16[g] = (|lo_b16) | (|lo_a16[0 +: g]);
-             assign lo_pb16[g] = |lo_b16[0 +: g];
-          end
-          assign lo_bank_n[g] = (lo_a16[g] & ~lo_pa16[g]) | (lo_b16[g] & ~lo_pb16[g]);
-          // The bank's first candidate: its first group with one, then that group's own.
-          wire [3:0] sa = {first_of4(lo_a4[4*g +: 3]), pick2_of4(lo_a4[4*g +: 3], lo_ea[8*g +: 8])};
-          wire [3:0] sb = {first_of4(lo_b4[4*g +: 3]), pick2_of4(lo_b4[4*g +: 3], lo_eb[8*g +: 8])};
-          wire [3:0] la = pick_of4(lo_a4[4*g +: 3], lo_va[16*g +: 16]);
-          wire [3:0] lb = pick_of4(lo_b4[4*g +: 3], lo_vb[16*g +: 16]);
-          assign lo_sub_n[4*g +: 4] = lo_any_gt ? sb : sa;
-          assign lo_bvl_n[4*g +: 4] = lo_any_gt ? lb : la;
-       end
-    endgenerate
-    // Some entry is ready; the active entry still has weight left and is ready.
-    wire lo_found = |lo_a16;
-    wire lo_cont = lo_rem_pos & lo_act_rdy;
-    always @(posedge clock) begin
-       lo_pick_bank <= lo_bank_n;
-       lo_pick_sub <= lo_sub_n;
-       lo_pick_bvl <= lo_bvl_n;
-       lo_pick_cont <= lo_cont;
-    end
-
-    // Stage C input: the picked entry's index and VL (0 when none), and the same for the
-    // active entry when it goes on.
-    wire [5:0] lo_scan_idx = {lo_pick_bank[3] | lo_pick_bank[2], lo_pick_bank[3] | lo_pick_bank[1],
-                               bank_sel(lo_pick_bank, lo_pick_sub)};
-    wire [3:0] lo_scan_vl = bank_sel(lo_pick_bank, lo_pick_bvl);
-    wire [5:0] lo_e_idx = lo_pick_cont ? lo_ptr : lo_scan_idx;
-    wire [3:0] lo_e_vl = lo_pick_cont ? lo_act_vl : lo_scan_vl;
-
-    // A take moves the pointer at once (the offered entry becomes the active one); its
-    // remaining weight is committed the clock after (t1_*); configuration of the clock of
-    // the take acts after that: a write, then reset. (No take can come in the clock a
-    // configuration change acts: offers are held off.)
-    wire lo_take = take_now & (offer_table == 1'b1);
-    wire lo_commit = t1_go & (t1_low == 1'b1);
-    wire lo_wr = ev_wr & (ev_wr_low == 1'b1);
-    // A write to the active entry reloads its remaining weight (the model's write_entry).
-    wire lo_wr_active = lo_wr & (ev_wr_index == lo_ptr);
-    wire [7:0] lo_w0_n = (lo_wr && ev_wr_index == 6'd0) ? ev_wr_weight : lo_w0;
-    wire [3:0] lo_vl0_n = (lo_wr && ev_wr_index == 6'd0) ? ev_wr_vl_stored : lo_vlf[3:0];
-    always @(posedge clock) begin
-       if (lo_wr) lo_vs[ev_wr_index] <= ev_wr_vl_stored[VB-1:0];
-       lo_w0 <= lo_w0_n;
-       if (ev_reset) begin
-          lo_ptr <= 6'd0;
-          lo_gt <= ~64'd1;
-          lo_act_vl <= lo_vl0_n;
-       end else if (lo_wr_active) begin
-          lo_act_vl <= ev_wr_vl_stored;
-       end else if (lo_take) begin
-          lo_ptr <= offer_entry;
-          lo_gt <= ~64'd1 << offer_entry;
-          lo_act_vl <= offer_vl;
-       end
-       if (ev_reset) begin
-          lo_rem <= $signed({1'b0, lo_w0_n});
-          lo_rem_pos <= |lo_w0_n;
-       end else if (lo_wr_active) begin
-          lo_rem <= $signed({1'b0, ev_wr_weight});
-          lo_rem_pos <= |ev_wr_weight;
-       end else if (lo_commit) begin
-          lo_rem <= t1_wl;
-          lo_rem_pos <= ~t1_wl[8] & (|t1_wl);
-       end
-    end
-
-    // The table's Weights (block RAM on iCE40): the picked entry's Weight is read at the end
-    // of stage C and shows during the offer. One RAM per table, so that the read address is
-    // the table's own pick (the table choice selects the read data instead). The address is
-    // the scan's pick even when the active entry goes on: the offer then uses the remaining
-    // weight (c_cont), never this read, so pick_cont stays off the address.
-    reg [7:0] lo_weights [0:63];
-    reg [7:0] lo_weight_q;
-    initial begin
-       for (i = 0; i < 64; i = i + 1) lo_weights[i] = 8'd0;
-       lo_weight_q = 8'd0;
-    end
-    always @(posedge clock) begin
-       if (lo_wr) lo_weights[ev_wr_index] <= ev_wr_weight;
-       lo_weight_q <= lo_weights[lo_scan_idx];
-    end
-
-    // ======== Stage B: choose the table (the model's grant(), SPEC.md 6) ========
-    // A low turn under the weight policy goes on with its active entry while it can.
-    wire lo_continues = low_turn & low_open & lo_cont;
-    // The high table's turn (or a low turn that has just ended).
-    wire high_first = ~low_turn | low_open;
-    // High first: the low table only when the high table has nothing (the counter reloads).
-    // A fresh low turn: the high table only when the low table has nothing.
-    wire pick_low = lo_continues | (high_first ? ~hi_found : lo_found);
-    reg b_any;                 // some entry of either table is ready
-    reg b_low;                 // the low table sends
-    reg b_reload;              // a low packet because the high table had nothing: the counter reloads
-    initial begin
-       b_any = 1'b0; b_low = 1'b0; b_reload = 1'b0;
-    end
-    always @(posedge clock) begin
-       b_any <= hi_found | lo_found;
-       b_low <= pick_low;
-       b_reload <= pick_low & ~lo_continues & high_first & ~hi_found;
-    end
-
-    // ======== Stage C: read the chosen entry ========
-    wire [3:0] pick_vl = b_low ? lo_e_vl : hi_e_vl;
-    wire [5:0] pick_idx = b_low ? lo_e_idx : hi_e_idx;
-
-    // The offered entry's Weight, read from its table's RAM at the end of stage C.
-    wire [7:0] offer_weight = offer_table ? lo_weight_q : hi_weight_q;
-
-    always @(posedge clock) begin
-       offer_valid <= b_any & (hold_next == 3'd0);
-       offer_table <= b_low;
-       offer_entry <= pick_idx;
-       offer_vl <= pick_vl;
-       for (v = 0; v < VLS; v = v + 1) offer_vl_hot[v] <= pick_vl == v[3:0];
-       // The entry's weight before this packet: what is left while the active entry goes
-       // on, else its Weight reloaded (offer_weight).
-       c_cont <= b_low ? lo_pick_cont : hi_pick_cont;
-       c_rem <= b_low ? lo_rem : hi_rem;
-       // HighPriCounter once the packet is sent: a high packet counts its PktLen (not under
-       // VLHighLimit 255, c_count); a low packet leaves it, reloaded if the high table had
-       // nothing.
-       c_count <= ~b_low & (limit != 8'd255);
-       c_counter <= b_reload ? $signed(reload) : high_counter;
-       for (v = 0; v < VLS; v = v + 1) begin
-          c_blocks[8*v +: 8] <= blocks_of(b_len[11*v +: 11]);
-          // The low 11 bits of HighPriCounter - PktLen for every VL, and the borrow.
-          c_counter_low[12*v +: 12] <= {1'b0, high_counter[10:0]} - {1'b0, b_len[11*v +: 11]};
-       end
-       c_len <= b_len;
-       b_len <= a_len;
-       a_len <= head_len;
-       hold <= hold_next;
-    end
-
-    // ======== The offer: the offered VL's numbers ========
-    // Every VL's {low bits of HighPriCounter - PktLen, blocks, PktLen}, selected by
-    // offer_vl_hot: first per group of 4 VLs, kept as LUT boundaries so the select is a
-    // balanced tree (a group, then an OR over the groups) and not the chain of ORs the
-    // mapper otherwise builds in front of offer_weight_left's subtraction. (Kept per pair
-    // of VLs instead, Yosys mapped the ECP5 15-VL, 64-bit port with 18214 LUT4, not 13744.)
-    localparam QUADS = (VLS + 3) / 4;
-    wire [31*VLS-1:0] per_vl;
-    (* keep *) wire [31*QUADS-1:0] quad_sel;
-    generate
-       for (g = 0; g < VLS; g = g + 1) begin : g_per_vl
-          assign per_vl[31*g +: 31] = {c_counter_low[12*g +: 12], c_blocks[8*g +: 8], c_len[11*g +: 11]};
-       end
-       for (g = 0; g < QUADS; g = g + 1) begin : g_quad
-          reg [30:0] q;
-          integer k;
-          always @(*) begin
-             q = 31'd0;
-             for (k = 4*g; k < 4*g + 4 && k < VLS; k = k + 1)
-                q = q | ({31{offer_vl_hot[k]}} & per_vl[31*k +: 31]);
-          end
-          assign quad_sel[31*g +: 31] = q;
-       end
-    endgenerate
-    reg [11:0] counter_low;
-    // HighPriCounter's upper bits when the packet causes no borrow (or does not count).
-    wire [7:0] counter_upper_kept = c_count ? high_counter[18:11] : c_counter[18:11];
-    always @(*) begin
-       {counter_low, offer_blocks, offer_pkt_len} = 31'd0;
-       // Its own loop variable: v is the clocked blocks' (one variable in both kinds of block
-       // is a register with two drivers to Yosys's check).
-       for (quad = 0; quad < QUADS; quad = quad + 1)
-          {counter_low, offer_blocks, offer_pkt_len} = {counter_low, offer_blocks, offer_pkt_len} | quad_sel[31*quad +: 31];
-       // The entry's weight once this packet is sent (may go negative).
-       offer_weight_left = (c_cont ? c_rem : $signed({1'b0, offer_weight})) - $signed({1'b0, offer_blocks});
-       // HighPriCounter's upper bits: the borrow selects last, so behind the select there is
-       // one LUT (borrow, c_count, counter_upper_less1, counter_upper_kept).
-       offer_high_counter[18:11] = (c_count & counter_low[11]) ? counter_upper_less1 : counter_upper_kept;
-       offer_high_counter[10:0] = c_count ? counter_low[10:0] : c_counter[10:0];
-    end
-
-    // ======== Take, commit, configuration ========
-    always @(posedge clock) begin
-       t1_go <= take_now;
-       t1_low <= offer_table;
-       t1_wl <= offer_weight_left;
-       t1_hc <= offer_high_counter;
-       // The take of the clock before (SPEC.md 6).
-       if (t1_go) begin
-          if (!t1_low) begin
-             // A high packet: once the counter is negative it reloads and the low table
-             // becomes active.
-             high_counter <= t1_hc[18] ? $signed(reload) : t1_hc;
-             low_turn <= t1_hc[18];
-             low_open <= 1'b0;
-          end else begin
-             // A low packet: the turn is over after one packet (one-packet policy) or when
-             // the entry's weight is exhausted.
-             high_counter <= t1_hc;
-             low_turn <= ~(one_packet | t1_wl[8] | ~(|t1_wl));
-             low_open <= ~(one_packet | t1_wl[8] | ~(|t1_wl));
-          end
-       end
-       // Configuration sampled the clock before, after the take.
-       if (ev_limit) high_counter <= $signed({1'b0, limit_in, 10'd0});
-       if (ev_reset) begin
-          high_counter <= $signed({1'b0, limit_in, 10'd0});
-          low_turn <= 1'b0;
-          low_open <= 1'b0;
-       end
-       limit <= limit_in;
-       one_packet <= policy_in;
-       enable <= enable_in;
-       // This clock's configuration, sampled.
-       ev_wr <= wr_en;
-       ev_wr_low <= wr_table;
-       ev_wr_index <= wr_index;
-       // Whether the entry can send is decided here, as the write is sampled, so that the
-       // Weight compare is not in front of the table and act_vl (ECP5's critical path at
-       // VLCap 1, 2 and 4 when it was decided from the sampled write).
-       ev_wr_vl_stored <= (wr_weight != 8'd0 && wr_vl < 4'd1) ? wr_vl : 4'd15;
-       ev_wr_weight <= wr_weight;
-       ev_reset <= reset;
-       ev_limit <= vl_high_limit != limit_in;
-       limit_in <= vl_high_limit;
-       policy_in <= low_policy;
-       enable_in <= vl_enable;
-    end
-endmodule // iblink_link_port_vl1_w64$arb
-
-
-module iblink_link_port_vl1_w64$fcprx(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,upd_valid,upd_op,upd_vl,upd_fctbs,upd_fccl,good_count,short_count,long_count,abort_count,lpcrc_error_count,reserved_op_count,vl15_count,vl_cap_count);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  rx_valid;
-    input wire  [63:0] rx_data;
-    input wire  [7:0] rx_keep;
-    input wire  rx_sop;
-    input wire  rx_eop;
-    input wire  rx_link;
-    output reg  upd_valid;
-    output reg  upd_op;
-    output reg  [3:0] upd_vl;
-    output reg  [11:0] upd_fctbs;
-    output reg  [11:0] upd_fccl;
-    output reg  [15:0] good_count;
-    output reg  [15:0] short_count;
-    output reg  [15:0] long_count;
-    output reg  [15:0] abort_count;
-    output reg  [15:0] lpcrc_error_count;
-    output reg  [15:0] reserved_op_count;
-    output reg  [15:0] vl15_count;
-    output reg  [15:0] vl_cap_count;
-
-    // Update code (custom)
-    // FCP receive framer (SPEC.md 2, 3, 4), VLCap 1, 64-bit link words (8 bytes).
-    // Link packets (rx_link) are collected, checked as FCPs (exactly 6 bytes; LPCRC over
-    // bytes 0-3 in bytes 4-5, low byte first; Op 0/1; VL below VLCap, not VL15) and a good
-    // one is a one-clock upd_valid: ABR[upd_vl] := upd_fctbs, CL[upd_vl] := upd_fccl.
-    // Verdicts show 3 clocks after the eop word; every discard is counted by reason.
-
-    // Framing state.
-    reg open;              // a link packet is being collected
-    reg [1:0] words;       // its link words so far, saturating at 2
-    reg [31:0] head;       // bytes 0-3: Op|FCTBS|VL|FCCL, byte k in [8k+7:8k]
-    reg [15:0] lpcrc_rx;   // bytes 4-5: the LPCRC as received (byte 4 is its low byte)
-    reg [15:0] lpcrc_exp;  // the LPCRC bytes 0-3 call for, captured with lpcrc_rx
-    // Stage 1: what ended in the previous clock (6 bytes, short or long) or was aborted.
-    reg s1_six, s1_short, s1_long, s1_abort;
-    // Stage 2: the checks on the captured bytes. For a 6-byte packet exactly one of
-    // s2_op_bad, s2_vl15, s2_vl_cap, s2_good is set: its verdict should the LPCRC match,
-    // decided here beside the LPCRC compare so that stage 3 only ANDs.
-    reg s2_six, s2_short, s2_long, s2_abort;
-    reg s2_crc_ok;          // expected LPCRC == received
-    reg s2_op_bad, s2_vl15, s2_vl_cap, s2_good;
-    reg s2_op_init;
-    reg [3:0] s2_vl;
-    reg [11:0] s2_fctbs, s2_fccl;
-
-    initial begin
-       open = 1'b0;
-       words = 2'd0;
-       head = 32'd0;
-       lpcrc_rx = 16'd0;
-       lpcrc_exp = 16'd0;
-       {s1_six, s1_short, s1_long, s1_abort} = 4'd0;
-       {s2_six, s2_short, s2_long, s2_abort} = 4'd0;
-       s2_crc_ok = 1'b0;
-       {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} = 4'd0;
-       s2_op_init = 1'b0;
-       s2_vl = 4'd0;
-       s2_fctbs = 12'd0;
-       s2_fccl = 12'd0;
-       upd_valid = 1'b0;
-       upd_op = 1'b0;
-       upd_vl = 4'd0;
-       upd_fctbs = 12'd0;
-       upd_fccl = 12'd0;
-       good_count = 16'd0;
-       short_count = 16'd0;
-       long_count = 16'd0;
-       abort_count = 16'd0;
-       lpcrc_error_count = 16'd0;
-       reserved_op_count = 16'd0;
-       vl15_count = 16'd0;
-       vl_cap_count = 16'd0;
-    end
-
-    // ---- Stage 0: framing ----
-    // Only words with rx_valid count: gaps inside an item are ignored.
-    wire link_word = rx_valid & rx_link;
-    // Any item's sop while a link packet is open: that packet never got its eop.
-    wire abort = rx_valid & rx_sop & open;
-    wire first = link_word & rx_sop;
-    wire more = link_word & ~rx_sop & open;
-    wire ends = (first | more) & rx_eop;   // the packet's last word
-    // Words before this one in its packet; keep counts on the eop word only (only the
-    // last word of an item may be partial).
-    wire [1:0] prior_words = rx_sop ? 2'd0 : words;
-    reg [3:0] last_bytes;   // highest set keep bit + 1
-    always @(*) begin
-       casez (rx_keep)
-          8'b1???????: last_bytes = 4'd8;
-          8'b01??????: last_bytes = 4'd7;
-          8'b001?????: last_bytes = 4'd6;
-          8'b0001????: last_bytes = 4'd5;
-          8'b00001???: last_bytes = 4'd4;
-          8'b000001??: last_bytes = 4'd3;
-          8'b0000001?: last_bytes = 4'd2;
-          8'b00000001: last_bytes = 4'd1;
-          default: last_bytes = 4'd0;
-       endcase
-    end
-    // Length = 8 * prior_words + last_bytes: 6 only as one word of 6 bytes.
-    wire len_short = (prior_words == 2'd0) & (last_bytes < 4'd6);
-    wire len_six = (prior_words == 2'd0) & (last_bytes == 4'd6);
-    // Lanes 6-7 never hold FCP bytes: on a 6-byte FCP keep leaves them out.
-    wire [15:0] unused_lanes_6_7 = rx_data[63:48];
-
-    // Expected LPCRC of bytes 0-3 (SPEC.md 3: poly 0x100B, init 0xFFFF, reflected,
-    // xorout 0xFFFF), as one XOR per bit ('~' where init and xorout fold in a one),
-    // from the word itself: one word carries all six bytes.
-    wire [31:0] crc_in = rx_data[31:0];
-    wire [15:0] lpcrc_calc;
-    assign lpcrc_calc[0] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[9] ^ crc_in[11] ^ crc_in[12] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[24] ^ crc_in[28]);
-    assign lpcrc_calc[1] = ~(crc_in[1] ^ crc_in[2] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[10] ^ crc_in[12] ^ crc_in[13] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[25] ^ crc_in[29]);
-    assign lpcrc_calc[2] = crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[6] ^ crc_in[8] ^ crc_in[11] ^ crc_in[13] ^ crc_in[14] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[26] ^ crc_in[30];
-    assign lpcrc_calc[3] = crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[9] ^ crc_in[12] ^ crc_in[14] ^ crc_in[15] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[27] ^ crc_in[31];
-    assign lpcrc_calc[4] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23]);
-    assign lpcrc_calc[5] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[22] ^ crc_in[24]);
-    assign lpcrc_calc[6] = crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[23] ^ crc_in[25];
-    assign lpcrc_calc[7] = ~(crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[24] ^ crc_in[26]);
-    assign lpcrc_calc[8] = crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23] ^ crc_in[24] ^ crc_in[25] ^ crc_in[27];
-    assign lpcrc_calc[9] = ~(crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[22] ^ crc_in[24] ^ crc_in[25] ^ crc_in[26] ^ crc_in[28]);
-    assign lpcrc_calc[10] = crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[23] ^ crc_in[25] ^ crc_in[26] ^ crc_in[27] ^ crc_in[29];
-    assign lpcrc_calc[11] = crc_in[0] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[24] ^ crc_in[26] ^ crc_in[27] ^ crc_in[28] ^ crc_in[30];
-    assign lpcrc_calc[12] = crc_in[0] ^ crc_in[1] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23] ^ crc_in[24] ^ crc_in[25] ^ crc_in[27] ^ crc_in[28] ^ crc_in[29] ^ crc_in[31];
-    assign lpcrc_calc[13] = ~(crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[10] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[18] ^ crc_in[21] ^ crc_in[22] ^ crc_in[25] ^ crc_in[26] ^ crc_in[29] ^ crc_in[30]);
-    assign lpcrc_calc[14] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[11] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[22] ^ crc_in[23] ^ crc_in[26] ^ crc_in[27] ^ crc_in[30] ^ crc_in[31]);
-    assign lpcrc_calc[15] = crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[8] ^ crc_in[10] ^ crc_in[11] ^ crc_in[16] ^ crc_in[18] ^ crc_in[19] ^ crc_in[23] ^ crc_in[27] ^ crc_in[31];
-
-    always @(posedge clock) begin
-       if (reset) begin
-          open <= 1'b0;
-          words <= 2'd0;
-          {s1_six, s1_short, s1_long, s1_abort} <= 4'd0;
-       end else begin
-          s1_six <= ends & len_six;
-          s1_short <= ends & len_short;
-          s1_long <= ends & ~len_short & ~len_six;
-          s1_abort <= abort;
-          if (first) begin
-             open <= ~rx_eop;
-             words <= 2'd1;
-          end else if (more) begin
-             open <= ~rx_eop;
-             if (words != 2'd2) words <= words + 2'd1;
-          end else if (abort) begin
-             open <= 1'b0;   // a data item's sop
-          end
-       end
-    end
-
-    // The captured bytes need no reset: a packet ends only after its sop wrote them.
-    // The expected LPCRC is captured with the received one.
-    always @(posedge clock) begin
-       // One word carries all six bytes.
-       if (first) begin
-          head <= rx_data[31:0];
-          lpcrc_rx <= rx_data[47:32];
-          lpcrc_exp <= lpcrc_calc;
-       end
-    end
-
-    // ---- Stage 2: LPCRC and field checks on the captured bytes ----
-    // Fields (SPEC.md 2): Op = byte 0 [7:4], FCTBS = byte 0 [3:0] . byte 1,
-    // VL = byte 2 [7:4], FCCL = byte 2 [3:0] . byte 3.
-    wire [3:0] head_op = head[7:4];
-    wire [3:0] head_vl = head[23:20];
-    wire op_reserved = head_op >= 4'd2;
-    wire vl15 = head_vl == 4'd15;                      // VL15: no flow control
-    wire vl_over = (head_vl >= 4'd1) & ~vl15;       // no such data VL at VLCap 1
-
-    always @(posedge clock) begin
-       if (reset) begin
-          {s2_six, s2_short, s2_long, s2_abort} <= 4'd0;
-          {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} <= 4'd0;
-       end else begin
-          {s2_six, s2_short, s2_long, s2_abort} <= {s1_six, s1_short, s1_long, s1_abort};
-          // Op before VL, as the model checks them.
-          s2_op_bad <= s1_six & op_reserved;
-          s2_vl15 <= s1_six & ~op_reserved & vl15;
-          s2_vl_cap <= s1_six & ~op_reserved & vl_over;
-          s2_good <= s1_six & ~op_reserved & ~vl15 & ~vl_over;
-       end
-       s2_crc_ok <= lpcrc_exp == lpcrc_rx;
-       s2_op_init <= head_op == 4'd1;
-       s2_vl <= head_vl;
-       s2_fctbs <= {head[3:0], head[15:8]};
-       s2_fccl <= {head[19:16], head[31:24]};
-    end
-
-    // ---- Stage 3: verdict, in the model's order: length, LPCRC, Op, VL15, VLCap ----
-    // (short/long/abort need no LPCRC: they are counted straight from stage 2.)
-    wire v_lpcrc = s2_six & ~s2_crc_ok;
-    wire v_op = s2_op_bad & s2_crc_ok;
-    wire v_vl15 = s2_vl15 & s2_crc_ok;
-    wire v_vl_cap = s2_vl_cap & s2_crc_ok;
-    wire v_good = s2_good & s2_crc_ok;
-
-    always @(posedge clock) begin
-       if (reset) begin
-          upd_valid <= 1'b0;
-          upd_op <= 1'b0;
-          upd_vl <= 4'd0;
-          upd_fctbs <= 12'd0;
-          upd_fccl <= 12'd0;
-       end else begin
-          upd_valid <= v_good;
-          if (v_good) begin
-             upd_op <= s2_op_init;
-             upd_vl <= s2_vl;
-             upd_fctbs <= s2_fctbs;
-             upd_fccl <= s2_fccl;
-          end
-       end
-    end
-
-    // Counters: saturating statistics; a reset (resync) keeps them and counts nothing.
-    always @(posedge clock) begin
-       if (~reset) begin
-          if (v_good & (~&good_count)) good_count <= good_count + 16'd1;   // good FCPs (upd_valid)
-          if (s2_short & (~&short_count)) short_count <= short_count + 16'd1;   // link packets under 6 bytes
-          if (s2_long & (~&long_count)) long_count <= long_count + 16'd1;   // link packets over 6 bytes
-          if (s2_abort & (~&abort_count)) abort_count <= abort_count + 16'd1;   // link packets cut by a new sop
-          if (v_lpcrc & (~&lpcrc_error_count)) lpcrc_error_count <= lpcrc_error_count + 16'd1;   // 6 bytes, LPCRC mismatch
-          if (v_op & (~&reserved_op_count)) reserved_op_count <= reserved_op_count + 16'd1;   // good LPCRC, Op 2-15
-          if (v_vl15 & (~&vl15_count)) vl15_count <= vl15_count + 16'd1;   // good LPCRC and Op, VL15
-          if (v_vl_cap & (~&vl_cap_count)) vl_cap_count <= vl_cap_count + 16'd1;   // good LPCRC and Op, VL at or above VLCap
-       end
-    end
-endmodule // iblink_link_port_vl1_w64$fcprx
-
-
-module iblink_link_port_vl1_w64$fcptx(clock,restart,link_state,refresh_clocks,min_gap_clocks,fctbs,fccl,fcp_start,fcp_pending,pending_vl,fcp_valid,fcp_sop,fcp_eop,fcp_link,fcp_data,fcp_keep);
-
-    // Module arguments
-    input wire  clock;
-    input wire  restart;
-    input wire  [1:0] link_state;
-    input wire  [15:0] refresh_clocks;
-    input wire  [15:0] min_gap_clocks;
-    input wire  [11:0] fctbs;
-    input wire  [11:0] fccl;
-    input wire  fcp_start;
-    output reg  fcp_pending;
-    output reg  [3:0] pending_vl;
-    output reg  fcp_valid;
-    output reg  fcp_sop;
-    output reg  fcp_eop;
-    output reg  fcp_link;
-    output reg  [63:0] fcp_data;
-    output reg  [7:0] fcp_keep;
-
-    // Update code (custom)
-    // FCP transmit framer and scheduler (SPEC.md 2, 3, 5), VLCap 1, 64-bit link words.
-    // Chooses the next data VL due an FCP (refresh timer, or FCCL changed and the minimum gap
-    // passed; refresh first, then round robin after the last VL sent), keeps that FCP built
-    // in the pend_* registers (refreshed every clock) and streams it when fcp_start comes.
-    // The FCP starting in clock p carries link_state/fctbs/fccl as driven in clock p-1.
-    // link_state codes (iblink_rtl::link, shared by every link-path block):
-    //   0 LINK_DOWN: nothing is sent
-    //   1 LINK_INIT: LinkInitialize: FCP Op 1, no data
-    //   2 LINK_ARM: LinkArm: FCP Op 0, no data
-    //   3 LINK_ACTIVE: LinkActive: FCP Op 0, data flows
-    localparam [1:0] LINK_DOWN = 2'd0;
-    localparam [1:0] LINK_INIT = 2'd1;
-
-    localparam VLS = 1;
-    localparam [VLS-1:0] NO_VL = 1'd0;
-    localparam [VLS-1:0] ALL_VLS = {VLS{1'b1}};
-
-    // The time base of the per-VL deadlines: counts every clock, wrapping.
-    reg [15:0] now;
-    // The configuration as a start uses it: c - 1, and c <= 1. Registered, so it takes
-    // effect a clock late: change it together with restart.
-    reg [15:0] refresh_m1;
-    reg refresh_le1;
-    reg [15:0] gap_m1;
-    reg gap_le1;
-    // Round robin: the VLs at or after the one following the last VL sent (all after a
-    // restart). A mask rather than a number, so the search needs no adder or shifter.
-    reg [VLS-1:0] rr_from;
-    // next: the VL to build when the pending FCP starts (or when nothing is pending),
-    // one-hot, and the mask of the VLs after it (its number is encoded from next_oh when it
-    // moves into pend_vl, so the search does not end in an encoder).
-    reg next_valid;
-    reg [VLS-1:0] next_oh;
-    reg [VLS-1:0] next_above;
-    // pending: the built FCP (Op is 1 when pend_init), reloaded from the inputs every clock,
-    // and its VL one-hot and the mask of the VLs after it.
-    reg pend_valid;
-    reg [3:0] pend_vl;
-    reg [VLS-1:0] pend_oh;
-    reg [VLS-1:0] pend_above;
-    reg pend_init;
-    reg [11:0] pend_fctbs;
-    reg [11:0] pend_fccl;
-
-    initial begin
-       now = 16'd0;
-       refresh_m1 = 16'd0;
-       refresh_le1 = 1'b0;
-       gap_m1 = 16'd0;
-       gap_le1 = 1'b0;
-       rr_from = ALL_VLS;
-       next_valid = 1'b0;
-       next_oh = NO_VL;
-       next_above = NO_VL;
-       pend_valid = 1'b0;
-       pend_vl = 4'd0;
-       pend_oh = NO_VL;
-       pend_above = NO_VL;
-       pend_init = 1'b0;
-       pend_fctbs = 12'd0;
-       pend_fccl = 12'd0;
-    end
-
-    always @(posedge clock) begin
-       now <= now + 16'd1;
-       // c - 1 wraps to 65535 for c = 0; harmless: with c <= 1 a start sets the flag at
-       // once (le1) and only a start clears it, so that deadline never matters. (A zero
-       // test here would clear 16 flip-flops through one net on a global buffer.)
-       refresh_m1 <= refresh_clocks - 16'd1;
-       refresh_le1 <= refresh_clocks <= 16'd1;
-       gap_m1 <= min_gap_clocks - 16'd1;
-       gap_le1 <= min_gap_clocks <= 16'd1;
-    end
-
-    // Link init or resync, or the link is down: every VL due at once, nothing pending.
-    wire restart_all = restart | (link_state == LINK_DOWN);
-    wire pending = pend_valid;
-    // The mux takes the pending FCP: its first word goes out now, the scheduler commits.
-    wire take = fcp_start & pending;
-    wire [VLS-1:0] commit = take ? pend_oh : NO_VL;
-
-    // Deadlines for a start in this clock: the model's since_last is 1 in the next clock
-    // and reaches c (c >= 1) in the clock after the one in which now is now + c - 1.
-    wire [15:0] refresh_at = now + refresh_m1;
-    wire [15:0] gap_at = now + gap_m1;
-
-    // Per data VL, in generate block vl[v]. A flag is set in the clock after now reaches
-    // its deadline and stays set until the VL's next start (deadlines are at most 65535
-    // clocks ahead, so the first match is the right one); no counter or compare per VL.
-    //   refresh_deadline, refresh_due   the model's since_last >= refresh_clocks
-    //   gap_deadline, gap_ok            the model's since_last >= min_gap_clocks
-    //   last_fccl                       the FCCL this VL's last FCP carried
-    //   changed                         the FCCL of the previous clock differs from last_fccl
-    //                                   (registered: no compare in front of the round robin)
-    wire [VLS-1:0] refresh_due;
-    wire [VLS-1:0] change_due;   // FCCL differed from last_fccl a clock ago, and gap_ok
-    genvar v;
-    generate
-       for (v = 0; v < VLS; v = v + 1) begin : vl
-          reg [15:0] refresh_deadline;
-          reg [15:0] gap_deadline;
-          reg due_q;
-          reg gap_ok;
-          reg [11:0] last_fccl;
-          reg changed;
-          initial begin
-             changed = 1'b0;
-             refresh_deadline = 16'd0;
-             gap_deadline = 16'd0;
-             due_q = 1'b1;
-             gap_ok = 1'b1;
-             last_fccl = 12'd0;
-          end
-          assign refresh_due[v] = due_q;
-          assign change_due[v] = changed & gap_ok;
-          wire [11:0] fccl_now = fccl[12*v +: 12];
-          always @(posedge clock) begin
-             // Against last_fccl as this edge leaves it.
-             changed <= (commit[v] & ~restart_all) ? fccl_now != pend_fccl : fccl_now != last_fccl;
-             if (restart_all) begin
-                due_q <= 1'b1;
-                gap_ok <= 1'b1;
-             end else if (commit[v]) begin
-                // The model's on_sent, then this clock's tick.
-                last_fccl <= pend_fccl;
-                refresh_deadline <= refresh_at;
-                gap_deadline <= gap_at;
-                due_q <= refresh_le1;
-                gap_ok <= gap_le1;
-             end else begin
-                if (now == refresh_deadline) due_q <= 1'b1;
-                if (now == gap_deadline) gap_ok <= 1'b1;
-             end
-          end
-       end
-    endgenerate
-
-    // The lowest set bit of vec: {below, one-hot}, below[k] = a bit of vec under k is set
-    // (the VLs after the lowest one).
-    function [2*VLS-1:0] lowest;
-       input [VLS-1:0] vec;
-       reg [VLS-1:0] below;
-       integer k;
-       begin
-          below[0] = 1'b0;
-          for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
-          lowest = {below, vec & ~below};
-       end
-    endfunction
-
-    // One round-robin search (the model's next_due): the lowest VL of the first non-empty
-    // vector among refresh-due VLs at or after `from`, all refresh-due VLs, changed VLs at
-    // or after `from`, all changed VLs. Returns {found, after it, it one-hot}. The four
-    // lowest-bit searches run side by side and the non-empty flags select one, rather than
-    // selecting a vector first and searching it after.
-    function [2*VLS:0] pick;
-       input [VLS-1:0] rdue;
-       input [VLS-1:0] cdue;
-       input [VLS-1:0] from;
-       reg [2*VLS-1:0] l0, l1, l2, l3;
-       begin
-          l0 = lowest(rdue & from);
-          l1 = lowest(rdue);
-          l2 = lowest(cdue & from);
-          l3 = lowest(cdue);
-          if (|(rdue & from)) pick = {1'b1, l0};
-          else if (|rdue) pick = {1'b1, l1};
-          else if (|(cdue & from)) pick = {1'b1, l2};
-          else pick = {|cdue, l3};
-       end
-    endfunction
-
-    // The number of a one-hot VL vector (0 for none).
-    function [3:0] vl_of;
-       input [VLS-1:0] oh;
-       integer k;
-       begin
-          vl_of = 4'd0;
-          for (k = 0; k < VLS; k = k + 1)
-             if (oh[k]) vl_of = vl_of | k[3:0];
-       end
-    endfunction
-
-    // The next VL is chosen as if the FCPs ahead of it were already sent: they are excluded
-    // and round robin starts after the last of them. Both cases are searched; the late
-    // fcp_start only selects between them.
-    // No start this clock: the VL pending after the edge (pending, else next) is ahead.
-    wire [VLS-1:0] excl0 = pend_valid ? pend_oh : next_valid ? next_oh : NO_VL;
-    wire [VLS-1:0] from0 = pend_valid ? pend_above : next_valid ? next_above : rr_from;
-    wire [2*VLS:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
-    // The pending FCP starts now: it and the next one are ahead.
-    wire [VLS-1:0] excl1 = pend_oh | (next_valid ? next_oh : NO_VL);
-    wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
-    wire [2*VLS:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
-
-    // The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
-    wire keep_pend = pend_valid & ~take;
-    // Kept as one net, so the selects below are AND-ORs on it (not one LUT per VL and bit).
-    (* keep *) wire [VLS-1:0] build_oh = keep_pend ? pend_oh : next_oh;
-    reg [11:0] build_fctbs;
-    reg [11:0] build_fccl;
-    integer b;
-    always @(*) begin
-       build_fctbs = 12'd0;
-       build_fccl = 12'd0;
-       for (b = 0; b < VLS; b = b + 1) begin
-          build_fctbs = build_fctbs | (fctbs[12*b +: 12] & {12{build_oh[b]}});
-          build_fccl = build_fccl | (fccl[12*b +: 12] & {12{build_oh[b]}});
-       end
-    end
-
-    always @(posedge clock) begin
-       pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);
-       pend_oh <= build_oh;
-       pend_above <= keep_pend ? pend_above : next_above;
-       pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
-       pend_fctbs <= build_fctbs;
-       pend_fccl <= build_fccl;
-       if (restart_all) begin
-          rr_from <= ALL_VLS;
-          next_valid <= 1'b0;
-          next_oh <= NO_VL;
-          next_above <= NO_VL;
-          pend_valid <= 1'b0;
-       end else begin
-          if (take) rr_from <= pend_above;
-          {next_valid, next_above, next_oh} <= take ? pick1 : pick0;
-          pend_valid <= keep_pend | next_valid;
-       end
-    end
-
-    // The pending FCP's bytes 0-3 in wire order (byte k in [8k+7:8k]): the header
-    // Op<<28 | FCTBS<<16 | VL<<12 | FCCL, big-endian (SPEC.md 2).
-    wire [31:0] hdr = {pend_fccl[7:0], pend_vl, pend_fccl[11:8], pend_fctbs[7:0], 3'b000, pend_init, pend_fctbs[11:8]};
-    // Its LPCRC (SPEC.md 3): the CRC unit's equations after four bytes from init 0xFFFF,
-    // final XOR folded in; bytes 4-5 on the wire, low byte first.
-    wire [15:0] lpcrc;
-    assign lpcrc[0] = ~(hdr[0] ^ hdr[1] ^ hdr[3] ^ hdr[4] ^ hdr[9] ^ hdr[11] ^ hdr[12] ^ hdr[17] ^ hdr[19] ^ hdr[20] ^ hdr[24] ^ hdr[28]);
-    assign lpcrc[1] = ~(hdr[1] ^ hdr[2] ^ hdr[4] ^ hdr[10] ^ hdr[12] ^ hdr[13] ^ hdr[18] ^ hdr[20] ^ hdr[21] ^ hdr[25] ^ hdr[29]);
-    assign lpcrc[2] = hdr[0] ^ hdr[2] ^ hdr[3] ^ hdr[8] ^ hdr[11] ^ hdr[13] ^ hdr[14] ^ hdr[19] ^ hdr[21] ^ hdr[22] ^ hdr[26] ^ hdr[30];
-    assign lpcrc[3] = hdr[1] ^ hdr[3] ^ hdr[4] ^ hdr[9] ^ hdr[12] ^ hdr[14] ^ hdr[15] ^ hdr[20] ^ hdr[22] ^ hdr[23] ^ hdr[27] ^ hdr[31];
-    assign lpcrc[4] = ~(hdr[0] ^ hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[19] ^ hdr[20] ^ hdr[21] ^ hdr[23]);
-    assign lpcrc[5] = ~(hdr[0] ^ hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[20] ^ hdr[21] ^ hdr[22] ^ hdr[24]);
-    assign lpcrc[6] = hdr[0] ^ hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[21] ^ hdr[22] ^ hdr[23] ^ hdr[25];
-    assign lpcrc[7] = ~(hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[18] ^ hdr[19] ^ hdr[20] ^ hdr[22] ^ hdr[23] ^ hdr[24] ^ hdr[26]);
-    assign lpcrc[8] = hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[19] ^ hdr[20] ^ hdr[21] ^ hdr[23] ^ hdr[24] ^ hdr[25] ^ hdr[27];
-    assign lpcrc[9] = ~(hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[20] ^ hdr[21] ^ hdr[22] ^ hdr[24] ^ hdr[25] ^ hdr[26] ^ hdr[28]);
-    assign lpcrc[10] = hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[21] ^ hdr[22] ^ hdr[23] ^ hdr[25] ^ hdr[26] ^ hdr[27] ^ hdr[29];
-    assign lpcrc[11] = hdr[0] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[20] ^ hdr[22] ^ hdr[23] ^ hdr[24] ^ hdr[26] ^ hdr[27] ^ hdr[28] ^ hdr[30];
-    assign lpcrc[12] = hdr[0] ^ hdr[1] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[20] ^ hdr[21] ^ hdr[23] ^ hdr[24] ^ hdr[25] ^ hdr[27] ^ hdr[28] ^ hdr[29] ^ hdr[31];
-    assign lpcrc[13] = ~(hdr[0] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[10] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[18] ^ hdr[21] ^ hdr[22] ^ hdr[25] ^ hdr[26] ^ hdr[29] ^ hdr[30]);
-    assign lpcrc[14] = ~(hdr[0] ^ hdr[1] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[11] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[19] ^ hdr[22] ^ hdr[23] ^ hdr[26] ^ hdr[27] ^ hdr[30] ^ hdr[31]);
-    assign lpcrc[15] = hdr[0] ^ hdr[2] ^ hdr[3] ^ hdr[8] ^ hdr[10] ^ hdr[11] ^ hdr[16] ^ hdr[18] ^ hdr[19] ^ hdr[23] ^ hdr[27] ^ hdr[31];
-
-    // One word: bytes 0-5. Every output is 0 between FCPs.
-    always @(*) begin
-       fcp_pending = pending;
-       pending_vl = pending ? pend_vl : 4'd0;
-       fcp_valid = take;
-       fcp_sop = take;
-       fcp_eop = take;
-       fcp_link = take;
-       fcp_keep = take ? 8'h3f : 8'h00;
-       fcp_data = take ? {16'd0, lpcrc, hdr} : 64'd0;
-    end
-endmodule // iblink_link_port_vl1_w64$fcptx
-
-
-module iblink_link_port_vl1_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_vl,period_clocks,update_periods,overrun_periods,resync_req,resync_reason,resync_vl,overrun_seen,overrun_run,fcp_late);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  upd_valid;
-    input wire  [3:0] upd_vl;
-    input wire  overrun;
-    input wire  [3:0] overrun_vl;
-    input wire  [15:0] period_clocks;
-    input wire  [15:0] update_periods;
-    input wire  [15:0] overrun_periods;
-    output reg  resync_req;
-    output reg  resync_reason;
-    output reg  [3:0] resync_vl;
-    output reg  overrun_seen;
-    output reg  overrun_run;
-    output reg  fcp_late;
-
-    // Update code (custom)
-    // Failsafe for VLCap 1 (SPEC.md 8; seed 001 "Failsafe Mechanisms"). One clock is one
-    // step of the reference model: reset() if reset, on_fcp / on_overrun for this clock's
-    // strobes, tick(); a trip resyncs the port, which resets the failsafe.
-    //   timer      the shared period clock: clocks into the current FCP period
-    //   timer_m1   timer - 1; timer_is0: timer == 0 (kept beside timer, for the compares below)
-    // Per data VL v, in generate block vl[v]:
-    //   phase_m1   timer in the clock of the VL's last FCP, minus one (phase_is0: that timer
-    //              was 0): whenever timer is back at it, a whole period has passed since that
-    //              FCP (a boundary)
-    //   at_phase   timer == phase in this clock, computed a clock ahead
-    //   upd_left   update monitor: boundaries left before a resync (loaded with update_periods);
-    //              upd_is1: upd_left == 1, computed a clock ahead
-    //   late       no FCP for more than one period (a boundary has passed)
-    //   seen       an overrun in the current period
-    //   run        the last period ended with overruns
-    //   consec     consecutive periods with overruns
-    //   trip_u     this clock's update-monitor trip; trip: this clock's trip, either reason
-    localparam VLS = 1;
-    // One-hot VL selects (VL15 and VLs at or above VLCap hit nothing).
-    wire [VLS-1:0] upd_hit = upd_valid ? 1'd1 << upd_vl : 1'd0;
-    wire [VLS-1:0] ovr_hit = overrun ? 1'd1 << overrun_vl : 1'd0;
-    wire [VLS-1:0] trip_u_w;
-    wire [VLS-1:0] trip_w;
-    wire [VLS-1:0] trip_nr;  // this clock's trips if it has no reset (before their registers)
-    wire [VLS-1:0] late_w;
-    wire [VLS-1:0] seen_w;
-    wire [VLS-1:0] run_w;
-    reg started;
-    reg [15:0] timer;
-    reg [15:0] timer_m1;
-    reg timer_is0;
-    // Registered: does the period end with this clock, if no reset starts it over (timer + 1
-    // >= period_clocks, computed a clock ahead so the compare is not behind the reset mux).
-    reg end_q;
-    // period_clocks - 2, as last clock's configuration had it.
-    reg [15:0] p_m2;
-    initial begin
-       started = 1'b0;
-       timer = 16'd0;
-       timer_m1 = 16'hffff;
-       timer_is0 = 1'b1;
-       end_q = 1'b0;
-       p_m2 = 16'd0;
-       resync_req = 1'b0;
-       resync_reason = 1'b0;
-       resync_vl = 4'd0;
-    end
-    // The previous clock tripped: the port resyncs and with it the failsafe, so this clock
-    // starts from the reset state (model: the port's resync() calls failsafe.reset()). The
-    // first clock after power-up does too.
-    // (Registered as one bit: the OR of every VL's trip is not in front of the reset fan-out.)
-    reg fresh;
-    initial fresh = 1'b0;
-    wire rst = reset | fresh | ~started;
-    // The period ends with this clock when timer + 1 >= period_clocks, with timer 0 in a
-    // reset (0 acts as 1, as in the model): from a reset that is period_clocks <= 1, else end_q. The configuration
-    // changes only in a clock with reset (see the module doc), so end_q, computed with last
-    // clock's period_clocks, holds.
-    // (As reductions: Yosys maps a compare with a constant to a carry chain, and these are in
-    // front of every trip.)
-    wire p_le_1 = ~|period_clocks[15:1];
-    wire p_le_2 = ~|period_clocks[15:2] & ~&period_clocks[1:0];
-    wire period_end = rst ? p_le_1 : end_q;
-    wire op_is0 = overrun_periods == 16'd0;
-    wire op_is1 = overrun_periods == 16'd1;
-    // overrun_periods - 1, as last clock's configuration had it (this clock's outside a
-    // reset, where it is used): consec + 1 == overrun_periods is consec == op_m1.
-    reg [15:0] op_m1;
-    initial op_m1 = 16'hffff;
-    always @(posedge clock) op_m1 <= overrun_periods - 16'd1;
-    // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
-    // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
-    // and rst selects last (not in front of every VL's trip logic and the OR).
-    wire trip_in_reset = p_le_1 & (|ovr_hit) & op_is0;
-    always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
-    wire [15:0] timer_inc = timer + 16'd1;
-    // timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
-    // configuration (this clock's outside a reset, where it is used): one carry chain
-    // between registers instead of an adder feeding a compare. (period_clocks < 2 never
-    // gets here: every clock then ends a period, and end_q stays p_le_1.)
-    always @(posedge clock) p_m2 <= period_clocks - 16'd2;
-    wire end_next = timer >= p_m2;
-    // update_periods 0 turns the update monitor off. Registered: it is only used outside a
-    // reset clock (a boundary needs one), where the configuration is last clock's.
-    reg monitor_on;
-    initial monitor_on = 1'b0;
-    always @(posedge clock) begin
-       started <= 1'b1;
-       // The next clock's timer is 0 (a period ends), 1 (a reset started one), or timer + 1;
-       // end_q is then whether that timer + 1 reaches period_clocks.
-       timer <= period_end ? 16'd0 : rst ? 16'd1 : timer_inc;
-       timer_m1 <= period_end ? 16'hffff : rst ? 16'd0 : timer;
-       timer_is0 <= period_end | (~rst & (&timer));
-       end_q <= period_end ? p_le_1 : rst ? p_le_2 : end_next;
-       monitor_on <= update_periods != 16'd0;
-    end
-    genvar v;
-    generate
-       for (v = 0; v < VLS; v = v + 1) begin : vl
-          reg [15:0] phase_m1;
-          reg phase_is0;
-          reg at_phase;
-          reg [15:0] upd_left;
-          reg upd_is1;
-          reg [15:0] consec;
-          reg at_thr;
-          reg late;
-          reg seen;
-          reg run;
-          reg trip_u;
-          reg trip;
-          initial begin
-             phase_m1 = 16'hffff;
-             phase_is0 = 1'b1;
-             at_phase = 1'b1;
-             upd_left = 16'd0;
-             upd_is1 = 1'b0;
-             consec = 16'd0;
-             at_thr = 1'b0;
-             late = 1'b0;
-             seen = 1'b0;
-             run = 1'b0;
-             trip_u = 1'b0;
-             trip = 1'b0;
-          end
-          // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
-          wire anchor = rst | upd_hit[v];
-          // A whole period since the VL's last FCP ends with this clock.
-          wire boundary = ~anchor & at_phase;
-          // upd_left - 1 from the register alone: the strobes only enable and select it.
-          wire [15:0] upd_dec = upd_left - 16'd1;
-          // An overrun in this period, this clock's included.
-          wire ev = (seen & ~rst) | ovr_hit[v];
-          // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
-          wire trip_upd = monitor_on & boundary & upd_is1;
-          // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
-          // (rst selects between the zero test and at_thr, consec == overrun_periods.)
-          wire trip_ovr = period_end & ev & (rst ? op_is0 : at_thr);
-          always @(posedge clock) begin
-             // The phase is this clock's timer: 0 after a reset, else timer.
-             if (anchor) begin
-                phase_m1 <= rst ? 16'hffff : timer_m1;
-                phase_is0 <= rst | timer_is0;
-             end
-             // Next clock's timer == phase. The next timer is 0 when the period ends, else 1
-             // after a reset or timer + 1; the next phase is this clock's timer after an anchor. So
-             // with an anchor they are equal only when the period ends and that timer is 0; without
-             // one, timer + 1 == phase is timer == phase - 1: no adder in front of the compare.
-             at_phase <= anchor ? period_end & (rst | timer_is0)
-                                : period_end ? phase_is0 : (timer == phase_m1);
-             // A boundary takes one off. The decrement is made from the register alone and
-             // the strobes only enable and select (anchor overrides at_phase, so boundary is
-             // not needed): not the carry-in of a 16-bit chain. Written as an enable: as a
-             // three-way select, Yosys mapped the ECP5 VLCap 8, 64-bit port with 1286
-             // L6MUX21 and 10425 LUT4 (7443 with the enable); subtracting at_phase as an
-             // arithmetic term did the same to the VLCap 4 port (7729 LUT4 against 4987).
-             if (anchor | at_phase) upd_left <= anchor ? update_periods : upd_dec;
-             upd_is1 <= anchor ? (update_periods == 16'd1)
-                               : boundary ? (upd_left == 16'd2) : (upd_left == 16'd1);
-             // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
-             // (on iCE40 a late enable goes through a global buffer).
-             late <= ~anchor & (late | boundary);
-             seen <= ev & ~period_end;
-             run <= period_end ? ev : (run & ~rst);
-             // After a reset the count starts from 0, so it is 1 or 0: the increment works on
-             // the register alone and rst selects after it (not a carry chain behind rst).
-             consec <= rst ? {15'd0, period_end & ev}
-                           : period_end ? (ev ? consec + 16'd1 : 16'd0) : consec;
-             // Next clock's consec == overrun_periods, beside consec's own update (so the
-             // 16-bit compare is not in front of the trip): after a reset consec is 1 or 0,
-             // at a period end consec + 1 or 0, else it and the configuration hold.
-             at_thr <= rst ? (period_end & ev ? op_is1 : op_is0)
-                           : period_end ? (ev ? consec == op_m1 : op_is0) : at_thr;
-             trip_u <= trip_upd;
-             trip <= trip_upd | trip_ovr;
-          end
-          assign trip_u_w[v] = trip_u;
-          assign trip_w[v] = trip;
-          // trip_upd | trip_ovr when rst is 0: anchor is the FCP strobe, the period ends with
-          // end_q and the overrun count is consec (at_thr: it equals overrun_periods).
-          assign trip_nr[v] = (monitor_on & ~upd_hit[v] & at_phase & upd_is1)
-                            | (end_q & (seen | ovr_hit[v]) & at_thr);
-          assign late_w[v] = late;
-          assign seen_w[v] = seen;
-          assign run_w[v] = run;
-       end
-    endgenerate
-
-    // The VL of the lowest set bit.
-    function [3:0] lowest_vl;
-       input [VLS-1:0] x;
-       integer k;
-       begin
-          lowest_vl = 4'd0;
-          for (k = VLS - 1; k >= 0; k = k - 1)
-             if (x[k]) lowest_vl = k[3:0];
-       end
-    endfunction
-
-    // The request, a clock after the trips: the model's order is the update monitor first,
-    // then the overrun threshold, lowest VL first. Reason and VL hold until the next one.
-    always @(posedge clock) begin
-       resync_req <= fresh;
-       if (fresh) begin
-          resync_reason <= ~|trip_u_w;
-          resync_vl <= |trip_u_w ? lowest_vl(trip_u_w) : lowest_vl(trip_w);
-       end
-    end
-
-    always @(*) overrun_seen = seen_w;
-    always @(*) overrun_run = run_w;
-    always @(*) fcp_late = late_w;
-endmodule // iblink_link_port_vl1_w64$fs
-
-
-module iblink_link_port_vl1_w64$lrx(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,out_valid,out_data,out_keep,out_sop,out_eop,out_vl,out_abort,done,done_status,acc_valid,acc_vl,acc_blocks,vl15_accept,good_count,vcrc_error_count,length_error_count,bad_vl_count,abort_count);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  rx_valid;
-    input wire  [63:0] rx_data;
-    input wire  [7:0] rx_keep;
-    input wire  rx_sop;
-    input wire  rx_eop;
-    input wire  rx_link;
-    output reg  out_valid;
-    output reg  [63:0] out_data;
-    output reg  [7:0] out_keep;
-    output reg  out_sop;
-    output reg  out_eop;
-    output reg  [3:0] out_vl;
-    output reg  out_abort;
-    output reg  done;
-    output reg  [1:0] done_status;
-    output reg  acc_valid;
-    output reg  [3:0] acc_vl;
-    output reg  [6:0] acc_blocks;
-    output reg  vl15_accept;
-    output reg  [15:0] good_count;
-    output reg  [15:0] vcrc_error_count;
-    output reg  [15:0] length_error_count;
-    output reg  [15:0] bad_vl_count;
-    output reg  [15:0] abort_count;
-
-    // Update code (custom)
-    // Link RX classifier (SPEC.md 1, 3, 4, 7), VLCap 1, 64-bit link words (8 bytes).
-    // Data packets (rx_link = 0) are passed to out_* one clock later, VCRC kept; each is
-    // checked for length (bytes = PktLen*4 + 2, PktLen 6..1048), VCRC and VL, and judged
-    // 4 clocks after its eop word: done/done_status, and for a good packet one accept
-    // (acc_* to the RX credits for a data VL, vl15_accept for VL15). Link packets belong to
-    // the FCP RX framer; their sop only cuts an open data packet (out_abort).
-    localparam [1:0] STATUS_GOOD = 2'd0;
-    localparam [1:0] STATUS_VCRC = 2'd1;
-    localparam [1:0] STATUS_LENGTH = 2'd2;
-    localparam [1:0] STATUS_BAD_VL = 2'd3;
-
-    // Framing state.
-    reg open;               // a data packet is being received
-    reg [10:0] rem;         // PktLen / 2, loaded by word 0, less the words after it: 0 on a right eop, counted down
-    reg over;               // more words came than rem allowed
-    reg [10:0] hdr_pktlen;  // LRH:PktLen of the packet (its VL is out_vl)
-    reg r0_short;           // the stage-0 item ended by the word carrying PktLen (<= 8 bytes)
-    // Derived from the header a clock after its capture.
-    reg hd_range_ok;        // PktLen within 6..1048
-    reg [6:0] hd_blocks;    // ceil((PktLen*4 - 8) / 64) (SPEC.md 1)
-    reg hd_vl15, hd_bad_vl;
-    // Stage 1: the word's CRC contribution and the length verdict.
-    reg s1_valid, s1_eop, s1_len_ok;
-    reg [15:0] s1_d;
-    reg [3:0] s1_vl;
-    reg s1_vl15, s1_bad_vl;
-    reg [6:0] s1_blocks;
-    // Stage 2: the CRC register (reflected LFSR state) and its value after a packet.
-    reg [15:0] state;
-    reg [15:0] fin;         // zero when the VCRC is good (see s1_d)
-    reg s2_end, s2_len_ok;
-    reg [3:0] s2_vl;
-    reg s2_vl15, s2_bad_vl;
-    reg [6:0] s2_blocks;
-
-    initial begin
-       open = 1'b0;
-       rem = 11'd0;
-       over = 1'b0;
-       hdr_pktlen = 11'd0;
-       r0_short = 1'b0;
-       hd_range_ok = 1'b0;
-       hd_blocks = 7'd0;
-       {hd_vl15, hd_bad_vl} = 2'd0;
-       {s1_valid, s1_eop, s1_len_ok} = 3'd0;
-       s1_d = 16'd0;
-       s1_vl = 4'd0;
-       {s1_vl15, s1_bad_vl} = 2'd0;
-       s1_blocks = 7'd0;
-       state = 16'hffff;
-       fin = 16'd0;
-       {s2_end, s2_len_ok} = 2'd0;
-       s2_vl = 4'd0;
-       {s2_vl15, s2_bad_vl} = 2'd0;
-       s2_blocks = 7'd0;
-       out_valid = 1'b0;
-       out_data = 64'd0;
-       out_keep = 8'd0;
-       out_sop = 1'b0;
-       out_eop = 1'b0;
-       out_vl = 4'd0;
-       out_abort = 1'b0;
-       done = 1'b0;
-       done_status = STATUS_GOOD;
-       acc_valid = 1'b0;
-       acc_vl = 4'd0;
-       acc_blocks = 7'd0;
-       vl15_accept = 1'b0;
-       good_count = 16'd0;
-       vcrc_error_count = 16'd0;
-       length_error_count = 16'd0;
-       bad_vl_count = 16'd0;
-       abort_count = 16'd0;
-    end
-
-    // ---- Stage 0: framing and the input register (out_*) ----
-    // Only words with rx_valid count: gaps inside an item are ignored.
-    wire data_word = rx_valid & ~rx_link;
-    // Any item's sop while a data packet is open: that packet never got its eop.
-    wire abort = rx_valid & rx_sop & open;
-    wire first = data_word & rx_sop;
-    wire more = data_word & ~rx_sop & open;
-    wire take = first | more;
-    // keep counts on the eop word only: lanes up to its highest set bit carry bytes.
-    wire [7:0] keep_n;
-    assign keep_n[0] = ~rx_eop | (|rx_keep[7:0]);
-    assign keep_n[1] = ~rx_eop | (|rx_keep[7:1]);
-    assign keep_n[2] = ~rx_eop | (|rx_keep[7:2]);
-    assign keep_n[3] = ~rx_eop | (|rx_keep[7:3]);
-    assign keep_n[4] = ~rx_eop | (|rx_keep[7:4]);
-    assign keep_n[5] = ~rx_eop | (|rx_keep[7:5]);
-    assign keep_n[6] = ~rx_eop | (|rx_keep[7:6]);
-    assign keep_n[7] = ~rx_eop | (|rx_keep[7:7]);
-    // Lanes past the packet's end are zeroed (the CRC absorbs them as zero bytes).
-    wire [63:0] data_n;
-    assign data_n[7:0] = rx_data[7:0] & {8{keep_n[0]}};
-    assign data_n[15:8] = rx_data[15:8] & {8{keep_n[1]}};
-    assign data_n[23:16] = rx_data[23:16] & {8{keep_n[2]}};
-    assign data_n[31:24] = rx_data[31:24] & {8{keep_n[3]}};
-    assign data_n[39:32] = rx_data[39:32] & {8{keep_n[4]}};
-    assign data_n[47:40] = rx_data[47:40] & {8{keep_n[5]}};
-    assign data_n[55:48] = rx_data[55:48] & {8{keep_n[6]}};
-    assign data_n[63:56] = rx_data[63:56] & {8{keep_n[7]}};
-    // LRH (IBA; iblink_model::iba): VL = byte 0 [7:4]; PktLen = byte 4 [2:0] . byte 5
-    // (5 reserved bits first), here LRH bytes 4-5 are the first word's lanes 4-5.
-    wire [10:0] rx_pktlen = {rx_data[34:32], rx_data[47:40]};
-    wire pk_word = first;
-
-    always @(posedge clock) begin
-       if (reset) begin
-          open <= 1'b0;
-          {out_valid, out_sop, out_eop, out_abort, r0_short} <= 5'd0;
-       end else begin
-          out_valid <= take;
-          out_sop <= first;
-          out_eop <= take & rx_eop;
-          out_abort <= abort;
-          r0_short <= (first | pk_word) & rx_eop;
-          if (first) begin
-             open <= ~rx_eop;
-             over <= 1'b0;
-          end else if (more) begin
-             open <= ~rx_eop;
-          end else if (abort) begin
-             open <= 1'b0;   // cut by a link packet's sop
-          end
-          // Count the words after the one carrying PktLen down from what it says.
-          if (pk_word) rem <= {1'b0, rx_pktlen[10:1]};
-          else if (more) begin
-             if (rem == 11'd0) over <= 1'b1;
-             else rem <= rem - 11'd1;
-          end
-       end
-    end
-
-    // The word is registered every clock, valid or not (out_data and out_keep mean
-    // something only with out_valid): no enable with a fanout of every data bit. The
-    // header is loaded by the words that carry it (VL: the sop word; PktLen: pk_word) and
-    // never reset (only a packet long enough to have written it can pass the length check).
-    always @(posedge clock) begin
-       out_data <= data_n;
-       out_keep <= keep_n;
-       if (first & ~reset) out_vl <= rx_data[7:4];
-       if (pk_word & ~reset) hdr_pktlen <= rx_pktlen;
-    end
-
-    // Header-derived, a clock after the capture (every item longer than the word carrying
-    // PktLen has it by its eop; a shorter one is a length error whatever it holds).
-    always @(posedge clock) begin
-       // PktLen within 6..1048 as plain logic (comparators would become carry chains):
-       // >= 6: some bit of [10:3], or [2:1] both set; <= 1048 = 11'b100_0001_1000:
-       // bit 10 clear, or bits [9:5] clear and [4:0] <= 24 (not 11xxx with xxx non-zero).
-       hd_range_ok <= ((|hdr_pktlen[10:3]) | (&hdr_pktlen[2:1]))
-                    & (~hdr_pktlen[10] | (~|hdr_pktlen[9:5] & ~(&hdr_pktlen[4:3] & (|hdr_pktlen[2:0]))));
-       // (PktLen + 13) >> 4, without a 12-bit sum.
-       hd_blocks <= hdr_pktlen[10:4] + {6'd0, hdr_pktlen[3:0] >= 4'd3};
-       hd_vl15 <= out_vl == 4'd15;   // management: the VL15 buffer
-       hd_bad_vl <= (out_vl >= 4'd1) & (out_vl != 4'd15);   // no such data VL here
-    end
-
-    // ---- Stage 1: the word's CRC contribution; the length verdict ----
-    // B * word: the data part of the CRC-16 next-state function over 8 bytes (SPEC.md 3:
-    // poly 0x100B, init 0xFFFF, reflected), one XOR per bit.
-    wire [15:0] d_word;
-    assign d_word[0] = out_data[0] ^ out_data[2] ^ out_data[3] ^ out_data[4] ^ out_data[5] ^ out_data[7] ^ out_data[8] ^ out_data[11] ^ out_data[12] ^ out_data[14] ^ out_data[18] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[23] ^ out_data[27] ^ out_data[30] ^ out_data[32] ^ out_data[33] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[41] ^ out_data[43] ^ out_data[44] ^ out_data[49] ^ out_data[51] ^ out_data[52] ^ out_data[56] ^ out_data[60];
-    assign d_word[1] = out_data[0] ^ out_data[1] ^ out_data[3] ^ out_data[4] ^ out_data[5] ^ out_data[6] ^ out_data[8] ^ out_data[9] ^ out_data[12] ^ out_data[13] ^ out_data[15] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[24] ^ out_data[28] ^ out_data[31] ^ out_data[33] ^ out_data[34] ^ out_data[36] ^ out_data[37] ^ out_data[39] ^ out_data[42] ^ out_data[44] ^ out_data[45] ^ out_data[50] ^ out_data[52] ^ out_data[53] ^ out_data[57] ^ out_data[61];
-    assign d_word[2] = out_data[0] ^ out_data[1] ^ out_data[2] ^ out_data[4] ^ out_data[5] ^ out_data[6] ^ out_data[7] ^ out_data[9] ^ out_data[10] ^ out_data[13] ^ out_data[14] ^ out_data[16] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[25] ^ out_data[29] ^ out_data[32] ^ out_data[34] ^ out_data[35] ^ out_data[37] ^ out_data[38] ^ out_data[40] ^ out_data[43] ^ out_data[45] ^ out_data[46] ^ out_data[51] ^ out_data[53] ^ out_data[54] ^ out_data[58] ^ out_data[62];
-    assign d_word[3] = out_data[0] ^ out_data[1] ^ out_data[2] ^ out_data[3] ^ out_data[5] ^ out_data[6] ^ out_data[7] ^ out_data[8] ^ out_data[10] ^ out_data[11] ^ out_data[14] ^ out_data[15] ^ out_data[17] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[26] ^ out_data[30] ^ out_data[33] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[39] ^ out_data[41] ^ out_data[44] ^ out_data[46] ^ out_data[47] ^ out_data[52] ^ out_data[54] ^ out_data[55] ^ out_data[59] ^ out_data[63];
-    assign d_word[4] = out_data[1] ^ out_data[5] ^ out_data[6] ^ out_data[9] ^ out_data[14] ^ out_data[15] ^ out_data[16] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[24] ^ out_data[25] ^ out_data[30] ^ out_data[31] ^ out_data[32] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[51] ^ out_data[52] ^ out_data[53] ^ out_data[55];
-    assign d_word[5] = out_data[2] ^ out_data[6] ^ out_data[7] ^ out_data[10] ^ out_data[15] ^ out_data[16] ^ out_data[17] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[25] ^ out_data[26] ^ out_data[31] ^ out_data[32] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[52] ^ out_data[53] ^ out_data[54] ^ out_data[56];
-    assign d_word[6] = out_data[0] ^ out_data[3] ^ out_data[7] ^ out_data[8] ^ out_data[11] ^ out_data[16] ^ out_data[17] ^ out_data[18] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[26] ^ out_data[27] ^ out_data[32] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[53] ^ out_data[54] ^ out_data[55] ^ out_data[57];
-    assign d_word[7] = out_data[0] ^ out_data[1] ^ out_data[4] ^ out_data[8] ^ out_data[9] ^ out_data[12] ^ out_data[17] ^ out_data[18] ^ out_data[19] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[25] ^ out_data[27] ^ out_data[28] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[50] ^ out_data[51] ^ out_data[52] ^ out_data[54] ^ out_data[55] ^ out_data[56] ^ out_data[58];
-    assign d_word[8] = out_data[0] ^ out_data[1] ^ out_data[2] ^ out_data[5] ^ out_data[9] ^ out_data[10] ^ out_data[13] ^ out_data[18] ^ out_data[19] ^ out_data[20] ^ out_data[23] ^ out_data[24] ^ out_data[25] ^ out_data[26] ^ out_data[28] ^ out_data[29] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[51] ^ out_data[52] ^ out_data[53] ^ out_data[55] ^ out_data[56] ^ out_data[57] ^ out_data[59];
-    assign d_word[9] = out_data[1] ^ out_data[2] ^ out_data[3] ^ out_data[6] ^ out_data[10] ^ out_data[11] ^ out_data[14] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[24] ^ out_data[25] ^ out_data[26] ^ out_data[27] ^ out_data[29] ^ out_data[30] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[52] ^ out_data[53] ^ out_data[54] ^ out_data[56] ^ out_data[57] ^ out_data[58] ^ out_data[60];
-    assign d_word[10] = out_data[2] ^ out_data[3] ^ out_data[4] ^ out_data[7] ^ out_data[11] ^ out_data[12] ^ out_data[15] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[25] ^ out_data[26] ^ out_data[27] ^ out_data[28] ^ out_data[30] ^ out_data[31] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[53] ^ out_data[54] ^ out_data[55] ^ out_data[57] ^ out_data[58] ^ out_data[59] ^ out_data[61];
-    assign d_word[11] = out_data[0] ^ out_data[3] ^ out_data[4] ^ out_data[5] ^ out_data[8] ^ out_data[12] ^ out_data[13] ^ out_data[16] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[26] ^ out_data[27] ^ out_data[28] ^ out_data[29] ^ out_data[31] ^ out_data[32] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[52] ^ out_data[54] ^ out_data[55] ^ out_data[56] ^ out_data[58] ^ out_data[59] ^ out_data[60] ^ out_data[62];
-    assign d_word[12] = out_data[1] ^ out_data[4] ^ out_data[5] ^ out_data[6] ^ out_data[9] ^ out_data[13] ^ out_data[14] ^ out_data[17] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[27] ^ out_data[28] ^ out_data[29] ^ out_data[30] ^ out_data[32] ^ out_data[33] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[52] ^ out_data[53] ^ out_data[55] ^ out_data[56] ^ out_data[57] ^ out_data[59] ^ out_data[60] ^ out_data[61] ^ out_data[63];
-    assign d_word[13] = out_data[3] ^ out_data[4] ^ out_data[6] ^ out_data[8] ^ out_data[10] ^ out_data[11] ^ out_data[12] ^ out_data[15] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[24] ^ out_data[25] ^ out_data[27] ^ out_data[28] ^ out_data[29] ^ out_data[31] ^ out_data[32] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[42] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[50] ^ out_data[53] ^ out_data[54] ^ out_data[57] ^ out_data[58] ^ out_data[61] ^ out_data[62];
-    assign d_word[14] = out_data[0] ^ out_data[4] ^ out_data[5] ^ out_data[7] ^ out_data[9] ^ out_data[11] ^ out_data[12] ^ out_data[13] ^ out_data[16] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[25] ^ out_data[26] ^ out_data[28] ^ out_data[29] ^ out_data[30] ^ out_data[32] ^ out_data[33] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[43] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[51] ^ out_data[54] ^ out_data[55] ^ out_data[58] ^ out_data[59] ^ out_data[62] ^ out_data[63];
-    assign d_word[15] = out_data[1] ^ out_data[2] ^ out_data[3] ^ out_data[4] ^ out_data[6] ^ out_data[7] ^ out_data[10] ^ out_data[11] ^ out_data[13] ^ out_data[17] ^ out_data[18] ^ out_data[19] ^ out_data[20] ^ out_data[22] ^ out_data[26] ^ out_data[29] ^ out_data[31] ^ out_data[32] ^ out_data[34] ^ out_data[35] ^ out_data[37] ^ out_data[40] ^ out_data[42] ^ out_data[43] ^ out_data[48] ^ out_data[50] ^ out_data[51] ^ out_data[55] ^ out_data[59] ^ out_data[63];
-    // The last word of a packet of the right length holds 2 bytes (PktLen even) or 6.
-    wire lb_ok = hdr_pktlen[0] ? (out_keep[5] & ~out_keep[6]) : (out_keep[1] & ~out_keep[2]);
-
-    always @(posedge clock) begin
-       if (reset) begin
-          {s1_valid, s1_eop, s1_len_ok} <= 3'd0;
-       end else begin
-          s1_valid <= out_valid;
-          s1_eop <= out_eop;
-          s1_len_ok <= out_eop & ~r0_short & (rem == 11'd0) & ~over & lb_ok & hd_range_ok;
-       end
-       // On the eop word, fold in what a good packet leaves in the register, so that fin is
-       // zero exactly when the VCRC is good: A^6 * residue = 16'h9f66 after a 2-byte last word, A^2 * residue = 16'h9d4c after a 6-byte one (lane 2 tells them apart).
-       s1_d <= d_word ^ (out_eop ? (out_keep[2] ? 16'h9d4c : 16'h9f66) : 16'h0000);
-       s1_vl <= out_vl;
-       s1_vl15 <= hd_vl15;
-       s1_bad_vl <= hd_bad_vl;
-       s1_blocks <= hd_blocks;
-    end
-
-    // ---- Stage 2: the CRC register ----
-    // A * state ^ s1_d: the state part of the next-state function (at most 15 bits).
-    wire [15:0] crc_next;
-    assign crc_next[0] = state[0] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[11] ^ state[12] ^ state[14] ^ s1_d[0];
-    assign crc_next[1] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[8] ^ state[9] ^ state[12] ^ state[13] ^ state[15] ^ s1_d[1];
-    assign crc_next[2] = state[0] ^ state[1] ^ state[2] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[9] ^ state[10] ^ state[13] ^ state[14] ^ s1_d[2];
-    assign crc_next[3] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[11] ^ state[14] ^ state[15] ^ s1_d[3];
-    assign crc_next[4] = state[1] ^ state[5] ^ state[6] ^ state[9] ^ state[14] ^ state[15] ^ s1_d[4];
-    assign crc_next[5] = state[2] ^ state[6] ^ state[7] ^ state[10] ^ state[15] ^ s1_d[5];
-    assign crc_next[6] = state[0] ^ state[3] ^ state[7] ^ state[8] ^ state[11] ^ s1_d[6];
-    assign crc_next[7] = state[0] ^ state[1] ^ state[4] ^ state[8] ^ state[9] ^ state[12] ^ s1_d[7];
-    assign crc_next[8] = state[0] ^ state[1] ^ state[2] ^ state[5] ^ state[9] ^ state[10] ^ state[13] ^ s1_d[8];
-    assign crc_next[9] = state[1] ^ state[2] ^ state[3] ^ state[6] ^ state[10] ^ state[11] ^ state[14] ^ s1_d[9];
-    assign crc_next[10] = state[2] ^ state[3] ^ state[4] ^ state[7] ^ state[11] ^ state[12] ^ state[15] ^ s1_d[10];
-    assign crc_next[11] = state[0] ^ state[3] ^ state[4] ^ state[5] ^ state[8] ^ state[12] ^ state[13] ^ s1_d[11];
-    assign crc_next[12] = state[1] ^ state[4] ^ state[5] ^ state[6] ^ state[9] ^ state[13] ^ state[14] ^ s1_d[12];
-    assign crc_next[13] = state[3] ^ state[4] ^ state[6] ^ state[8] ^ state[10] ^ state[11] ^ state[12] ^ state[15] ^ s1_d[13];
-    assign crc_next[14] = state[0] ^ state[4] ^ state[5] ^ state[7] ^ state[9] ^ state[11] ^ state[12] ^ state[13] ^ s1_d[14];
-    assign crc_next[15] = state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[10] ^ state[11] ^ state[13] ^ s1_d[15];
-    wire s1_end = s1_valid & s1_eop;
-
-    always @(posedge clock) begin
-       // Restart before the next packet's first word (now in stage 0) is absorbed, and after
-       // a packet's last word: a synchronous set.
-       if (reset | (out_valid & out_sop) | s1_end) state <= 16'hffff;
-       else if (s1_valid) state <= crc_next;
-       if (s1_end) fin <= crc_next;
-       if (reset) begin
-          {s2_end, s2_len_ok} <= 2'd0;
-       end else begin
-          s2_end <= s1_end;
-          s2_len_ok <= s1_len_ok;
-       end
-       s2_vl <= s1_vl;
-       s2_vl15 <= s1_vl15;
-       s2_bad_vl <= s1_bad_vl;
-       s2_blocks <= s1_blocks;
-    end
-
-    // ---- Stage 3: the verdict, in the order length, VCRC, VL ----
-    wire crc_ok = fin == 16'd0;
-    wire v_length = s2_end & ~s2_len_ok;
-    wire v_vcrc = s2_len_ok & ~crc_ok;
-    wire v_bad_vl = s2_len_ok & crc_ok & s2_bad_vl;
-    wire v_good = s2_len_ok & crc_ok & ~s2_bad_vl;
-
-    always @(posedge clock) begin
-       if (reset) begin
-          {done, acc_valid, vl15_accept} <= 3'd0;
-          done_status <= STATUS_GOOD;
-          acc_vl <= 4'd0;
-          acc_blocks <= 7'd0;
-       end else begin
-          done <= s2_end;
-          if (s2_end) done_status <= v_length ? STATUS_LENGTH : v_vcrc ? STATUS_VCRC : v_bad_vl ? STATUS_BAD_VL : STATUS_GOOD;
-          acc_valid <= v_good & ~s2_vl15;   // to the RX credits (SPEC.md 4)
-          vl15_accept <= v_good & s2_vl15;  // to the VL15 buffer: no credits
-          // Loaded for every packet of the right length (a register as the enable, not the
-          // VCRC verdict): a good one's values come with its accept.
-          if (s2_len_ok) begin
-             acc_vl <= s2_vl;
-             acc_blocks <= s2_blocks;
-          end
-       end
-    end
-
-    // Counters: saturating statistics of what was shown; a reset (resync) keeps them.
-    // Each adds its event (0 or 1) on its carry chain, so no enable net fans out to its 16
-    // flip-flops (nextpnr would route it through a global buffer), and has a flag set as
-    // it reaches 16'hffff, so the event is gated by one flip-flop, not a 16-bit AND.
-    reg good_count_full;
-    reg vcrc_error_count_full;
-    reg length_error_count_full;
-    reg bad_vl_count_full;
-    reg abort_count_full;
-    initial begin
-       good_count_full = 1'b0;
-       vcrc_error_count_full = 1'b0;
-       length_error_count_full = 1'b0;
-       bad_vl_count_full = 1'b0;
-       abort_count_full = 1'b0;
-    end
-    always @(posedge clock) begin
-       // good packets, data VLs and VL15
-       good_count <= good_count + {15'd0, (done & (done_status == STATUS_GOOD)) & ~good_count_full};
-       if ((done & (done_status == STATUS_GOOD)) & (good_count == 16'hfffe)) good_count_full <= 1'b1;
-       // right length, VCRC mismatch
-       vcrc_error_count <= vcrc_error_count + {15'd0, (done & (done_status == STATUS_VCRC)) & ~vcrc_error_count_full};
-       if ((done & (done_status == STATUS_VCRC)) & (vcrc_error_count == 16'hfffe)) vcrc_error_count_full <= 1'b1;
-       // bytes != PktLen*4 + 2, or PktLen out of 6..1048
-       length_error_count <= length_error_count + {15'd0, (done & (done_status == STATUS_LENGTH)) & ~length_error_count_full};
-       if ((done & (done_status == STATUS_LENGTH)) & (length_error_count == 16'hfffe)) length_error_count_full <= 1'b1;
-       // good packet on a VL this port lacks
-       bad_vl_count <= bad_vl_count + {15'd0, (done & (done_status == STATUS_BAD_VL)) & ~bad_vl_count_full};
-       if ((done & (done_status == STATUS_BAD_VL)) & (bad_vl_count == 16'hfffe)) bad_vl_count_full <= 1'b1;
-       // packets cut off before their eop
-       abort_count <= abort_count + {15'd0, (out_abort) & ~abort_count_full};
-       if ((out_abort) & (abort_count == 16'hfffe)) abort_count_full <= 1'b1;
-    end
-endmodule // iblink_link_port_vl1_w64$lrx
-
-
-module iblink_link_port_vl1_w64$ltx(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,fcp_pending,fcp_start,fcp_valid,fcp_data,fcp_keep,fcp_sop,fcp_eop,offer_valid,offer_vl,offer_len,take,src_rd,src_vl,src_data,tx_valid,tx_data,tx_keep,tx_sop,tx_eop,tx_link,fcp_framing_error,vl15_starts,fcp_starts,data_starts);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  link_active;
-    input wire  vl15_valid;
-    input wire  [10:0] vl15_len;
-    output reg  vl15_take;
-    input wire  fcp_pending;
-    output reg  fcp_start;
-    input wire  fcp_valid;
-    input wire  [63:0] fcp_data;
-    input wire  [7:0] fcp_keep;
-    input wire  fcp_sop;
-    input wire  fcp_eop;
-    input wire  offer_valid;
-    input wire  [3:0] offer_vl;
-    input wire  [10:0] offer_len;
-    output reg  take;
-    output reg  src_rd;
-    output reg  [3:0] src_vl;
-    input wire  [63:0] src_data;
-    output reg  tx_valid;
-    output reg  [63:0] tx_data;
-    output reg  [7:0] tx_keep;
-    output reg  tx_sop;
-    output reg  tx_eop;
-    output reg  tx_link;
-    output reg  fcp_framing_error;
-    output reg  [15:0] vl15_starts;
-    output reg  [15:0] fcp_starts;
-    output reg  [15:0] data_starts;
-
-    // Update code (custom)
-    // Link TX path, 64-bit words (SPEC.md 5): at each item boundary VL15 > FCP > data
-    // (data only in LinkActive), items never fragmented, back to back without a bubble.
-    // Data and VL15 packets get their VCRC (SPEC.md 3, CRC-16, low byte first) appended.
-    //
-    // Pipeline (decision clock s, item of n words):
-    //   s          decision: vl15_take / fcp_start / take (combinational); FCP word 0 arrives
-    //   s+1+k      stage A, slot k: src_rd reads source word k (queue src_vl); FCP word k is
-    //              taken from fcp_q (it arrived in clock s+k)
-    //   s+2+k      stage B: word k and its kind; the data's share of the VCRC update is formed
-    //   s+3+k      stage C: the VCRC register absorbs word k; the wire word is formed
-    //   s+4+k      tx_*: word k on the wire
-    // The next decision is the last slot (s+n): the next sop follows the eop directly.
-    // The VCRC update is linear, next = A(state) ^ B(data): B(data) is registered a stage
-    // ahead, so the loop through crc_state is A(state) ^ p_q alone (timing).
-
-    // ---- Stage A: slot sequencer ----
-    // a_active: this clock is a slot of an item; a_fcp: it is an FCP; a_first: its first slot;
-    // a_left: slots of the item after this one; a_last: a_left == 0, a register of its own
-    // so the boundary below is one gate from flip-flops.
-    reg a_active;
-    reg a_fcp;
-    reg a_first;
-    reg [9:0] a_left;
-    reg a_last;
-    // a_odd: odd PktLen, so the last slot reads 4 data bytes and carries the VCRC.
-    reg a_odd;
-    // The start pulses of the previous clock, {data, FCP, VL15}, for the counters.
-    reg [2:0] started_q;
-    // The framer's FCP word of the previous clock: FCP word k is used in slot k, one clock
-    // after it arrives, where a packet's word k is read.
-    reg [63:0] fcp_q;
-
-    wire last_slot = a_active & a_last;
-    // Item boundary: idle, or the last slot of the current item (SPEC.md 5: never fragment).
-    wire boundary = ~a_active | a_last;
-    // Transmit priority VL15 > FCP > data (SPEC.md 5); data only in LinkActive. The *_wins
-    // terms depend on inputs only; a start is a win at a boundary.
-    wire fcp_wins = ~vl15_valid & fcp_pending;
-    wire data_wins = ~vl15_valid & ~fcp_pending & link_active & offer_valid;
-    wire pick_vl15 = boundary & vl15_valid;
-    wire pick_fcp = boundary & fcp_wins;
-    wire pick_data = boundary & data_wins;
-    // The winner's length and slot count (used at a boundary only).
-    wire [10:0] pkt_len = vl15_valid ? vl15_len : offer_len;
-    // Slots after the first: ceil((4 PktLen + 2) / 8) - 1 for a packet, 0 for an FCP.
-    wire [9:0] left_init = fcp_wins ? 10'd0 : pkt_len[10:1];
-    // The framer's word must look like a 6-byte FCP's: one word, keep 0x3f.
-    wire fcp_word_bad = pick_fcp & ~(fcp_valid & fcp_sop & fcp_eop & (fcp_keep == 8'h3f));
-
-    always @(*) begin
-       vl15_take = pick_vl15 & ~reset;
-       fcp_start = pick_fcp & ~reset;
-       take = pick_data & ~reset;
-       // Every slot of a packet reads, except the VCRC-only word (an odd PktLen has none).
-       src_rd = a_active & ~a_fcp & (~a_last | a_odd) & ~reset;
-    end
-
-    // ---- Stage B: the slot's word and its kind ----
-    // b_crc: the VCRC-only word ending a packet; b_merge: the 64-bit odd ending, 4 data bytes then the VCRC.
-    // b_zero_*: lanes that carry none of the word's bytes (cleared on the way to stage C).
-    reg b_valid;
-    reg b_sop;
-    reg b_eop;
-    reg b_link;
-    reg b_crc;
-    reg b_merge;
-    reg b_zero_mid;
-    reg b_zero_hi;
-    reg [63:0] b_data;
-
-    // The data's share of the VCRC update: 8 bytes, and the low 4 of an odd ending,
-    // each split by pairs of lanes (at most 16 terms a part: two LUT levels).
-    wire [15:0] dpart_8b_0;
-    assign dpart_8b_0[0] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[11] ^ b_data[12] ^ b_data[14];
-    assign dpart_8b_0[1] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[12] ^ b_data[13] ^ b_data[15];
-    assign dpart_8b_0[2] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[13] ^ b_data[14];
-    assign dpart_8b_0[3] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[14] ^ b_data[15];
-    assign dpart_8b_0[4] = b_data[1] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[14] ^ b_data[15];
-    assign dpart_8b_0[5] = b_data[2] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[15];
-    assign dpart_8b_0[6] = b_data[0] ^ b_data[3] ^ b_data[7] ^ b_data[8] ^ b_data[11];
-    assign dpart_8b_0[7] = b_data[0] ^ b_data[1] ^ b_data[4] ^ b_data[8] ^ b_data[9] ^ b_data[12];
-    assign dpart_8b_0[8] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[5] ^ b_data[9] ^ b_data[10] ^ b_data[13];
-    assign dpart_8b_0[9] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[6] ^ b_data[10] ^ b_data[11] ^ b_data[14];
-    assign dpart_8b_0[10] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[7] ^ b_data[11] ^ b_data[12] ^ b_data[15];
-    assign dpart_8b_0[11] = b_data[0] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[8] ^ b_data[12] ^ b_data[13];
-    assign dpart_8b_0[12] = b_data[1] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[13] ^ b_data[14];
-    assign dpart_8b_0[13] = b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[15];
-    assign dpart_8b_0[14] = b_data[0] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13];
-    assign dpart_8b_0[15] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[11] ^ b_data[13];
-    wire [15:0] dpart_8b_1;
-    assign dpart_8b_1[0] = b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[27] ^ b_data[30];
-    assign dpart_8b_1[1] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[28] ^ b_data[31];
-    assign dpart_8b_1[2] = b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[29];
-    assign dpart_8b_1[3] = b_data[17] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[30];
-    assign dpart_8b_1[4] = b_data[16] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[30] ^ b_data[31];
-    assign dpart_8b_1[5] = b_data[16] ^ b_data[17] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[31];
-    assign dpart_8b_1[6] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27];
-    assign dpart_8b_1[7] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28];
-    assign dpart_8b_1[8] = b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29];
-    assign dpart_8b_1[9] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29] ^ b_data[30];
-    assign dpart_8b_1[10] = b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30] ^ b_data[31];
-    assign dpart_8b_1[11] = b_data[16] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
-    assign dpart_8b_1[12] = b_data[17] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[30];
-    assign dpart_8b_1[13] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
-    assign dpart_8b_1[14] = b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29] ^ b_data[30];
-    assign dpart_8b_1[15] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[26] ^ b_data[29] ^ b_data[31];
-    wire [15:0] dpart_8b_2;
-    assign dpart_8b_2[0] = b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[41] ^ b_data[43] ^ b_data[44];
-    assign dpart_8b_2[1] = b_data[33] ^ b_data[34] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[42] ^ b_data[44] ^ b_data[45];
-    assign dpart_8b_2[2] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[43] ^ b_data[45] ^ b_data[46];
-    assign dpart_8b_2[3] = b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[44] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[4] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[47];
-    assign dpart_8b_2[5] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46];
-    assign dpart_8b_2[6] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[7] = b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[8] = b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[9] = b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[10] = b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[11] = b_data[32] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[12] = b_data[32] ^ b_data[33] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[13] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[14] = b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[47];
-    assign dpart_8b_2[15] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[40] ^ b_data[42] ^ b_data[43];
-    wire [15:0] dpart_8b_3;
-    assign dpart_8b_3[0] = b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[56] ^ b_data[60];
-    assign dpart_8b_3[1] = b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[57] ^ b_data[61];
-    assign dpart_8b_3[2] = b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[58] ^ b_data[62];
-    assign dpart_8b_3[3] = b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[59] ^ b_data[63];
-    assign dpart_8b_3[4] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55];
-    assign dpart_8b_3[5] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56];
-    assign dpart_8b_3[6] = b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57];
-    assign dpart_8b_3[7] = b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58];
-    assign dpart_8b_3[8] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59];
-    assign dpart_8b_3[9] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56] ^ b_data[57] ^ b_data[58] ^ b_data[60];
-    assign dpart_8b_3[10] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57] ^ b_data[58] ^ b_data[59] ^ b_data[61];
-    assign dpart_8b_3[11] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58] ^ b_data[59] ^ b_data[60] ^ b_data[62];
-    assign dpart_8b_3[12] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59] ^ b_data[60] ^ b_data[61] ^ b_data[63];
-    assign dpart_8b_3[13] = b_data[48] ^ b_data[50] ^ b_data[53] ^ b_data[54] ^ b_data[57] ^ b_data[58] ^ b_data[61] ^ b_data[62];
-    assign dpart_8b_3[14] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[54] ^ b_data[55] ^ b_data[58] ^ b_data[59] ^ b_data[62] ^ b_data[63];
-    assign dpart_8b_3[15] = b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[55] ^ b_data[59] ^ b_data[63];
-    wire [15:0] dpart_4b_0;
-    assign dpart_4b_0[0] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[9] ^ b_data[11] ^ b_data[12];
-    assign dpart_4b_0[1] = b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[10] ^ b_data[12] ^ b_data[13];
-    assign dpart_4b_0[2] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[11] ^ b_data[13] ^ b_data[14];
-    assign dpart_4b_0[3] = b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[12] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[4] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[15];
-    assign dpart_4b_0[5] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14];
-    assign dpart_4b_0[6] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[7] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[8] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[9] = b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[10] = b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[11] = b_data[0] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[12] = b_data[0] ^ b_data[1] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[13] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[14] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[15];
-    assign dpart_4b_0[15] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[8] ^ b_data[10] ^ b_data[11];
-    wire [15:0] dpart_4b_1;
-    assign dpart_4b_1[0] = b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[24] ^ b_data[28];
-    assign dpart_4b_1[1] = b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[25] ^ b_data[29];
-    assign dpart_4b_1[2] = b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[26] ^ b_data[30];
-    assign dpart_4b_1[3] = b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[27] ^ b_data[31];
-    assign dpart_4b_1[4] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23];
-    assign dpart_4b_1[5] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24];
-    assign dpart_4b_1[6] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25];
-    assign dpart_4b_1[7] = b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26];
-    assign dpart_4b_1[8] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27];
-    assign dpart_4b_1[9] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28];
-    assign dpart_4b_1[10] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29];
-    assign dpart_4b_1[11] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30];
-    assign dpart_4b_1[12] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
-    assign dpart_4b_1[13] = b_data[16] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[29] ^ b_data[30];
-    assign dpart_4b_1[14] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[30] ^ b_data[31];
-    assign dpart_4b_1[15] = b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[23] ^ b_data[27] ^ b_data[31];
-
-    // ---- Stage C: the VCRC register and the wire word ----
-    reg c_valid;
-    reg c_sop;
-    reg c_eop;
-    reg c_link;
-    reg c_crc;
-    reg c_merge;
-    reg [7:0] c_keep;
-    // The word, lanes past its bytes already 0.
-    reg [63:0] c_data;
-    // The data's share, registered: p_q0, p_q1, p_q2, p_q3, p4_q0, p4_q1.
-    reg [15:0] p_q0;
-    reg [15:0] p_q1;
-    reg [15:0] p_q2;
-    reg [15:0] p_q3;
-    reg [15:0] p4_q0;
-    reg [15:0] p4_q1;
-    // The running VCRC (reflected LFSR state), 0xFFFF between packets.
-    reg [15:0] crc_state;
-
-    // The state's share of the VCRC update: 8 bytes, and 4 (an odd ending).
-    wire [15:0] spart_8b;
-    assign spart_8b[0] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[8] ^ crc_state[11] ^ crc_state[12] ^ crc_state[14];
-    assign spart_8b[1] = crc_state[0] ^ crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[8] ^ crc_state[9] ^ crc_state[12] ^ crc_state[13] ^ crc_state[15];
-    assign spart_8b[2] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[9] ^ crc_state[10] ^ crc_state[13] ^ crc_state[14];
-    assign spart_8b[3] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11] ^ crc_state[14] ^ crc_state[15];
-    assign spart_8b[4] = crc_state[1] ^ crc_state[5] ^ crc_state[6] ^ crc_state[9] ^ crc_state[14] ^ crc_state[15];
-    assign spart_8b[5] = crc_state[2] ^ crc_state[6] ^ crc_state[7] ^ crc_state[10] ^ crc_state[15];
-    assign spart_8b[6] = crc_state[0] ^ crc_state[3] ^ crc_state[7] ^ crc_state[8] ^ crc_state[11];
-    assign spart_8b[7] = crc_state[0] ^ crc_state[1] ^ crc_state[4] ^ crc_state[8] ^ crc_state[9] ^ crc_state[12];
-    assign spart_8b[8] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[5] ^ crc_state[9] ^ crc_state[10] ^ crc_state[13];
-    assign spart_8b[9] = crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[6] ^ crc_state[10] ^ crc_state[11] ^ crc_state[14];
-    assign spart_8b[10] = crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[7] ^ crc_state[11] ^ crc_state[12] ^ crc_state[15];
-    assign spart_8b[11] = crc_state[0] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[8] ^ crc_state[12] ^ crc_state[13];
-    assign spart_8b[12] = crc_state[1] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[9] ^ crc_state[13] ^ crc_state[14];
-    assign spart_8b[13] = crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[15];
-    assign spart_8b[14] = crc_state[0] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[9] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13];
-    assign spart_8b[15] = crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[10] ^ crc_state[11] ^ crc_state[13];
-    wire [15:0] spart_4b;
-    assign spart_4b[0] = crc_state[0] ^ crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[9] ^ crc_state[11] ^ crc_state[12];
-    assign spart_4b[1] = crc_state[1] ^ crc_state[2] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[10] ^ crc_state[12] ^ crc_state[13];
-    assign spart_4b[2] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[6] ^ crc_state[8] ^ crc_state[11] ^ crc_state[13] ^ crc_state[14];
-    assign spart_4b[3] = crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[9] ^ crc_state[12] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[4] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[15];
-    assign spart_4b[5] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14];
-    assign spart_4b[6] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[7] = crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[8] = crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[9] = crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[10] = crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[11] = crc_state[0] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[12] = crc_state[0] ^ crc_state[1] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[13] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[10] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[14] = crc_state[0] ^ crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[11] ^ crc_state[15];
-    assign spart_4b[15] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11];
-
-    initial begin
-       a_active = 1'b0;
-       a_fcp = 1'b0;
-       a_first = 1'b0;
-       a_left = 10'd0;
-       a_last = 1'b0;
-       a_odd = 1'b0;
-       src_vl = 4'd0;
-       started_q = 3'd0;
-       fcp_q = 64'd0;
-       b_valid = 1'b0;
-       b_sop = 1'b0;
-       b_eop = 1'b0;
-       b_link = 1'b0;
-       b_crc = 1'b0;
-       b_merge = 1'b0;
-       b_zero_mid = 1'b0;
-       b_zero_hi = 1'b0;
-       b_data = 64'd0;
-       c_valid = 1'b0;
-       c_sop = 1'b0;
-       c_eop = 1'b0;
-       c_link = 1'b0;
-       c_crc = 1'b0;
-       c_merge = 1'b0;
-       c_keep = 8'd0;
-       c_data = 64'd0;
-       p_q0 = 16'd0;
-       p_q1 = 16'd0;
-       p_q2 = 16'd0;
-       p_q3 = 16'd0;
-       p4_q0 = 16'd0;
-       p4_q1 = 16'd0;
-       crc_state = 16'hffff;
-       tx_valid = 1'b0;
-       tx_data = 64'd0;
-       tx_keep = 8'd0;
-       tx_sop = 1'b0;
-       tx_eop = 1'b0;
-       tx_link = 1'b0;
-       fcp_framing_error = 1'b0;
-       vl15_starts = 16'd0;
-       fcp_starts = 16'd0;
-       data_starts = 16'd0;
-    end
-
-    always @(posedge clock) begin
-       // Loaded every clock: read only where a slot or a valid says so.
-       fcp_q <= fcp_data;
-       b_data <= a_fcp ? fcp_q : src_data;
-       c_sop <= b_sop;
-       c_eop <= b_eop;
-       c_link <= b_link;
-       c_crc <= b_crc;
-       c_merge <= b_merge;
-       c_keep <= b_crc ? 8'h03 : b_zero_hi ? 8'h3f : 8'hff;
-       c_data <= {b_zero_hi ? 16'd0 : b_data[63:48], b_zero_mid ? 16'd0 : b_data[47:32], b_crc ? 32'd0 : b_data[31:0]};
-       p_q0 <= dpart_8b_0;
-       p_q1 <= dpart_8b_1;
-       p_q2 <= dpart_8b_2;
-       p_q3 <= dpart_8b_3;
-       p4_q0 <= dpart_4b_0;
-       p4_q1 <= dpart_4b_1;
-       // Statistics: items started, by kind (wrapping), counted a clock after the pulse so
-       // the 16-bit adders stay off the boundary path; a reset does not clear them.
-       started_q <= {pick_data, pick_fcp, pick_vl15} & {3{~reset}};
-       vl15_starts <= vl15_starts + {15'd0, started_q[0]};
-       fcp_starts <= fcp_starts + {15'd0, started_q[1]};
-       data_starts <= data_starts + {15'd0, started_q[2]};
-       if (reset) begin
-          // Link Down or resync: the item in progress and the pipeline are dropped.
-          a_active <= 1'b0;
-          b_valid <= 1'b0;
-          c_valid <= 1'b0;
-          crc_state <= 16'hffff;
-          tx_valid <= 1'b0;
-          tx_data <= 64'd0;
-          tx_keep <= 8'd0;
-          tx_sop <= 1'b0;
-          tx_eop <= 1'b0;
-          tx_link <= 1'b0;
-          fcp_framing_error <= 1'b0;
-       end else begin
-          // Stage C -> wire (all 0 without a word).
-          tx_valid <= c_valid;
-          tx_data <= c_valid ? c_data | {16'd0, c_merge ? ~(spart_4b ^ p4_q0 ^ p4_q1) : 16'd0, 16'd0, c_crc ? ~crc_state : 16'd0} : 64'd0;
-          tx_keep <= c_valid ? c_keep : 8'd0;
-          tx_sop <= c_valid & c_sop;
-          tx_eop <= c_valid & c_eop;
-          tx_link <= c_valid & c_link;
-          // The VCRC covers every data byte; after a packet's ending word it restarts.
-          if (c_valid & ~c_link) crc_state <= (c_crc | c_merge) ? 16'hffff : spart_8b ^ p_q0 ^ p_q1 ^ p_q2 ^ p_q3;
-          // Stage B -> C.
-          c_valid <= b_valid;
-          // Stage A -> B.
-          b_valid <= a_active;
-          b_sop <= a_first;
-          b_eop <= last_slot;
-          b_link <= a_fcp;
-          b_crc <= last_slot & ~a_fcp & ~a_odd;
-          b_merge <= last_slot & ~a_fcp & a_odd;
-          // Lanes 4-5 carry no data in a packet's ending word; 6-7 none in an FCP either.
-          b_zero_mid <= last_slot & ~a_fcp;
-          b_zero_hi <= last_slot | a_fcp;
-          // Stage A: the next slot, or the next item.
-          if (boundary) begin
-             a_active <= vl15_valid | fcp_wins | data_wins;
-             a_fcp <= fcp_wins;
-             a_first <= 1'b1;
-             a_left <= left_init;
-             a_last <= left_init == 10'd0;
-             a_odd <= ~fcp_wins & pkt_len[0];
-             if (vl15_valid) src_vl <= 4'd15;
-             else if (data_wins) src_vl <= offer_vl;
-          end else begin
-             a_first <= 1'b0;
-             a_left <= a_left - 10'd1;
-             a_last <= a_left == 10'd1;
-          end
-          if (fcp_word_bad) fcp_framing_error <= 1'b1;
-       end
-    end
-endmodule // iblink_link_port_vl1_w64$ltx
-
-
-module iblink_link_port_vl1_w64$rxc(clock,reset,accept,accept_vl,accept_blocks,drain,drain_vl,drain_blocks,fcp_valid,fcp_vl,fcp_fctbs,accepted,dropped,fccl,overruns);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  accept;
-    input wire  [3:0] accept_vl;
-    input wire  [6:0] accept_blocks;
-    input wire  drain;
-    input wire  [3:0] drain_vl;
-    input wire  [6:0] drain_blocks;
-    input wire  fcp_valid;
-    input wire  [3:0] fcp_vl;
-    input wire  [11:0] fcp_fctbs;
-    output reg  accepted;
-    output reg  dropped;
-    output reg  [11:0] fccl;
-    output reg  [15:0] overruns;
-
-    // Update code (custom)
-    // RX credits for VLCap 1, 256 blocks of buffer per VL (SPEC.md 4). Per data
-    // VL v, in generate block vl[v]:
-    //   abr       ABR, Adjusted Blocks Received, mod 4096: += blocks on accept, := FCTBS on FCP
-    //   used      blocks held, CAPACITY - free (free is the Free Space Count, 0..CAPACITY):
-    //             += blocks on accept, -= blocks on drain; 0 at power-up and after reset
-    //   overrun_count  packets dropped for lack of space up to the previous clock (16 bits,
-    //             saturating; kept across resync)
-    // FCCL = (ABR + min(free, 2048)) mod 4096.
-    // used is a loop (accept check, drain, clamp at CAPACITY, all in one clock), so every
-    // outcome is computed side by side on one carry chain each, and carry-outs pick one:
-    // used + a + SPARE passes 2^FB when the packet does not fit (a > free), used - d and
-    // used + a - d go negative when a drain would take free above CAPACITY. Sums of three
-    // operands go through one carry-save LUT level into a single chain.
-    localparam VLS = 1;
-    localparam FB = 9;  // bits of used
-    localparam [FB-1:0] CAPACITY = 9'd256;
-    localparam [FB-1:0] SPARE = ~CAPACITY;  // 2^FB - 1 - CAPACITY
-    localparam [11:0] CAP_PLUS_1 = 12'd257;
-    // Per VL, registered: an accept for this VL in the previous clock, and its carry-out
-    // (it did not fit). accepted and dropped are decoded from them (flip-flops next to each
-    // VL's chain rather than one flip-flop collecting carry-outs from every VL).
-    reg [VLS-1:0] accept_q;
-    reg [VLS-1:0] no_fit_q;
-    initial begin
-       accept_q = {VLS{1'b0}};
-       no_fit_q = {VLS{1'b0}};
-    end
-    // The block counts, FB+1 bits wide (the top bit is the sign of a difference).
-    wire [FB:0] a = {3'd0, accept_blocks};
-    wire [FB:0] d = {3'd0, drain_blocks};
-    wire [FB-1:0] a_lo = a[FB-1:0];
-    wire [FB-1:0] d_lo = d[FB-1:0];
-    wire [VLS-1:0] accepts;
-    wire [VLS-1:0] no_fits;
-    wire [12*VLS-1:0] fccl_bus;
-    wire [16*VLS-1:0] overrun_bus;
-    genvar v;
-    generate
-       for (v = 0; v < VLS; v = v + 1) begin : vl
-          localparam [3:0] VL = v;
-          reg [11:0] abr;
-          reg [FB-1:0] used;
-          reg [15:0] overrun_count;
-          initial begin
-             abr = 12'd0;
-             used = {FB{1'b0}};
-             overrun_count = 16'd0;
-          end
-          // This clock's events for this VL (kept as nets: the decodes are early, and each
-          // late carry-out meets them in the LUTs after the chains).
-          (* keep *) wire accept_here = accept & (accept_vl == VL);
-          (* keep *) wire drain_here = drain & (drain_vl == VL);
-          (* keep *) wire fcp_here = fcp_valid & (fcp_vl == VL);
-          // Accept: used + a + SPARE >= 2^FB exactly when a > free (an overrun); only the
-          // carry-out of this sum is used.
-          wire [FB-1:0] fit_s = used ^ a_lo ^ SPARE;
-          wire [FB-1:0] fit_c = (used & a_lo) | (used & SPARE) | (a_lo & SPARE);
-          wire no_fit;
-          wire [FB-1:0] fit_sum_unused;
-          assign {no_fit, fit_sum_unused} = {1'b0, fit_s} + {fit_c, 1'b0};
-          assign accepts[v] = accept_here;
-          assign no_fits[v] = no_fit;
-          // The outcomes, each on its own chain from the register and the raw inputs:
-          // accept alone, used + a; accept and drain, used + a - d = used + a + ~d + 1 (a
-          // carry-save level, sum s and carries c, then s + {c, 1}); drain alone, used - d.
-          // A negative result is the clamp: draining more than is held cannot raise free
-          // above the buffer size.
-          wire [FB-1:0] acc_used = used + a_lo;
-          wire [FB:0] both_s = {1'b0, used} ^ a ^ ~d;
-          wire [FB-1:0] both_c = (used & a_lo) | (used & ~d_lo) | (a_lo & ~d_lo);
-          wire [FB:0] both_used = both_s + {both_c, 1'b1};
-          wire [FB:0] dr_used = {1'b0, used} - d;
-          // The late accept decision selects between two values prepared from early
-          // terms (kept as nets, so the select is one LUT after the carry-out, into the
-          // data input, and not folded into a shared term). Each hold value goes
-          // through an AND with the inverted select of its branch (a no-op there), so that
-          // synthesis does not turn the hold into a clock enable driven by the carry-out
-          // (the iCE40 enable pin is a slow route, 1.5 to 2 ns).
-          wire [FB-1:0] if_took = drain_here ? (both_used[FB] ? {FB{1'b0}} : both_used[FB-1:0]) : acc_used;
-          wire [FB-1:0] if_not = drain_here ? (dr_used[FB] ? {FB{1'b0}} : dr_used[FB-1:0]) : used & {FB{~drain_here}};
-          (* keep *) wire [11:0] abr_if_not = fcp_here ? fcp_fctbs : abr & {12{~fcp_here}};
-          (* keep *) wire [11:0] abr_if_fits = accept_here ? (fcp_here ? fcp_fctbs : abr + {5'd0, accept_blocks}) : abr_if_not;
-          always @(posedge clock) begin
-             if (reset) begin
-                // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY.
-                used <= {FB{1'b0}};
-                abr <= 12'd0;
-             end else begin
-                // Events in the order accept, drain, FCP.
-                // (Written with the carry-out as the outer select, so that it is the
-                // last LUT input rather than part of a shared accept-and-fits term.)
-                used <= accept_here ? (no_fit ? if_not : if_took) : if_not;
-                abr <= no_fit ? abr_if_not : abr_if_fits;
-             end
-          end
-          // Overruns: the count is one clock behind, and the output adds the overrun the
-          // flags above registered in the previous clock (saturating at 0xFFFF); the count
-          // then takes that output. So the counter is fed from registers only, not from
-          // this clock's carry-out, and shows each overrun in the next clock as the
-          // contract says.
-          wire pending_overrun = accept_q[v] & no_fit_q[v];
-          wire [15:0] overruns_now = overrun_count + {15'd0, pending_overrun & ~(&overrun_count)};
-          always @(posedge clock) overrun_count <= overruns_now;
-    // abr + ~used + (CAPACITY + 1): one carry-save level, one chain.
-          wire [11:0] nused = {{(12-FB){1'b1}}, ~used};
-          wire [11:0] fccl_s = abr ^ nused ^ CAP_PLUS_1;
-          wire [10:0] fccl_c = (abr[10:0] & nused[10:0]) | (abr[10:0] & CAP_PLUS_1[10:0]) | (nused[10:0] & CAP_PLUS_1[10:0]);
-          assign fccl_bus[12*v +: 12] = fccl_s + {fccl_c, 1'b0};
-          assign overrun_bus[16*v +: 16] = overruns_now;
-       end
-    endgenerate
-
-    always @(*) begin
-       fccl = fccl_bus;
-       overruns = overrun_bus;
-       accepted = |(accept_q & ~no_fit_q);
-       dropped = |(accept_q & no_fit_q);
-    end
-
-    always @(posedge clock) begin
-       accept_q <= reset ? {VLS{1'b0}} : accepts;
-       no_fit_q <= no_fits;
-    end
-endmodule // iblink_link_port_vl1_w64$rxc
-
-// v-- Setting output parameters to net type for wrapped code.
-
-
-module iblink_link_port_vl1_w64$txc(clock,reset,head_blocks,send,send_vl,fcp_valid,fcp_vl,fcp_fccl,credit_ok,fctbs_bus);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] head_blocks;
-    input wire  send;
-    input wire  [3:0] send_vl;
-    input wire  fcp_valid;
-    input wire  [3:0] fcp_vl;
-    input wire  [11:0] fcp_fccl;
-    output wire  credit_ok;
-    output wire  [11:0] fctbs_bus;
-
-    // Update code (wrapper)
-    iblink_tx_credits #(.VLS(1)) core (
-        .clock(clock),
-        .reset(reset),
-        .head_blocks(head_blocks),
-        .send(send),
-        .send_vl(send_vl),
-        .fcp_valid(fcp_valid),
-        .fcp_vl(fcp_vl),
-        .fcp_fccl(fcp_fccl),
-        .credit_ok(credit_ok),
-        .fctbs_bus(fctbs_bus)
-    );
-endmodule // iblink_link_port_vl1_w64$txc
-
-
-module iblink_link_port_vl1_w64$vl15(clock,reset,accept,drain,kept,dropped,held,drop_count);
-
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  accept;
-    input wire  drain;
-    output reg  kept;
-    output reg  dropped;
-    output reg  [7:0] held;
-    output reg  [15:0] drop_count;
-
-    // Update code (custom)
-    // VL15 receive buffer of 1 packet(s): not flow controlled, so full means drop.
-    initial begin
-       held = 8'd0;
-       drop_count = 16'd0;
-       kept = 1'b0;
-       dropped = 1'b0;
-    end
-
-    // held never exceeds the capacity, so full and empty are equality compares; the
-    // count steps by one through +1 and -1 computed side by side, so no carry chain
-    // waits for another (an arrival compare, +1 and then -1 in series ran at 90 MHz on
-    // an iCE40-HX8K).
-    wire full = held == 8'd1;
-    wire empty = held == 8'd0;
-    wire arrive_kept = accept & ~full;
-    // A drain takes a packet if one is held after this clock's arrival.
-    wire leave = drain & (~empty | arrive_kept);
-    wire [7:0] held_up = held + 8'd1;
-    wire [7:0] held_down = held - 8'd1;
-
-    always @(posedge clock) begin
-       if (reset) begin
-          held <= 8'd0;
-          kept <= 1'b0;
-          dropped <= 1'b0;
-       end else begin
-          kept <= arrive_kept;
-          dropped <= accept & full;
-          if (arrive_kept & ~leave) held <= held_up;
-          else if (leave & ~arrive_kept) held <= held_down;
-          if (accept & full & (drop_count != 16'hffff)) drop_count <= drop_count + 16'd1;
-       end
-    end
-endmodule // iblink_link_port_vl1_w64$vl15
-`default_nettype none
-// iblink_tx_credits: transmitter credits, one set per data VL (SPEC.md 4, 8).
 //
-// Per data VL v (generate block vl[v]):
-//   fctbs  FCTBS, blocks sent since link init, mod 4096
-//   cl     CL, the FCCL of the latest FCP received (0 after link init: nothing goes)
-//   cr_q   CR = FCTBS + NP of the previous clock; cl_q: CL of the previous clock
-// The head packet of VL v (NP blocks) may go iff (CL - CR) mod 4096 <= 2048, CR = FCTBS + NP.
-// credit_ok is that check one clock late: CR is registered so that the adder and the
-// compare sit in different clocks; ok_en holds it at 0 in the clock after a reset.
-// Every send is recorded, checked or not: FCTBS counts the blocks that went on the wire.
-// A send and an FCP for the same VL in one clock both take effect at that clock's edge.
-//
-// Cycle contract: fctbs_bus during clock t is FCTBS during t (the registers). credit_ok
-// during t is the check of clock t-1 (FCTBS, CL and head_blocks as they were then); 0 in
-// the first clock and in the clock after a reset. A new CL from an FCP in clock t shows
-// in credit_ok from clock t+2.
-module iblink_tx_credits #(
-    // Data VLs (VLCap): 1, 2, 4, 8 or 15
-    parameter VLS = 4
-) (
-    input  wire              clock,
-    // Link init or resync (SPEC.md 8): FCTBS = CL = 0 on every VL
-    input  wire              reset,
-
-    // NP of VL v's head packet at [7v+6:7v] (a packet is at most 66 blocks)
-    input  wire [7*VLS-1:0]  head_blocks,
-
-    // The head packet of send_vl goes out this clock: FCTBS += its NP.
-    // A VL at or above VLCap (VL15 included) is ignored.
-    input  wire              send,
-    input  wire [3:0]        send_vl,
-
-    // An FCP for fcp_vl was received: CL := fcp_fccl
-    input  wire              fcp_valid,
-    input  wire [3:0]        fcp_vl,
-    input  wire [11:0]       fcp_fccl,
-
-    // Bit v: VL v's head packet passed the credit check in the previous clock
-    output wire [VLS-1:0]    credit_ok,
-    // FCTBS of VL v at [12v+11:12v] (for the FCP TX framer)
-    output wire [12*VLS-1:0] fctbs_bus
+// iblink_link_port_vl1_w64: the link port, VLCap 1 at 64 bits a clock: per-VL transmit queues ->
+// TX credits -> VL arbiter -> link TX (VL15 > FCP > data, VCRC) -> the link, with
+// the FCP TX framer; and back: FCP RX and link RX -> RX credits / VL15 buffer.
+// Each instance's module documents its ports and cycle contract; the port's own
+// registers and the configuration map (cfg_addr) are in iblink_port_ctrl.v.
+// Files: iblink_link_port_vl1_w64.f. Ports:
+//   in    1  clock
+//   in    1  reset
+//   in    2  link_state
+//   in    1  txq_valid
+//   in   11  txq_len
+//   out   1  txq_pop
+//   in    1  vl15_valid
+//   in   11  vl15_len
+//   out   1  vl15_pop
+//   out   1  src_rd
+//   out   4  src_vl
+//   in   64  src_data
+//   out   1  tx_valid
+//   out  64  tx_data
+//   out   8  tx_keep
+//   out   1  tx_sop
+//   out   1  tx_eop
+//   out   1  tx_link
+//   in    1  rx_valid
+//   in   64  rx_data
+//   in    8  rx_keep
+//   in    1  rx_sop
+//   in    1  rx_eop
+//   in    1  rx_link
+//   out   1  rx_out_valid
+//   out  64  rx_out_data
+//   out   8  rx_out_keep
+//   out   1  rx_out_sop
+//   out   1  rx_out_eop
+//   out   4  rx_out_vl
+//   out   1  rx_out_abort
+//   out   1  rx_done
+//   out   2  rx_done_status
+//   out   1  rx_commit
+//   out   1  rx_overrun
+//   in    1  drain
+//   in    4  drain_vl
+//   in    7  drain_blocks
+//   in    1  vl15_drain
+//   in    1  cfg_wr
+//   in    8  cfg_addr
+//   in   16  cfg_data
+//   out   1  cfg_busy
+//   out   1  grant
+//   out   4  grant_vl
+//   out   1  grant_table
+//   out   6  grant_entry
+//   out   8  grant_blocks
+//   out   9  grant_weight_left
+//   out  19  grant_high_counter
+//   out  12  fccl
+//   out  16  overruns
+//   out  16  fcp_good_count
+//   out  16  fcp_short_count
+//   out  16  fcp_long_count
+//   out  16  fcp_abort_count
+//   out  16  fcp_lpcrc_error_count
+//   out  16  fcp_reserved_op_count
+//   out  16  fcp_vl15_count
+//   out  16  fcp_vl_cap_count
+//   out  16  rx_good_count
+//   out  16  rx_vcrc_error_count
+//   out  16  rx_length_error_count
+//   out  16  rx_bad_vl_count
+//   out  16  rx_abort_count
+//   out   8  vl15_held
+//   out  16  vl15_drop_count
+//   out  16  tx_vl15_starts
+//   out  16  tx_fcp_starts
+//   out  16  tx_data_starts
+//   out   1  fcp_framing_error
+//   out   1  resync_req
+//   out   1  resync_reason
+//   out   4  resync_vl
+//   out   1  fcp_late
+//   out  12  fctbs
+`default_nettype none
+module iblink_link_port_vl1_w64 (
+    input  wire          clock,
+    input  wire          reset,
+    input  wire [1:0]    link_state,
+    input  wire          txq_valid,
+    input  wire [10:0]   txq_len,
+    output wire          txq_pop,
+    input  wire          vl15_valid,
+    input  wire [10:0]   vl15_len,
+    output wire          vl15_pop,
+    output wire          src_rd,
+    output wire [3:0]    src_vl,
+    input  wire [63:0]   src_data,
+    output wire          tx_valid,
+    output wire [63:0]   tx_data,
+    output wire [7:0]    tx_keep,
+    output wire          tx_sop,
+    output wire          tx_eop,
+    output wire          tx_link,
+    input  wire          rx_valid,
+    input  wire [63:0]   rx_data,
+    input  wire [7:0]    rx_keep,
+    input  wire          rx_sop,
+    input  wire          rx_eop,
+    input  wire          rx_link,
+    output wire          rx_out_valid,
+    output wire [63:0]   rx_out_data,
+    output wire [7:0]    rx_out_keep,
+    output wire          rx_out_sop,
+    output wire          rx_out_eop,
+    output wire [3:0]    rx_out_vl,
+    output wire          rx_out_abort,
+    output wire          rx_done,
+    output wire [1:0]    rx_done_status,
+    output wire          rx_commit,
+    output wire          rx_overrun,
+    input  wire          drain,
+    input  wire [3:0]    drain_vl,
+    input  wire [6:0]    drain_blocks,
+    input  wire          vl15_drain,
+    input  wire          cfg_wr,
+    input  wire [7:0]    cfg_addr,
+    input  wire [15:0]   cfg_data,
+    output wire          cfg_busy,
+    output wire          grant,
+    output wire [3:0]    grant_vl,
+    output wire          grant_table,
+    output wire [5:0]    grant_entry,
+    output wire [7:0]    grant_blocks,
+    output wire [8:0]    grant_weight_left,
+    output wire [18:0]   grant_high_counter,
+    output wire [11:0]   fccl,
+    output wire [15:0]   overruns,
+    output wire [15:0]   fcp_good_count,
+    output wire [15:0]   fcp_short_count,
+    output wire [15:0]   fcp_long_count,
+    output wire [15:0]   fcp_abort_count,
+    output wire [15:0]   fcp_lpcrc_error_count,
+    output wire [15:0]   fcp_reserved_op_count,
+    output wire [15:0]   fcp_vl15_count,
+    output wire [15:0]   fcp_vl_cap_count,
+    output wire [15:0]   rx_good_count,
+    output wire [15:0]   rx_vcrc_error_count,
+    output wire [15:0]   rx_length_error_count,
+    output wire [15:0]   rx_bad_vl_count,
+    output wire [15:0]   rx_abort_count,
+    output wire [7:0]    vl15_held,
+    output wire [15:0]   vl15_drop_count,
+    output wire [15:0]   tx_vl15_starts,
+    output wire [15:0]   tx_fcp_starts,
+    output wire [15:0]   tx_data_starts,
+    output wire          fcp_framing_error,
+    output wire          resync_req,
+    output wire          resync_reason,
+    output wire [3:0]    resync_vl,
+    output wire          fcp_late,
+    output wire [11:0]   fctbs
 );
 
-reg ok_en;
-initial ok_en = 1'b0;
-always @(posedge clock) ok_en <= ~reset;
+wire ctl_port_reset;
+wire ctl_link_active;
+wire [6:0] ctl_head_blocks;
+wire ctl_head_valid;
+wire ctl_wr_en;
+wire ctl_wr_table;
+wire [5:0] ctl_wr_index;
+wire [3:0] ctl_wr_vl;
+wire [7:0] ctl_wr_weight;
+wire [7:0] ctl_vl_high_limit;
+wire ctl_low_policy;
+wire ctl_vl_enable;
+wire [15:0] ctl_refresh_clocks;
+wire [15:0] ctl_min_gap_clocks;
+wire [15:0] ctl_period_clocks;
+wire [15:0] ctl_update_periods;
+wire [15:0] ctl_overrun_periods;
+wire [3:0] ctl_overrun_vl;
+wire ctl_txq_pop;
+wire ctl_grant;
+wire [3:0] ctl_grant_vl;
+wire ctl_grant_table;
+wire [5:0] ctl_grant_entry;
+wire [7:0] ctl_grant_blocks;
+wire [8:0] ctl_grant_weight_left;
+wire [18:0] ctl_grant_high_counter;
+wire ctl_rx_commit;
+wire ctl_rx_overrun;
+wire ctl_cfg_busy;
+wire txc_credit_ok;
+wire [11:0] txc_fctbs_bus;
+wire arb_offer_valid;
+wire [3:0] arb_offer_vl;
+wire arb_offer_table;
+wire [5:0] arb_offer_entry;
+wire [10:0] arb_offer_pkt_len;
+wire [7:0] arb_offer_blocks;
+wire [8:0] arb_offer_weight_left;
+wire [18:0] arb_offer_high_counter;
+wire fcptx_fcp_pending;
+wire [3:0] fcptx_pending_vl;
+wire fcptx_fcp_valid;
+wire fcptx_fcp_sop;
+wire fcptx_fcp_eop;
+wire fcptx_fcp_link;
+wire [63:0] fcptx_fcp_data;
+wire [7:0] fcptx_fcp_keep;
+wire ltx_vl15_take;
+wire ltx_fcp_start;
+wire ltx_take;
+wire ltx_src_rd;
+wire [3:0] ltx_src_vl;
+wire ltx_tx_valid;
+wire [63:0] ltx_tx_data;
+wire [7:0] ltx_tx_keep;
+wire ltx_tx_sop;
+wire ltx_tx_eop;
+wire ltx_tx_link;
+wire ltx_fcp_framing_error;
+wire [15:0] ltx_vl15_starts;
+wire [15:0] ltx_fcp_starts;
+wire [15:0] ltx_data_starts;
+wire fcprx_upd_valid;
+wire fcprx_upd_op;
+wire [3:0] fcprx_upd_vl;
+wire [11:0] fcprx_upd_fctbs;
+wire [11:0] fcprx_upd_fccl;
+wire [15:0] fcprx_good_count;
+wire [15:0] fcprx_short_count;
+wire [15:0] fcprx_long_count;
+wire [15:0] fcprx_abort_count;
+wire [15:0] fcprx_lpcrc_error_count;
+wire [15:0] fcprx_reserved_op_count;
+wire [15:0] fcprx_vl15_count;
+wire [15:0] fcprx_vl_cap_count;
+wire lrx_out_valid;
+wire [63:0] lrx_out_data;
+wire [7:0] lrx_out_keep;
+wire lrx_out_sop;
+wire lrx_out_eop;
+wire [3:0] lrx_out_vl;
+wire lrx_out_abort;
+wire lrx_done;
+wire [1:0] lrx_done_status;
+wire lrx_acc_valid;
+wire [3:0] lrx_acc_vl;
+wire [6:0] lrx_acc_blocks;
+wire lrx_vl15_accept;
+wire [15:0] lrx_good_count;
+wire [15:0] lrx_vcrc_error_count;
+wire [15:0] lrx_length_error_count;
+wire [15:0] lrx_bad_vl_count;
+wire [15:0] lrx_abort_count;
+wire rxc_accepted;
+wire rxc_dropped;
+wire [11:0] rxc_fccl;
+wire [15:0] rxc_overruns;
+wire vl15rx_kept;
+wire vl15rx_dropped;
+wire [7:0] vl15rx_held;
+wire [15:0] vl15rx_drop_count;
+wire fs_resync_req;
+wire fs_resync_reason;
+wire [3:0] fs_resync_vl;
+wire fs_overrun_seen;
+wire fs_overrun_run;
+wire fs_fcp_late;
 
-genvar v;
-generate
-   for (v = 0; v < VLS; v = v + 1) begin : vl
-      localparam [3:0] VL = v;
-      // This VL's selects: VL15 and VLs at or above VLCap hit nothing.
-      wire send_hit = send & (send_vl == VL);
-      wire fcp_hit = fcp_valid & (fcp_vl == VL);
-      reg [11:0] fctbs;
-      reg [11:0] cl;
-      reg [11:0] cr_q;
-      reg [11:0] cl_q;
-      initial begin
-         fctbs = 12'd0;
-         cl = 12'd0;
-         cr_q = 12'd0;
-         cl_q = 12'd0;
-      end
-      wire [11:0] np = {5'd0, head_blocks[7*v +: 7]};
-      // CR: FCTBS once the head packet has gone; it is FCTBS's next value on a send.
-      wire [11:0] cr = fctbs + np;
-      // The pipeline registers load every clock, reset or not.
-      always @(posedge clock) begin
-         cr_q <= cr;
-         cl_q <= cl;
-      end
-      // (CL - CR) mod 4096: only its top bit is needed (set: 2048 or more).
-      wire cl_minus_cr_msb;
-      wire [10:0] unused_cl_minus_cr_low;
-      assign {cl_minus_cr_msb, unused_cl_minus_cr_low} = cl_q - cr_q;
-      // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
-      wire at_window = cr_q == {~cl_q[11], cl_q[10:0]};
-      assign credit_ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
-      assign fctbs_bus[12*v +: 12] = fctbs;
-      always @(posedge clock) begin
-         if (reset) begin
-            fctbs <= 12'd0;
-            cl <= 12'd0;
-         end else begin
-            if (send_hit) fctbs <= cr;
-            if (fcp_hit) cl <= fcp_fccl;
-         end
-      end
-   end
-endgenerate
+iblink_port_ctrl #(.VLS(1), .PERIOD_CLOCKS(8192), .VL_HIGH_LIMIT(4), .LOW_POLICY(0), .REFRESH_CLOCKS(7168), .MIN_GAP_CLOCKS(32), .UPDATE_PERIODS(2), .OVERRUN_PERIODS(2), .LOAD_LEN(1), .LOAD_TABLE(2432'h40040)) ctl (
+    .clock(clock),
+    .reset(reset),
+    .link_state(link_state),
+    .txq_valid(txq_valid),
+    .txq_len(txq_len),
+    .cfg_wr(cfg_wr),
+    .cfg_addr(cfg_addr),
+    .cfg_data(cfg_data),
+    .credit_ok(txc_credit_ok),
+    .take(ltx_take),
+    .offer_vl(arb_offer_vl),
+    .offer_table(arb_offer_table),
+    .offer_entry(arb_offer_entry),
+    .offer_blocks(arb_offer_blocks),
+    .offer_weight_left(arb_offer_weight_left),
+    .offer_high_counter(arb_offer_high_counter),
+    .acc_vl(lrx_acc_vl),
+    .accepted(rxc_accepted),
+    .dropped(rxc_dropped),
+    .vl15_kept(vl15rx_kept),
+    .vl15_dropped(vl15rx_dropped),
+    .port_reset(ctl_port_reset),
+    .link_active(ctl_link_active),
+    .head_blocks(ctl_head_blocks),
+    .head_valid(ctl_head_valid),
+    .wr_en(ctl_wr_en),
+    .wr_table(ctl_wr_table),
+    .wr_index(ctl_wr_index),
+    .wr_vl(ctl_wr_vl),
+    .wr_weight(ctl_wr_weight),
+    .vl_high_limit(ctl_vl_high_limit),
+    .low_policy(ctl_low_policy),
+    .vl_enable(ctl_vl_enable),
+    .refresh_clocks(ctl_refresh_clocks),
+    .min_gap_clocks(ctl_min_gap_clocks),
+    .period_clocks(ctl_period_clocks),
+    .update_periods(ctl_update_periods),
+    .overrun_periods(ctl_overrun_periods),
+    .overrun_vl(ctl_overrun_vl),
+    .txq_pop(ctl_txq_pop),
+    .grant(ctl_grant),
+    .grant_vl(ctl_grant_vl),
+    .grant_table(ctl_grant_table),
+    .grant_entry(ctl_grant_entry),
+    .grant_blocks(ctl_grant_blocks),
+    .grant_weight_left(ctl_grant_weight_left),
+    .grant_high_counter(ctl_grant_high_counter),
+    .rx_commit(ctl_rx_commit),
+    .rx_overrun(ctl_rx_overrun),
+    .cfg_busy(ctl_cfg_busy)
+);
+
+iblink_tx_credits #(.VLS(1)) txc (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .head_blocks(ctl_head_blocks),
+    .send(ltx_take),
+    .send_vl(arb_offer_vl),
+    .fcp_valid(fcprx_upd_valid),
+    .fcp_vl(fcprx_upd_vl),
+    .fcp_fccl(fcprx_upd_fccl),
+    .credit_ok(txc_credit_ok),
+    .fctbs_bus(txc_fctbs_bus)
+);
+
+iblink_vl_arb_vl1 arb (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .head_valid(ctl_head_valid),
+    .head_len(txq_len),
+    .take(ltx_take),
+    .wr_en(ctl_wr_en),
+    .wr_table(ctl_wr_table),
+    .wr_index(ctl_wr_index),
+    .wr_vl(ctl_wr_vl),
+    .wr_weight(ctl_wr_weight),
+    .vl_high_limit(ctl_vl_high_limit),
+    .low_policy(ctl_low_policy),
+    .vl_enable(ctl_vl_enable),
+    .offer_valid(arb_offer_valid),
+    .offer_vl(arb_offer_vl),
+    .offer_table(arb_offer_table),
+    .offer_entry(arb_offer_entry),
+    .offer_pkt_len(arb_offer_pkt_len),
+    .offer_blocks(arb_offer_blocks),
+    .offer_weight_left(arb_offer_weight_left),
+    .offer_high_counter(arb_offer_high_counter)
+);
+
+iblink_fcp_tx_vl1_w64 fcptx (
+    .clock(clock),
+    .restart(reset),
+    .link_state(link_state),
+    .refresh_clocks(ctl_refresh_clocks),
+    .min_gap_clocks(ctl_min_gap_clocks),
+    .fctbs(txc_fctbs_bus),
+    .fccl(rxc_fccl),
+    .fcp_start(ltx_fcp_start),
+    .fcp_pending(fcptx_fcp_pending),
+    .pending_vl(fcptx_pending_vl),
+    .fcp_valid(fcptx_fcp_valid),
+    .fcp_sop(fcptx_fcp_sop),
+    .fcp_eop(fcptx_fcp_eop),
+    .fcp_link(fcptx_fcp_link),
+    .fcp_data(fcptx_fcp_data),
+    .fcp_keep(fcptx_fcp_keep)
+);
+
+iblink_link_tx_w64 ltx (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .link_active(ctl_link_active),
+    .vl15_valid(vl15_valid),
+    .vl15_len(vl15_len),
+    .vl15_take(ltx_vl15_take),
+    .fcp_pending(fcptx_fcp_pending),
+    .fcp_start(ltx_fcp_start),
+    .fcp_valid(fcptx_fcp_valid),
+    .fcp_data(fcptx_fcp_data),
+    .fcp_keep(fcptx_fcp_keep),
+    .fcp_sop(fcptx_fcp_sop),
+    .fcp_eop(fcptx_fcp_eop),
+    .offer_valid(arb_offer_valid),
+    .offer_vl(arb_offer_vl),
+    .offer_len(arb_offer_pkt_len),
+    .take(ltx_take),
+    .src_rd(ltx_src_rd),
+    .src_vl(ltx_src_vl),
+    .src_data(src_data),
+    .tx_valid(ltx_tx_valid),
+    .tx_data(ltx_tx_data),
+    .tx_keep(ltx_tx_keep),
+    .tx_sop(ltx_tx_sop),
+    .tx_eop(ltx_tx_eop),
+    .tx_link(ltx_tx_link),
+    .fcp_framing_error(ltx_fcp_framing_error),
+    .vl15_starts(ltx_vl15_starts),
+    .fcp_starts(ltx_fcp_starts),
+    .data_starts(ltx_data_starts)
+);
+
+iblink_fcp_rx_vl1_w64 fcprx (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .rx_valid(rx_valid),
+    .rx_data(rx_data),
+    .rx_keep(rx_keep),
+    .rx_sop(rx_sop),
+    .rx_eop(rx_eop),
+    .rx_link(rx_link),
+    .upd_valid(fcprx_upd_valid),
+    .upd_op(fcprx_upd_op),
+    .upd_vl(fcprx_upd_vl),
+    .upd_fctbs(fcprx_upd_fctbs),
+    .upd_fccl(fcprx_upd_fccl),
+    .good_count(fcprx_good_count),
+    .short_count(fcprx_short_count),
+    .long_count(fcprx_long_count),
+    .abort_count(fcprx_abort_count),
+    .lpcrc_error_count(fcprx_lpcrc_error_count),
+    .reserved_op_count(fcprx_reserved_op_count),
+    .vl15_count(fcprx_vl15_count),
+    .vl_cap_count(fcprx_vl_cap_count)
+);
+
+iblink_link_rx_vl1_w64 lrx (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .rx_valid(rx_valid),
+    .rx_data(rx_data),
+    .rx_keep(rx_keep),
+    .rx_sop(rx_sop),
+    .rx_eop(rx_eop),
+    .rx_link(rx_link),
+    .out_valid(lrx_out_valid),
+    .out_data(lrx_out_data),
+    .out_keep(lrx_out_keep),
+    .out_sop(lrx_out_sop),
+    .out_eop(lrx_out_eop),
+    .out_vl(lrx_out_vl),
+    .out_abort(lrx_out_abort),
+    .done(lrx_done),
+    .done_status(lrx_done_status),
+    .acc_valid(lrx_acc_valid),
+    .acc_vl(lrx_acc_vl),
+    .acc_blocks(lrx_acc_blocks),
+    .vl15_accept(lrx_vl15_accept),
+    .good_count(lrx_good_count),
+    .vcrc_error_count(lrx_vcrc_error_count),
+    .length_error_count(lrx_length_error_count),
+    .bad_vl_count(lrx_bad_vl_count),
+    .abort_count(lrx_abort_count)
+);
+
+iblink_rx_credits_vl1 rxc (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .accept(lrx_acc_valid),
+    .accept_vl(lrx_acc_vl),
+    .accept_blocks(lrx_acc_blocks),
+    .drain(drain),
+    .drain_vl(drain_vl),
+    .drain_blocks(drain_blocks),
+    .fcp_valid(fcprx_upd_valid),
+    .fcp_vl(fcprx_upd_vl),
+    .fcp_fctbs(fcprx_upd_fctbs),
+    .accepted(rxc_accepted),
+    .dropped(rxc_dropped),
+    .fccl(rxc_fccl),
+    .overruns(rxc_overruns)
+);
+
+iblink_vl15_rx_cap1 vl15rx (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .accept(lrx_vl15_accept),
+    .drain(vl15_drain),
+    .kept(vl15rx_kept),
+    .dropped(vl15rx_dropped),
+    .held(vl15rx_held),
+    .drop_count(vl15rx_drop_count)
+);
+
+iblink_failsafe_vl1 fs (
+    .clock(clock),
+    .reset(ctl_port_reset),
+    .upd_valid(fcprx_upd_valid),
+    .upd_vl(fcprx_upd_vl),
+    .overrun(rxc_dropped),
+    .overrun_vl(ctl_overrun_vl),
+    .period_clocks(ctl_period_clocks),
+    .update_periods(ctl_update_periods),
+    .overrun_periods(ctl_overrun_periods),
+    .resync_req(fs_resync_req),
+    .resync_reason(fs_resync_reason),
+    .resync_vl(fs_resync_vl),
+    .overrun_seen(fs_overrun_seen),
+    .overrun_run(fs_overrun_run),
+    .fcp_late(fs_fcp_late)
+);
+
+assign txq_pop = ctl_txq_pop;
+assign vl15_pop = ltx_vl15_take;
+assign src_rd = ltx_src_rd;
+assign src_vl = ltx_src_vl;
+assign tx_valid = ltx_tx_valid;
+assign tx_data = ltx_tx_data;
+assign tx_keep = ltx_tx_keep;
+assign tx_sop = ltx_tx_sop;
+assign tx_eop = ltx_tx_eop;
+assign tx_link = ltx_tx_link;
+assign rx_out_valid = lrx_out_valid;
+assign rx_out_data = lrx_out_data;
+assign rx_out_keep = lrx_out_keep;
+assign rx_out_sop = lrx_out_sop;
+assign rx_out_eop = lrx_out_eop;
+assign rx_out_vl = lrx_out_vl;
+assign rx_out_abort = lrx_out_abort;
+assign rx_done = lrx_done;
+assign rx_done_status = lrx_done_status;
+assign rx_commit = ctl_rx_commit;
+assign rx_overrun = ctl_rx_overrun;
+assign cfg_busy = ctl_cfg_busy;
+assign grant = ctl_grant;
+assign grant_vl = ctl_grant_vl;
+assign grant_table = ctl_grant_table;
+assign grant_entry = ctl_grant_entry;
+assign grant_blocks = ctl_grant_blocks;
+assign grant_weight_left = ctl_grant_weight_left;
+assign grant_high_counter = ctl_grant_high_counter;
+assign fccl = rxc_fccl;
+assign overruns = rxc_overruns;
+assign fcp_good_count = fcprx_good_count;
+assign fcp_short_count = fcprx_short_count;
+assign fcp_long_count = fcprx_long_count;
+assign fcp_abort_count = fcprx_abort_count;
+assign fcp_lpcrc_error_count = fcprx_lpcrc_error_count;
+assign fcp_reserved_op_count = fcprx_reserved_op_count;
+assign fcp_vl15_count = fcprx_vl15_count;
+assign fcp_vl_cap_count = fcprx_vl_cap_count;
+assign rx_good_count = lrx_good_count;
+assign rx_vcrc_error_count = lrx_vcrc_error_count;
+assign rx_length_error_count = lrx_length_error_count;
+assign rx_bad_vl_count = lrx_bad_vl_count;
+assign rx_abort_count = lrx_abort_count;
+assign vl15_held = vl15rx_held;
+assign vl15_drop_count = vl15rx_drop_count;
+assign tx_vl15_starts = ltx_vl15_starts;
+assign tx_fcp_starts = ltx_fcp_starts;
+assign tx_data_starts = ltx_data_starts;
+assign fcp_framing_error = ltx_fcp_framing_error;
+assign resync_req = fs_resync_req;
+assign resync_reason = fs_resync_reason;
+assign resync_vl = fs_resync_vl;
+assign fcp_late = fs_fcp_late;
+assign fctbs = txc_fctbs_bus;
+
+// Block outputs this composition does not use.
+/* verilator lint_off UNUSEDSIGNAL */
+wire unused_ok = &{1'b0, fcprx_upd_op, fcptx_fcp_link, fcptx_pending_vl, fs_overrun_run, fs_overrun_seen, 1'b0};
+/* verilator lint_on UNUSEDSIGNAL */
 
 endmodule
-`default_nettype wire
 `default_nettype wire

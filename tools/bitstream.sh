@@ -21,11 +21,11 @@ c=$root/constraints
 port_default=${BITSTREAM_PORT:-iblink_link_port_vl4_w32}
 vls_default=${BITSTREAM_VLS:-4}
 
-srcs() { # $1 = port module
-  echo "$c/iblink_board_top.v $c/iblink_port_selftest.v $root/hdl_out/$1.v"
+srcs() { # $1 = port module: the board files, then the port's files from its file list
+  echo "$c/iblink_board_top.v $c/iblink_port_selftest.v $(grep -v '^//' "$root/hdl_out/$1.f" | sed "s|^|$root/hdl_out/|" | tr '\n' ' ')"
 }
 check_port() {
-  [[ -f $root/hdl_out/$1.v ]] || { echo "bitstream: hdl_out/$1.v not found (32-bit link port variants: $(cd "$root/hdl_out" && ls iblink_link_port_*_w32.v | sed 's/\.v$//' | tr '\n' ' '))" >&2; exit 2; }
+  [[ -f $root/hdl_out/$1.f ]] || { echo "bitstream: hdl_out/$1.f not found (32-bit link port variants: $(cd "$root/hdl_out" && ls iblink_link_port_*_w32.v | sed 's/\.v$//' | tr '\n' ' '))" >&2; exit 2; }
 }
 # Utilisation, routed Fmax and critical path (the last of each) out of a nextpnr log.
 timing_summary() { # $1 = log, $2 = board line

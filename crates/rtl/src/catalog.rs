@@ -121,7 +121,8 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
 pub fn files(variants: &[Variant]) -> Vec<EmittedModule> {
     let mut out: Vec<EmittedModule> = Vec::new();
     for v in variants {
-        for m in &v.modules {
+        let list = (v.block == "link_port").then(|| crate::link_port::netlist::files_of(v));
+        for m in v.modules.iter().chain(list.iter()) {
             match out.iter().find(|x| x.name == m.name) {
                 Some(x) => assert_eq!(x.text, m.text, "two different texts for module {}", m.name),
                 None => out.push(m.clone()),
@@ -396,10 +397,9 @@ pub fn link_port_module_name(vls: usize, width: usize) -> String {
     format!("iblink_link_port_vl{vls}_w{width}")
 }
 
-/// Render the link port generated from `p` (one self-contained file: the blocks are its
-/// sub-modules). `iblink emit --config` calls this with the configuration file's values.
+/// The link port generated from `p`: its top, every module it instantiates (each its own
+/// file) and its file list. `iblink emit --config` calls this with the configuration
+/// file's values.
 pub fn link_port_variant(p: &crate::link_port::PortParams) -> Result<Variant, RequestError> {
-    let name = link_port_module_name(p.vl_cap, p.width);
-    crate::with_link_port!((p.vl_cap, p.width), |T| Ok(Variant::rendered(&mut T::new(p.clone()), &name, "link_port", p.config_lines())?),
-        _ => Err(RequestError::UnsupportedVlCap(p.vl_cap)))
+    crate::link_port::netlist::variant(p)
 }

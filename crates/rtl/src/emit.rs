@@ -21,8 +21,13 @@ pub struct EmittedModule {
 }
 
 impl EmittedModule {
+    /// `<name>.v`; a file list's name already ends in `.f`.
     pub fn file_name(&self) -> String {
-        format!("{}.v", self.name)
+        if self.name.ends_with(".f") {
+            self.name.clone()
+        } else {
+            format!("{}.v", self.name)
+        }
     }
 }
 

@@ -17,6 +17,8 @@ pub mod link_rx;
 pub mod link_tx;
 pub mod link;
 pub mod link_port;
+pub mod netlist;
+pub mod port_ctrl;
 pub mod sl2vl;
 pub mod rx_credits;
 pub mod tx_credits;

@@ -118,28 +118,54 @@ fn failsafe_snapshots() {
     }
 }
 
-/// The link port with the default configuration, one snapshot per VLCap and link word
-/// width (every block composed; SPEC.md §2-§8).
-#[test]
-fn link_port_snapshots() {
-    for w in [32, 64] {
-        for n in [1, 2, 4, 8, 15] {
-            let p = iblink_rtl::link_port::PortParams::defaults(n, w);
-            insta::assert_snapshot!(format!("link_port_vl{n}_w{w}"), iblink_rtl::catalog::link_port_variant(&p).unwrap().text());
-        }
-    }
+/// The instances of a port's top: each block's module, its parameters, its instance
+/// name (the connections are checked by the lockstep and lint; this records the
+/// structure).
+fn instances(p: &iblink_rtl::link_port::PortParams) -> String {
+    let v = iblink_rtl::catalog::link_port_variant(p).unwrap();
+    v.modules[0]
+        .text
+        .lines()
+        .filter(|l| l.starts_with("iblink_") && l.ends_with(" ("))
+        .map(|l| format!("{}\n", l.trim_end_matches(" (")))
+        .collect()
 }
 
-/// The link port generated from a configuration (`iblink emit --config`): 64 bits,
-/// VLCap 2, a smaller buffer and its own tables, which the power-up loader writes.
+/// The default port's structure at every VLCap and link word width (SPEC.md §2-§8).
 #[test]
-fn link_port_configured_snapshot() {
+fn link_port_instances() {
+    let mut s = String::new();
+    for w in [32, 64] {
+        for n in [1, 2, 4, 8, 15] {
+            s.push_str(&format!("== VLCap {n}, {w} bits\n"));
+            s.push_str(&instances(&iblink_rtl::link_port::PortParams::defaults(n, w)));
+        }
+    }
+    insta::assert_snapshot!("link_port_instances", s);
+}
+
+/// A port generated from a configuration (`iblink emit --config`): 64 bits, VLCap 2, a
+/// smaller buffer and its own tables, which the power-up loader writes: the port
+/// logic's parameters carry the configuration (`LOAD_TABLE`: entry k at bits
+/// [19k+18:19k] = {low, index, VL, weight}).
+#[test]
+fn link_port_configured_table() {
     let mut p = iblink_rtl::link_port::PortParams::defaults(2, 64);
     p.buffer_blocks = 200;
     p.vl_high_limit = 3;
     p.high = vec![(1, 32), (0, 4)];
     p.low = vec![(0, 255)];
-    insta::assert_snapshot!("link_port_vl2_w64_configured", iblink_rtl::catalog::link_port_variant(&p).unwrap().text());
+    let ctl = iblink_rtl::port_ctrl::PortCtrlParams::verilog_params(&iblink_rtl::link_port::netlist::ctrl_params(&p));
+    let s: String = ctl.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+    // The table as SPEC.md §6 entries, decoded back from the parameter.
+    let table = &ctl.iter().find(|(k, _)| k == "LOAD_TABLE").unwrap().1;
+    let hex = table.split('h').nth(1).unwrap();
+    let bits = u128::from_str_radix(hex, 16).unwrap();
+    let entry = |k: u32| (bits >> (19 * k)) & 0x7ffff;
+    let decoded: Vec<(u128, u128, u128, u128)> =
+        (0..3).map(|k| (entry(k) >> 18, (entry(k) >> 12) & 0x3f, (entry(k) >> 8) & 0xf, entry(k) & 0xff)).collect();
+    assert_eq!(decoded, vec![(0, 0, 1, 32), (0, 1, 0, 4), (1, 0, 0, 255)]);
+    insta::assert_snapshot!("link_port_vl2_w64_configured", s + &instances(&p));
 }
 
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
@@ -152,7 +178,7 @@ fn hdl_out_is_current() {
         .expect("hdl_out/ exists")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".v"))
+        .filter(|n| n.ends_with(".v") || n.ends_with(".f"))
         .collect();
     assert_eq!(have, want, "hdl_out/ holds other files than the generator emits; run `make emit`");
     for m in &modules {

@@ -87,9 +87,9 @@ pub fn crc16_stimulus(cycles: usize) -> Vec<Crc16In> {
 /// configuration) under saturating traffic, `cycles` clocks, in an RTL back end; the
 /// figure counts port-clocks (two ports a clock). The digest covers both ports' outputs.
 pub fn bench_port_pair(backend: Backend, cycles: u64) -> Result<BenchResult, crate::blocks::SimBuildError> {
-    use crate::blocks::link_port::{link_port_sim, PortPairBench, Traffic};
+    use crate::blocks::link_port::{link_port_sim_with, PortPairBench, Traffic};
     let p = iblink_rtl::link_port::PortParams::defaults(4, 32);
-    let mut b = PortPairBench::new(&p, link_port_sim(&p, backend, None)?, link_port_sim(&p, backend, None)?, 3, 600, Traffic::default(), 7);
+    let mut b = PortPairBench::new(&p, link_port_sim_with(&p, backend, None, false)?, link_port_sim_with(&p, backend, None, false)?, 3, 600, Traffic::default(), 7);
     let t = Instant::now();
     let mut sum = 0u64;
     for _ in 0..cycles {

@@ -83,7 +83,7 @@ pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
             print_manifest(std::slice::from_ref(&m));
             return Ok(ExitCode::SUCCESS);
         }
-        let written = write_atomically(&args.out, &m.modules)
+        let written = write_atomically(&args.out, &files(std::slice::from_ref(&m)))
             .with_context(|| format!("emitting into {}", args.out.display()))?;
         for p in written {
             println!("wrote {}", p.display());

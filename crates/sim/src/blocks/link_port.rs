@@ -14,7 +14,7 @@ use crate::CycleSim;
 use iblink_model::iba::{self, PacketFields};
 use iblink_rtl::catalog::link_port_variant;
 use iblink_rtl::link::{LINK_ACTIVE, LINK_INIT};
-use iblink_rtl::link_port::{LinkPortIn, LinkPortOut, PortParams};
+use iblink_rtl::link_port::{LinkPortIn, LinkPortOut, LinkPortTwin, PortParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -23,9 +23,31 @@ use std::path::Path;
 pub type LinkPortSim = Box<dyn CycleSim<In = LinkPortIn, Out = LinkPortOut>>;
 
 /// The port generated from `p` in an RTL back end (the port has no single reference
-/// model: its blocks do, and the bench checks the system's promises).
+/// model: its blocks do, and the bench checks the system's promises). The `rtl` back end
+/// is the port's stepper ([`LinkPortTwin`]), checking its schedule every clock; with a
+/// VCD it runs inside the rust-hdl block, whose probe writes the port's pins.
 pub fn link_port_sim(p: &PortParams, b: Backend, vcd: Option<&Path>) -> Result<LinkPortSim, SimBuildError> {
+    link_port_sim_with(p, b, vcd, true)
+}
+
+/// As [`link_port_sim`]; `check` re-evaluates every block on its final inputs each clock
+/// (off: the stepper at full speed, for benchmarks).
+pub fn link_port_sim_with(p: &PortParams, b: Backend, vcd: Option<&Path>, check: bool) -> Result<LinkPortSim, SimBuildError> {
     let key = (p.vl_cap, p.width);
+    match (b, vcd) {
+        (Backend::Rtl, None) => {
+            if !iblink_rtl::vl::VL_CAPS.contains(&p.vl_cap) || !(p.width == 32 || p.width == 64) {
+                return Err(SimBuildError::Variant(format!("link port VLCap {} x {} bits", p.vl_cap, p.width)));
+            }
+            let mut t = LinkPortTwin::new(p);
+            t.check = check;
+            Ok(Box::new(crate::blocks::TwinSim(t)))
+        }
+        _ => link_port_rtl(p, b, vcd, key),
+    }
+}
+
+fn link_port_rtl(p: &PortParams, b: Backend, vcd: Option<&Path>, key: (usize, usize)) -> Result<LinkPortSim, SimBuildError> {
     match b {
         Backend::Model => Err(SimBuildError::Variant("a model back end of the whole port".into())),
         Backend::Rtl => iblink_rtl::with_link_port!(key, |T| {

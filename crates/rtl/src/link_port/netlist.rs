@@ -1,0 +1,373 @@
+//! The link port, described once: its blocks and what drives each input. The
+//! [`netlist!`](crate::netlist) description gives the Rust stepper [`LinkPortTwin`]
+//! (each block's twin, called in the `schedule`'s order, then every clock edge) and the
+//! Verilog top ([`variant`]): the same connections, as named-port instances.
+
+use super::{LinkPortIn, LinkPortOut, PortParams};
+use crate::catalog::{self, RequestError};
+use crate::emit::{generated, EmittedModule, Variant};
+use crate::failsafe::spec_period_clocks;
+use crate::netlist::{file_list, Placed};
+use crate::port_ctrl::{PortCtrlParams, PortCtrlTwin};
+use crate::tx_credits::TxCreditsTwin;
+use crate::twin::{HdlTwin, Twin};
+
+/// A block's twin chosen at run time.
+pub type Dyn<I, O> = Box<dyn Twin<In = I, Out = O>>;
+type VlArbTwin = Dyn<crate::vl_arb::VlArbIn, crate::vl_arb::VlArbOut>;
+type FcpTxTwin = Dyn<crate::fcp_tx::FcpTxIn, crate::fcp_tx::FcpTxOut>;
+type LinkTxTwin = Dyn<crate::link_tx::LinkTxIn, crate::link_tx::LinkTxOut>;
+type FcpRxTwin = Dyn<crate::fcp_rx::FcpRxIn, crate::fcp_rx::FcpRxOut>;
+type LinkRxTwin = Dyn<crate::link_rx::LinkRxIn, crate::link_rx::LinkRxOut>;
+type RxCreditsTwin = Dyn<crate::rx_credits::RxCreditsIn, crate::rx_credits::RxCreditsOut>;
+type Vl15RxTwin = Dyn<crate::vl15_rx::Vl15RxIn, crate::vl15_rx::Vl15RxOut>;
+type FailsafeTwin = Dyn<crate::failsafe::FailsafeIn, crate::failsafe::FailsafeOut>;
+use std::collections::BTreeMap;
+
+crate::netlist! {
+    /// The link port's Rust stepper: every block's twin, wired as the Verilog top wires
+    /// the modules.
+    pub struct LinkPortTwin (LinkPortIn => LinkPortOut), outputs LinkPortNets {
+        ctl: PortCtrlTwin {
+            reset <- top.reset;
+            link_state <- top.link_state;
+            txq_valid <- top.txq_valid;
+            txq_len <- top.txq_len;
+            cfg_wr <- top.cfg_wr;
+            cfg_addr <- top.cfg_addr;
+            cfg_data <- top.cfg_data;
+            credit_ok <- txc.credit_ok;
+            take <- ltx.take;
+            offer_vl <- arb.vl;
+            offer_table <- arb.low;
+            offer_entry <- arb.entry;
+            offer_blocks <- arb.blocks;
+            offer_weight_left <- arb.weight_left;
+            offer_high_counter <- arb.high_counter;
+            acc_vl <- lrx.acc_vl;
+            accepted <- rxc.accepted;
+            dropped <- rxc.dropped;
+            vl15_kept <- vl15rx.kept;
+            vl15_dropped <- vl15rx.dropped;
+        }
+        txc: TxCreditsTwin {
+            reset <- ctl.port_reset;
+            head_blocks <- ctl.head_blocks;
+            send <- ltx.take;
+            send_vl <- arb.vl;
+            fcp_valid <- fcprx.upd_valid;
+            fcp_vl <- fcprx.upd_vl;
+            fcp_fccl <- fcprx.upd_fccl;
+        }
+        arb: VlArbTwin {
+            reset <- ctl.port_reset;
+            head_valid <- ctl.head_valid;
+            head_len <- top.txq_len;
+            take <- ltx.take;
+            wr_en <- ctl.wr_en;
+            wr_low <- ctl.wr_table;
+            wr_index <- ctl.wr_index;
+            wr_vl <- ctl.wr_vl;
+            wr_weight <- ctl.wr_weight;
+            vl_high_limit <- ctl.vl_high_limit;
+            one_packet <- ctl.low_policy;
+            vl_enable <- ctl.vl_enable;
+        }
+        fcptx: FcpTxTwin {
+            restart <- top.reset;
+            link_state <- top.link_state;
+            refresh_clocks <- ctl.refresh_clocks;
+            min_gap_clocks <- ctl.min_gap_clocks;
+            fctbs <- txc.fctbs;
+            fccl <- rxc.fccl;
+            fcp_start <- ltx.fcp_start;
+        }
+        ltx: LinkTxTwin {
+            reset <- ctl.port_reset;
+            link_active <- ctl.link_active;
+            vl15_valid <- top.vl15_valid;
+            vl15_len <- top.vl15_len;
+            fcp_pending <- fcptx.fcp_pending;
+            fcp_valid <- fcptx.fcp_valid;
+            fcp_data <- fcptx.fcp_data;
+            fcp_keep <- fcptx.fcp_keep;
+            fcp_sop <- fcptx.fcp_sop;
+            fcp_eop <- fcptx.fcp_eop;
+            offer_valid <- arb.offer_valid;
+            offer_vl <- arb.vl;
+            offer_len <- arb.pkt_len;
+            src_data <- top.src_data;
+        }
+        fcprx: FcpRxTwin {
+            reset <- ctl.port_reset;
+            rx_valid <- top.rx_valid;
+            rx_data <- top.rx_data;
+            rx_keep <- top.rx_keep;
+            rx_sop <- top.rx_sop;
+            rx_eop <- top.rx_eop;
+            rx_link <- top.rx_link;
+        }
+        lrx: LinkRxTwin {
+            reset <- ctl.port_reset;
+            rx_valid <- top.rx_valid;
+            rx_data <- top.rx_data;
+            rx_keep <- top.rx_keep;
+            rx_sop <- top.rx_sop;
+            rx_eop <- top.rx_eop;
+            rx_link <- top.rx_link;
+        }
+        rxc: RxCreditsTwin {
+            reset <- ctl.port_reset;
+            accept <- lrx.acc_valid;
+            accept_vl <- lrx.acc_vl;
+            accept_blocks <- lrx.acc_blocks;
+            drain <- top.drain;
+            drain_vl <- top.drain_vl;
+            drain_blocks <- top.drain_blocks;
+            fcp_valid <- fcprx.upd_valid;
+            fcp_vl <- fcprx.upd_vl;
+            fcp_fctbs <- fcprx.upd_fctbs;
+        }
+        vl15rx: Vl15RxTwin {
+            reset <- ctl.port_reset;
+            accept <- lrx.vl15_accept;
+            drain <- top.vl15_drain;
+        }
+        fs: FailsafeTwin {
+            reset <- ctl.port_reset;
+            upd_valid <- fcprx.upd_valid;
+            upd_vl <- fcprx.upd_vl;
+            overrun <- rxc.dropped;
+            overrun_vl <- ctl.overrun_vl;
+            period_clocks <- ctl.period_clocks;
+            update_periods <- ctl.update_periods;
+            overrun_periods <- ctl.overrun_periods;
+        }
+    }
+    top(o) {
+        "txq_pop" o.txq_pop => ctl.txq_pop;
+        "vl15_pop" o.vl15_pop => ltx.vl15_take;
+        "src_rd" o.src_rd => ltx.src_rd;
+        "src_vl" o.src_vl => ltx.src_vl;
+        "tx_valid" o.tx_valid => ltx.tx.valid;
+        "tx_data" o.tx_data => ltx.tx.data;
+        "tx_keep" o.tx_keep => ltx.tx.keep;
+        "tx_sop" o.tx_sop => ltx.tx.sop;
+        "tx_eop" o.tx_eop => ltx.tx.eop;
+        "tx_link" o.tx_link => ltx.tx.link;
+        "rx_out_valid" o.rx_out_valid => lrx.out_valid;
+        "rx_out_data" o.rx_out_data => lrx.out_data;
+        "rx_out_keep" o.rx_out_keep => lrx.out_keep;
+        "rx_out_sop" o.rx_out_sop => lrx.out_sop;
+        "rx_out_eop" o.rx_out_eop => lrx.out_eop;
+        "rx_out_vl" o.rx_out_vl => lrx.out_vl;
+        "rx_out_abort" o.rx_out_abort => lrx.out_abort;
+        "rx_done" o.rx_done => lrx.done;
+        "rx_done_status" o.rx_done_status => lrx.done_status;
+        "rx_commit" o.rx_commit => ctl.rx_commit;
+        "rx_overrun" o.rx_overrun => ctl.rx_overrun;
+        "cfg_busy" o.cfg_busy => ctl.cfg_busy;
+        "grant" o.grant => ctl.grant;
+        "grant_vl" o.grant_vl => ctl.grant_vl;
+        "grant_table" o.grant_table => ctl.grant_table;
+        "grant_entry" o.grant_entry => ctl.grant_entry;
+        "grant_blocks" o.grant_blocks => ctl.grant_blocks;
+        "grant_weight_left" o.grant_weight_left => ctl.grant_weight_left;
+        "grant_high_counter" o.grant_high_counter => ctl.grant_high_counter;
+        "fccl" o.fccl => rxc.fccl;
+        "overruns" o.overruns => rxc.overruns;
+        "fcp_good_count" o.counters[0] => fcprx.counts.good;
+        "fcp_short_count" o.counters[1] => fcprx.counts.short;
+        "fcp_long_count" o.counters[2] => fcprx.counts.long;
+        "fcp_abort_count" o.counters[3] => fcprx.counts.abort;
+        "fcp_lpcrc_error_count" o.counters[4] => fcprx.counts.lpcrc_error;
+        "fcp_reserved_op_count" o.counters[5] => fcprx.counts.reserved_op;
+        "fcp_vl15_count" o.counters[6] => fcprx.counts.vl15;
+        "fcp_vl_cap_count" o.counters[7] => fcprx.counts.vl_cap;
+        "rx_good_count" o.counters[8] => lrx.counts.good;
+        "rx_vcrc_error_count" o.counters[9] => lrx.counts.vcrc_error;
+        "rx_length_error_count" o.counters[10] => lrx.counts.length_error;
+        "rx_bad_vl_count" o.counters[11] => lrx.counts.bad_vl;
+        "rx_abort_count" o.counters[12] => lrx.counts.abort;
+        "vl15_drop_count" o.counters[13] => vl15rx.drop_count;
+        "tx_vl15_starts" o.counters[14] => ltx.vl15_starts;
+        "tx_fcp_starts" o.counters[15] => ltx.fcp_starts;
+        "tx_data_starts" o.counters[16] => ltx.data_starts;
+        "vl15_held" o.counters[17] => vl15rx.held;
+        "fcp_framing_error" o.fcp_framing_error => ltx.fcp_framing_error;
+        "resync_req" o.resync_req => fs.resync_req;
+        "resync_reason" o.resync_reason => fs.resync_reason;
+        "resync_vl" o.resync_vl => fs.resync_vl;
+        "fcp_late" o.fcp_late => fs.fcp_late;
+        "fctbs" o.fctbs => txc.fctbs;
+    }
+    // Outputs of the arbiter, TX credits and the receive path are registered; the port's
+    // own logic needs only the link state first; the FCP framer's first word follows
+    // link TX's fcp_start, which follows the framer's pending FCP: so the framer and
+    // link TX go twice; the port logic's pops and grant report follow link TX's take.
+    schedule [ctl, txc, arb, fcprx, lrx, rxc, vl15rx, fs, fcptx, ltx, fcptx, ltx, ctl]
+    names {
+        txc.fctbs = "fctbs_bus";
+        arb.vl = "offer_vl";
+        arb.low = "offer_table";
+        arb.entry = "offer_entry";
+        arb.pkt_len = "offer_pkt_len";
+        arb.blocks = "offer_blocks";
+        arb.weight_left = "offer_weight_left";
+        arb.high_counter = "offer_high_counter";
+        arb.wr_low = "wr_table";
+        arb.one_packet = "low_policy";
+        ltx.tx.valid = "tx_valid";
+        ltx.tx.data = "tx_data";
+        ltx.tx.keep = "tx_keep";
+        ltx.tx.sop = "tx_sop";
+        ltx.tx.eop = "tx_eop";
+        ltx.tx.link = "tx_link";
+        fcprx.counts.good = "good_count";
+        fcprx.counts.short = "short_count";
+        fcprx.counts.long = "long_count";
+        fcprx.counts.abort = "abort_count";
+        fcprx.counts.lpcrc_error = "lpcrc_error_count";
+        fcprx.counts.reserved_op = "reserved_op_count";
+        fcprx.counts.vl15 = "vl15_count";
+        fcprx.counts.vl_cap = "vl_cap_count";
+        lrx.counts.good = "good_count";
+        lrx.counts.vcrc_error = "vcrc_error_count";
+        lrx.counts.length_error = "length_error_count";
+        lrx.counts.bad_vl = "bad_vl_count";
+        lrx.counts.abort = "abort_count";
+    }
+}
+
+/// The port logic's parameters for a port configuration.
+pub fn ctrl_params(p: &PortParams) -> PortCtrlParams {
+    PortCtrlParams {
+        vls: p.vl_cap,
+        period_clocks: spec_period_clocks(p.width) as u16,
+        vl_high_limit: p.vl_high_limit,
+        one_packet: p.one_packet,
+        refresh_clocks: p.refresh_clocks,
+        min_gap_clocks: p.min_gap_clocks,
+        update_periods: p.update_periods,
+        overrun_periods: p.overrun_periods,
+        load: p.load_sequence(),
+    }
+}
+
+impl LinkPortTwin {
+    /// The port generated from `p`, at power-up.
+    pub fn new(p: &PortParams) -> Self {
+        let (n, w) = (p.vl_cap, p.width);
+        macro_rules! hdl {
+            ($m:ident, $key:expr, $ctor:expr) => {
+                crate::$m!($key, |T| Box::new(HdlTwin::new($ctor)) as Box<dyn Twin<In = _, Out = _>>,
+                    _ => panic!("no such configuration"))
+            };
+        }
+        Self::__new(
+            PortCtrlTwin::new(ctrl_params(p)),
+            TxCreditsTwin::new(n),
+            hdl!(with_vl_arb, n, T::default()),
+            hdl!(with_fcp_tx, (n, w), T::default()),
+            hdl!(with_link_tx, w, T::default()),
+            hdl!(with_fcp_rx, (n, w), T::default()),
+            hdl!(with_link_rx, (n, w), T::default()),
+            hdl!(with_rx_credits, (n, crate::rx_credits::DEFAULT_CAPACITY), T::with_capacity(p.buffer_blocks)),
+            hdl!(with_vl15_rx, 1, T::with_capacity(p.vl15_packets)),
+            hdl!(with_failsafe, n, T::default()),
+        )
+    }
+}
+
+/// The name of the top for a configuration.
+pub fn top_name(p: &PortParams) -> String {
+    catalog::link_port_module_name(p.vl_cap, p.width)
+}
+
+/// Every block's configuration inside the port, by instance name.
+fn blocks(p: &PortParams) -> Result<Vec<(&'static str, Variant)>, RequestError> {
+    let (n, w) = (p.vl_cap, p.width);
+    let c = ctrl_params(p);
+    let ctl = Variant {
+        name: format!("{}_ctl", top_name(p)),
+        block: "link_port",
+        top: crate::port_ctrl::SOURCE.module.to_string(),
+        params: c.verilog_params(),
+        modules: vec![crate::port_ctrl::module()],
+        ports: c.ports(),
+    };
+    Ok(vec![
+        ("ctl", ctl),
+        ("txc", catalog::tx_credits_variant(n)?),
+        ("arb", catalog::vl_arb_variant(n)?),
+        ("fcptx", catalog::fcp_tx_variant(n, w)?),
+        ("ltx", catalog::link_tx_variant(w)?),
+        ("fcprx", catalog::fcp_rx_variant(n, w)?),
+        ("lrx", catalog::link_rx_variant(n, w)?),
+        ("rxc", rx_credits(n, p.buffer_blocks)?),
+        ("vl15rx", catalog::vl15_rx_variant(p.vl15_packets)?),
+        ("fs", catalog::failsafe_variant(n)?),
+    ])
+}
+
+/// RX credits at any buffer size (66..=4095 blocks per VL).
+fn rx_credits(n: usize, cap: u16) -> Result<Variant, RequestError> {
+    if let Ok(v) = catalog::rx_credits_variant(n, cap) {
+        return Ok(v);
+    }
+    let name = catalog::rx_credits_module_name(n, cap);
+    let cfg = vec![("vl_cap".to_string(), n.to_string()), ("buffer_blocks".to_string(), cap.to_string())];
+    crate::with_rx_credits!((n, crate::rx_credits::DEFAULT_CAPACITY), |T| Ok(Variant::rendered(&mut T::with_capacity(cap), &name, "rx_credits", cfg)?),
+        _ => Err(RequestError::UnsupportedVlCap(n)))
+}
+
+/// The top's header: what made it, the configuration, and every port.
+fn header(p: &PortParams, name: &str, ports: &[crate::io::Port]) -> String {
+    let mut h = String::new();
+    h.push_str(&format!(
+        "//\n// {name}: the link port, VLCap {} at {} bits a clock: per-VL transmit queues ->\n\
+         // TX credits -> VL arbiter -> link TX (VL15 > FCP > data, VCRC) -> the link, with\n\
+         // the FCP TX framer; and back: FCP RX and link RX -> RX credits / VL15 buffer.\n\
+         // Each instance's module documents its ports and cycle contract; the port's own\n\
+         // registers and the configuration map (cfg_addr) are in iblink_port_ctrl.v.\n\
+         // Files: {name}.f. Ports:\n",
+        p.vl_cap, p.width
+    ));
+    for port in ports {
+        let dir = if port.dir == crate::io::Dir::Input { "in " } else { "out" };
+        h.push_str(&format!("//   {dir} {:>3}  {}\n", port.width, port.name));
+    }
+    h
+}
+
+/// The port generated from `p`: its top (named after VLCap and width), every module it
+/// instantiates, and its file list.
+pub fn variant(p: &PortParams) -> Result<Variant, RequestError> {
+    let name = top_name(p);
+    let ports = crate::with_link_port!((p.vl_cap, p.width), |T| Ok(crate::io::top_ports(&T::new(p.clone()))),
+        _ => Err(RequestError::UnsupportedLinkVariant { vls: p.vl_cap, width: p.width }))?;
+    let blocks = blocks(p)?;
+    let placed: BTreeMap<&str, Placed> = blocks
+        .iter()
+        .map(|(inst, v)| (*inst, Placed { module: v.top.clone(), params: v.params.clone(), ports: v.ports.clone() }))
+        .collect();
+    let body = LinkPortTwin::DESCRIPTION
+        .render_top(&name, &header(p, &name, &ports), &ports, &placed)
+        .unwrap_or_else(|e| panic!("the link port's netlist: {e}"));
+    let top = generated(&name, "link_port", p.config_lines(), &body);
+    let mut modules: Vec<EmittedModule> = vec![top];
+    for (_, v) in &blocks {
+        for m in &v.modules {
+            if !modules.iter().any(|x| x.name == m.name) {
+                modules.push(m.clone());
+            }
+        }
+    }
+    Ok(Variant { name: name.clone(), block: "link_port", top: name, params: vec![], modules, ports })
+}
+
+/// The file list of a port configuration (`<top>.f`): its modules' files, top first.
+pub fn files_of(v: &Variant) -> EmittedModule {
+    let files: Vec<String> = v.modules.iter().map(|m| m.file_name()).collect();
+    file_list(&format!("{}.f", v.name), "link_port", &files)
+}

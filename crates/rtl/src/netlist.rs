@@ -1,0 +1,401 @@
+//! A composed block described once: its instances (each a block's twin and Verilog
+//! module), what drives each instance input, and what drives each top-level output.
+//! From that one description come both the Rust cycle stepper (the twins called in a
+//! fixed order, no settle loop) and the Verilog top that instantiates the modules by
+//! named ports. See [`netlist!`](crate::netlist) and `crate::link_port` for its use.
+
+use crate::emit::{param_list, EmittedModule, GENERATOR};
+use crate::io::{Dir, Port};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// A value carried by a net from a block's output record to another's input record:
+/// the same type, or an integer of another width (truncated to the receiver's type, as
+/// a Verilog net of the receiver's port width carries it).
+pub trait Wire<T> {
+    fn wire(self) -> T;
+}
+
+impl<T> Wire<T> for T {
+    #[inline(always)]
+    fn wire(self) -> T {
+        self
+    }
+}
+
+macro_rules! wire_ints {
+    ($($from:ty => $($to:ty),+;)*) => {
+        $($(impl Wire<$to> for $from {
+            #[inline(always)]
+            fn wire(self) -> $to {
+                self as $to
+            }
+        })+)*
+    };
+}
+wire_ints! {
+    u8 => u16, u32, u64;
+    u16 => u8, u32, u64;
+    u32 => u8, u16, u64;
+    u64 => u8, u16, u32;
+    bool => u8, u16, u32, u64;
+}
+
+/// One instance input and what drives it (`src` is `top` for a top-level input).
+#[derive(Clone, Copy, Debug)]
+pub struct Conn {
+    pub dst: &'static str,
+    pub dst_path: &'static str,
+    pub src: &'static str,
+    pub src_path: &'static str,
+}
+
+/// A top-level output and the instance output that drives it.
+#[derive(Clone, Copy, Debug)]
+pub struct TopOut {
+    pub port: &'static str,
+    pub src: &'static str,
+    pub src_path: &'static str,
+}
+
+/// A Rust field path's Verilog port, where the two differ.
+#[derive(Clone, Copy, Debug)]
+pub struct Name {
+    pub inst: &'static str,
+    pub path: &'static str,
+    pub port: &'static str,
+}
+
+/// The static description the macro records.
+#[derive(Clone, Copy, Debug)]
+pub struct Description {
+    pub instances: &'static [&'static str],
+    pub conns: &'static [Conn],
+    pub top_outs: &'static [TopOut],
+    pub names: &'static [Name],
+}
+
+/// An instance as the Verilog top places it.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    pub module: String,
+    pub params: Vec<(String, String)>,
+    pub ports: Vec<Port>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NetlistError {
+    #[error("{module}: instance `{inst}` has no Verilog port `{port}` (Rust path `{path}`)")]
+    NoPort { module: String, inst: String, port: String, path: String },
+    #[error("{module}: input `{port}` of instance `{inst}` is driven {count} times")]
+    Drivers { module: String, inst: String, port: String, count: usize },
+    #[error("{module}: top-level port `{port}` is not connected or unknown")]
+    Top { module: String, port: String },
+    #[error("{module}: net {net} is {from} bits wide, but `{inst}.{port}` takes {to}")]
+    Width { module: String, net: String, from: usize, inst: String, port: String, to: usize },
+    #[error("{module}: no placement for instance `{inst}`")]
+    Unplaced { module: String, inst: String },
+}
+
+fn norm(p: &str) -> String {
+    p.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+impl Description {
+    /// The Verilog port of an instance's Rust field path.
+    pub fn port_of(&self, inst: &str, path: &str) -> String {
+        let path = norm(path);
+        self.names
+            .iter()
+            .find(|n| n.inst == inst && norm(n.path) == path)
+            .map(|n| n.port.to_string())
+            .unwrap_or(path)
+    }
+
+    /// The Verilog top: `module` with the ports `top`, one instance of each placed
+    /// module, named-port connections; every input of every instance driven exactly once,
+    /// widths equal on both ends of every net.
+    pub fn render_top(
+        &self,
+        module: &str,
+        doc: &str,
+        top: &[Port],
+        placed: &BTreeMap<&str, Placed>,
+    ) -> Result<String, NetlistError> {
+        let err_mod = module.to_string();
+        let find = |inst: &str, port: &str, path: &str| -> Result<Port, NetlistError> {
+            let p = placed.get(inst).ok_or_else(|| NetlistError::Unplaced { module: err_mod.clone(), inst: inst.into() })?;
+            p.ports.iter().find(|x| x.name == port).cloned().ok_or_else(|| NetlistError::NoPort {
+                module: err_mod.clone(),
+                inst: inst.into(),
+                port: port.into(),
+                path: path.into(),
+            })
+        };
+        let top_port = |name: &str| top.iter().find(|p| p.name == name).cloned();
+        // Net names: an instance output is `<inst>_<port>`; a top-level input is itself.
+        let net_of = |src: &str, path: &str| -> Result<(String, usize), NetlistError> {
+            if src == "top" {
+                let p = top_port(&norm(path)).filter(|p| p.dir == Dir::Input).ok_or_else(|| NetlistError::Top {
+                    module: err_mod.clone(),
+                    port: norm(path),
+                })?;
+                Ok((p.name, p.width))
+            } else {
+                let port = self.port_of(src, path);
+                let p = find(src, &port, path)?;
+                Ok((format!("{src}_{port}"), p.width))
+            }
+        };
+        let mut v = String::new();
+        v.push_str(doc);
+        v.push_str("`default_nettype none\n");
+        let _ = writeln!(v, "module {module} (");
+        let decls: Vec<String> = top
+            .iter()
+            .map(|p| {
+                let dir = if p.dir == Dir::Input { "input " } else { "output" };
+                let w = if p.width > 1 { format!("[{}:0]", p.width - 1) } else { String::new() };
+                format!("    {dir} wire {w:<8} {}", p.name)
+            })
+            .collect();
+        let _ = writeln!(v, "{}\n);\n", decls.join(",\n"));
+        // Every instance output is a net.
+        let mut used: BTreeMap<String, bool> = BTreeMap::new();
+        for inst in self.instances {
+            let p = placed.get(inst).ok_or_else(|| NetlistError::Unplaced { module: module.into(), inst: inst.to_string() })?;
+            for port in p.ports.iter().filter(|x| x.dir == Dir::Output) {
+                let net = format!("{inst}_{}", port.name);
+                if top_port(&net).is_some() {
+                    return Err(NetlistError::Top { module: module.into(), port: format!("{net} (also the net of {inst}.{})", port.name) });
+                }
+                let w = if port.width > 1 { format!("[{}:0] ", port.width - 1) } else { String::new() };
+                let _ = writeln!(v, "wire {w}{inst}_{};", port.name);
+                used.insert(format!("{inst}_{}", port.name), false);
+            }
+        }
+        v.push('\n');
+        for inst in self.instances {
+            let p = &placed[inst];
+            let mut conns: Vec<String> = vec![];
+            for port in &p.ports {
+                if port.dir == Dir::Output {
+                    conns.push(format!(".{0}({1}_{0})", port.name, inst));
+                    continue;
+                }
+                if port.name == "clock" {
+                    conns.push(".clock(clock)".into());
+                    continue;
+                }
+                let drivers: Vec<&Conn> =
+                    self.conns.iter().filter(|c| c.dst == *inst && self.port_of(inst, c.dst_path) == port.name).collect();
+                if drivers.len() != 1 {
+                    return Err(NetlistError::Drivers {
+                        module: module.into(),
+                        inst: inst.to_string(),
+                        port: port.name.clone(),
+                        count: drivers.len(),
+                    });
+                }
+                let c = drivers[0];
+                let (net, width) = net_of(c.src, c.src_path)?;
+                if width != port.width {
+                    return Err(NetlistError::Width {
+                        module: module.into(),
+                        net,
+                        from: width,
+                        inst: inst.to_string(),
+                        port: port.name.clone(),
+                        to: port.width,
+                    });
+                }
+                if let Some(u) = used.get_mut(&net) {
+                    *u = true;
+                }
+                conns.push(format!(".{}({net})", port.name));
+            }
+            // Every connection names a port the module has.
+            for c in self.conns.iter().filter(|c| c.dst == *inst) {
+                find(inst, &self.port_of(inst, c.dst_path), c.dst_path)?;
+            }
+            let _ = writeln!(v, "{}{} {inst} (\n    {}\n);\n", p.module, param_list(&p.params), conns.join(",\n    "));
+        }
+        for t in top.iter().filter(|p| p.dir == Dir::Output) {
+            let o = self
+                .top_outs
+                .iter()
+                .find(|o| o.port == t.name)
+                .ok_or_else(|| NetlistError::Top { module: module.into(), port: t.name.clone() })?;
+            let (net, width) = net_of(o.src, o.src_path)?;
+            if width != t.width {
+                return Err(NetlistError::Width { module: module.into(), net, from: width, inst: "top".into(), port: t.name.clone(), to: t.width });
+            }
+            if let Some(u) = used.get_mut(&net) {
+                *u = true;
+            }
+            let _ = writeln!(v, "assign {} = {net};", t.name);
+        }
+        for o in self.top_outs {
+            if top_port(o.port).filter(|p| p.dir == Dir::Output).is_none() {
+                return Err(NetlistError::Top { module: module.into(), port: o.port.into() });
+            }
+        }
+        let unused: Vec<&String> = used.iter().filter(|(_, u)| !**u).map(|(n, _)| n).collect();
+        if !unused.is_empty() {
+            v.push_str("\n// Block outputs this composition does not use.\n/* verilator lint_off UNUSEDSIGNAL */\n");
+            let names: Vec<&str> = unused.iter().map(|s| s.as_str()).collect();
+            let _ = writeln!(v, "wire unused_ok = &{{1'b0, {}, 1'b0}};", names.join(", "));
+            v.push_str("/* verilator lint_on UNUSEDSIGNAL */\n");
+        }
+        let _ = writeln!(v, "\nendmodule\n`default_nettype wire");
+        Ok(v)
+    }
+}
+
+/// A file list (`.f`) naming `files`, one a line, for Verilator, Yosys or a vendor tool.
+pub fn file_list(name: &str, block: &'static str, files: &[String]) -> EmittedModule {
+    let top = name.trim_end_matches(".f");
+    let mut text = format!("// {name}: generated by {GENERATOR}: the files of {top}, top first.\n");
+    for f in files {
+        let _ = writeln!(text, "{f}");
+    }
+    EmittedModule {
+        name: name.to_string(),
+        block,
+        config: vec![],
+        text,
+    }
+}
+
+/// `src` of a connection: a top-level input (`top.x`) or an instance output.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __netlist_src {
+    ($t:ident, $o:ident, top $(. $p:ident)+) => { $t $(. $p)+ };
+    ($t:ident, $o:ident, $s:ident $(. $p:ident)+) => { $o.$s $(. $p)+ };
+}
+
+/// Describe a composition once; see the module docs. Generates the stepper struct (a
+/// [`Twin`](crate::twin::Twin) of the whole), a struct of every instance's latest
+/// outputs, and the static [`Description`] the Verilog top is rendered from.
+///
+/// `schedule` is the order the instances' `eval` runs in within a clock; an instance may
+/// appear more than once (an output that another instance needs before this one's inputs
+/// are all known). With `check` set, every clock re-evaluates each instance on its final
+/// inputs and panics if an output differs from what was used: a wrong schedule cannot
+/// pass silently.
+#[macro_export]
+macro_rules! netlist {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident ($tin:ty => $tout:ty), outputs $outs:ident {
+            $( $inst:ident : $ty:ty { $( $($dpath:ident).+ <- $src:ident $(. $spath:ident)+ ; )* } )*
+        }
+        top($o:ident) { $( $vport:literal $dst:expr => $osrc:ident $(. $ospath:ident)+ ; )* }
+        schedule [ $( $step:ident ),* $(,)? ]
+        names { $( $ninst:ident . $($npath:ident).+ = $vname:literal ; )* }
+    ) => {
+        /// Every instance's outputs during the current clock.
+        #[derive(Clone, Copy, Debug, Default)]
+        $vis struct $outs {
+            $( pub $inst: <$ty as $crate::twin::Twin>::Out, )*
+        }
+
+        $(#[$meta])*
+        $vis struct $name {
+            $( pub $inst: $ty, )*
+            outs: $outs,
+            /// Re-evaluate every instance on its final inputs each clock (tests).
+            pub check: bool,
+        }
+
+        #[allow(non_snake_case, unused_mut, clippy::needless_update)]
+        mod __build {
+            use super::*;
+            use $crate::netlist::Wire as _;
+            $(
+                #[inline(always)]
+                pub(super) fn $inst(t: &$tin, o: &$outs) -> <$ty as $crate::twin::Twin>::In {
+                    let _ = (t, o);
+                    let mut i = <<$ty as $crate::twin::Twin>::In as Default>::default();
+                    $( i.$($dpath).+ = $crate::__netlist_src!(t, o, $src $(. $spath)+).wire(); )*
+                    i
+                }
+            )*
+            #[inline(always)]
+            pub(super) fn top(o: &$outs) -> $tout {
+                let mut $o = <$tout as Default>::default();
+                $( $dst = $crate::__netlist_src!(t, o, $osrc $(. $ospath)+).wire(); )*
+                $o
+            }
+        }
+
+        impl $name {
+            /// The static description (for the Verilog top).
+            pub const DESCRIPTION: $crate::netlist::Description = $crate::netlist::Description {
+                instances: &[$( stringify!($inst) ),*],
+                conns: &[$($( $crate::netlist::Conn {
+                    dst: stringify!($inst),
+                    dst_path: stringify!($($dpath).+),
+                    src: stringify!($src),
+                    src_path: stringify!($($spath).+),
+                }, )*)*],
+                top_outs: &[$( $crate::netlist::TopOut {
+                    port: $vport,
+                    src: stringify!($osrc),
+                    src_path: stringify!($($ospath).+),
+                }, )*],
+                names: &[$( $crate::netlist::Name {
+                    inst: stringify!($ninst),
+                    path: stringify!($($npath).+),
+                    port: $vname,
+                }, )*],
+            };
+
+            fn __new($( $inst: $ty ),*) -> Self {
+                Self { $( $inst, )* outs: Default::default(), check: false }
+            }
+
+            /// Every instance's outputs in the last clock stepped.
+            pub fn outputs(&self) -> &$outs {
+                &self.outs
+            }
+
+            #[inline(always)]
+            fn __settle(&self, t: &$tin) -> $outs {
+                use $crate::twin::Twin as _;
+                let mut o = self.outs;
+                $( o.$step = self.$step.eval(&__build::$step(t, &o)); )*
+                o
+            }
+        }
+
+        impl $crate::twin::Twin for $name {
+            type In = $tin;
+            type Out = $tout;
+
+            fn eval(&self, t: &$tin) -> $tout {
+                __build::top(&self.__settle(t))
+            }
+
+            fn tick(&mut self, t: &$tin) {
+                self.step(t);
+            }
+
+            #[inline]
+            fn step(&mut self, t: &$tin) -> $tout {
+                let o = self.__settle(t);
+                $(
+                    let i = __build::$inst(t, &o);
+                    if self.check {
+                        let again = self.$inst.eval(&i);
+                        assert!(again == o.$inst, "netlist {}: instance `{}` settles to other outputs on its final inputs: the schedule is wrong\nused:  {:?}\nfinal: {:?}", stringify!($name), stringify!($inst), o.$inst, again);
+                    }
+                    self.$inst.tick(&i);
+                )*
+                self.outs = o;
+                __build::top(&o)
+            }
+        }
+    };
+}
