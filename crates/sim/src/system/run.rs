@@ -25,7 +25,7 @@ use super::model_run::{run_model, ModelSummary};
 use super::scenario::Scenario;
 use super::traffic::{generators, DrainPacer, Generator};
 use super::{Direction, Fate, Sample, WireRecord};
-use crate::blocks::link_port::{link_port_sim, LinkPortSim};
+use crate::blocks::link_port::{link_port_sim_with, LinkPortSim};
 use crate::blocks::{Backend, SimBuildError};
 use crate::port_config::port_params;
 use iblink_model::blocks::blocks_for_pkt_len;
@@ -437,8 +437,9 @@ impl SystemRun {
     pub fn new(s: &Scenario, opts: &RunOpts) -> Result<Self, SimBuildError> {
         let params = port_params(&s.port).map_err(|e| SimBuildError::Variant(e.to_string()))?;
         let vcd = |n: &str| opts.vcd_dir.as_ref().map(|d| d.join(n));
-        let a = link_port_sim(&params, opts.backend, vcd("port_a.vcd").as_deref())?;
-        let b = link_port_sim(&params, opts.backend, vcd("port_b.vcd").as_deref())?;
+        // The port lockstep checks the stepper's schedule; a system run steps at full speed.
+        let a = link_port_sim_with(&params, opts.backend, vcd("port_a.vcd").as_deref(), false)?;
+        let b = link_port_sim_with(&params, opts.backend, vcd("port_b.vcd").as_deref(), false)?;
         let wb = params.width / 8;
         let vls = params.vl_cap;
         let mut arbitrated = 0u16;
