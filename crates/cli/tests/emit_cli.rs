@@ -183,10 +183,13 @@ fn emit_config_generates_the_configured_port_or_nothing() {
     assert!(text.contains("CAPACITY = 10'd512;"), "buffer size not in the RTL");
     assert!(text.contains("ld_vl = 4'd6; ld_weight = 8'd127;"));
     let before = snapshot(&out);
+    let many = vec!["[0, 1]"; 65].join(", ");
+    let too_many = format!("low = [{many}]\n");
     for (body, field) in [
-        ("vl_cap = 4\nhigh = [[15, 10]]\n", "high[0].vl"),
-        ("vl_cap = 4\nlow = [[0, 1], [4, 1]]\n", "low[1].vl"),
+        ("vl_cap = 4\nhigh = [[16, 10]]\n", "high[0].vl"),
+        ("vl_cap = 4\nlow = [[0, 1], [-1, 1]]\n", "low[1].vl"),
         ("high = [[0, 300]]\n", "high[0].weight"),
+        (too_many.as_str(), "low"),
         ("vl_cap = 4\nlow = [", ""),
         ("buffer_blocks = 5000\n", "buffer_blocks"),
         ("datapath_bits = 48\n", "datapath_bits"),
@@ -200,4 +203,33 @@ fn emit_config_generates_the_configured_port_or_nothing() {
         assert!(stderr(&o).contains("bad.toml"), "{}", stderr(&o));
         assert_eq!(snapshot(&out), before, "{body}: the output directory changed");
     }
+}
+
+/// SPEC.md §6: a port file whose tables name VL15, a VL at or above VLCap or weight 0 is
+/// accepted as written (exit 0), with a warning naming each such entry, and the port's
+/// loader writes the entries as given (the arbiter skips them; `arb_trace_cli` checks
+/// the arbiter RTL does).
+#[test]
+fn emit_config_accepts_skipped_table_entries_with_a_warning() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("hdl");
+    std::fs::create_dir(&out).unwrap();
+    let cfg = d.path().join("sm.toml");
+    std::fs::write(&cfg, "vl_cap = 2\nhigh = [[15, 10], [0, 8]]\nlow = [[1, 0], [7, 5], [1, 64]]\n").unwrap();
+    let o = iblink(&["emit", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let warned: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(warned.len(), 3, "{err}");
+    for (line, w) in warned.iter().zip([
+        "high[0]: VL15 is never arbitrated: skipped",
+        "low[0]: VL1 has weight 0: skipped",
+        "low[1]: VL7 is not a data VL of this port (VLCap 2): skipped",
+    ]) {
+        assert!(line.contains("sm.toml") && line.ends_with(w), "{line}: expected {w}");
+    }
+    let text = std::fs::read_to_string(out.join("iblink_link_port_vl2_w32.v")).unwrap();
+    assert!(text.contains("// config: high = [[15,10],[0,8]]"));
+    assert!(text.contains("ld_low = 1'b0; ld_index = 6'd0; ld_vl = 4'd15; ld_weight = 8'd10;"));
+    assert!(text.contains("ld_low = 1'b1; ld_index = 6'd1; ld_vl = 4'd7; ld_weight = 8'd5;"));
 }

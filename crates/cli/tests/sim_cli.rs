@@ -517,6 +517,10 @@ fn bad_scenarios_name_the_field_and_write_nothing() {
             "traffic[0].pktlen.uniform[1]",
         ),
         ("cycles = 100\nsample_every = 0\n", "sample_every"),
+        // Out of range stays an error (SPEC.md §6: VL 4 bits, weight 8 bits, 64 entries).
+        ("[port]\nhigh = [[16, 1]]\n", "port.high[0].vl"),
+        ("[port]\nlow = [[0, 1], [1, 256]]\n", "port.low[1].weight"),
+        ("[port]\nweights = 1\n", "weights"),
     ];
     for (text, field) in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -557,4 +561,48 @@ fn bad_scenarios_name_the_field_and_write_nothing() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--capture"), "{err}");
     assert!(!dir.path().join("build").exists());
+}
+
+/// SPEC.md §6: a scenario's port tables may name VL15, a VL at or above VLCap, or give
+/// weight 0; each such entry is named in a warning, the run goes on (exit 0), and the
+/// ports skip them: VL1..VL3 (named by valid entries) carry all the traffic, in the RTL
+/// and in the model. 65 entries stay an error.
+#[test]
+fn skipped_table_entries_warn_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sm.toml"),
+        "name = \"sm\"\ncycles = 6000\n[port]\nvl_cap = 4\nvl_high_limit = 2\n\
+         high = [[15, 20], [0, 0], [1, 8]]\nlow = [[6, 50], [2, 64], [3, 64]]\n\
+         [[traffic]]\nsl = 1\npktlen = 100\n[[traffic]]\nsl = 2\npktlen = 40\n[[traffic]]\nsl = 3\npktlen = 7\n",
+    )
+    .unwrap();
+    let o = iblink(dir.path(), &["sim", "--scenario", "sm.toml", "--no-vcd", "--plot", "p.svg"]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let warned: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+    let want = [
+        "sm.toml: port.high[0]: VL15 is never arbitrated: skipped",
+        "sm.toml: port.high[1]: VL0 has weight 0: skipped",
+        "sm.toml: port.low[0]: VL6 is not a data VL of this port (VLCap 4): skipped",
+    ];
+    assert_eq!(warned.len(), want.len(), "{err}");
+    for (line, w) in warned.iter().zip(want) {
+        assert!(line.ends_with(w), "{line}: expected {w}");
+    }
+    // Every packet generated was delivered, in the RTL and in the model.
+    let generated = row(&out, "packets generated");
+    assert!(generated.iter().all(|&n| n > 20), "{out}");
+    assert_eq!(generated, row(&out, "packets delivered"), "{out}");
+    // VL0 is named only by a weight-0 entry and has no traffic: no weight share, and no
+    // share of the blocks sent in either direction, RTL or model.
+    let vl0 = out.lines().find(|l| l.starts_with("VL0 ")).unwrap();
+    assert_eq!(vl0.matches("0.00 %").count(), 5, "{vl0}");
+    let many = vec!["[1, 1]"; 65].join(", ");
+    std::fs::write(dir.path().join("long.toml"), format!("cycles = 100\n[port]\nlow = [{many}]\n")).unwrap();
+    let o = iblink(dir.path(), &["sim", "--scenario", "long.toml", "--no-vcd", "--plot", "q.svg"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("port.low: 65 entries, at most 64"), "{err}");
+    assert!(!dir.path().join("q.svg").exists());
 }

@@ -108,6 +108,10 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return usage(format!("{}: {e}", a.scenario.display())),
     };
+    // Table entries the ports' arbiters skip (SPEC.md §6) run as written.
+    for w in scenario.port.skipped_entries() {
+        eprintln!("warning: {}: port.{w}", a.scenario.display());
+    }
     if let Some(n) = a.sample_every {
         scenario.sample_every = n;
     }
