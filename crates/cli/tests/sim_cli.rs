@@ -133,8 +133,9 @@ fn count_before(out: &str, prefix: &str, word: &str) -> u64 {
     digits.chars().rev().collect::<String>().parse().unwrap()
 }
 
-/// The timeline plot: well-formed SVG, four panels, one polyline per VL (and the total
-/// in the throughput panels); occupancy has one point per timeline sample.
+/// The timeline plot: well-formed SVG, four panels, one polyline per VL (and the total)
+/// in the throughput panels, two per VL (window maximum and mean) in the occupancy
+/// panels, each with one point per timeline sample.
 fn check_plot(svg: &str, samples: usize) {
     let doc = roxmltree::Document::parse(svg).expect("the plot is well-formed XML");
     let panels: Vec<_> = doc
@@ -152,7 +153,7 @@ fn check_plot(svg: &str, samples: usize) {
     assert_eq!(ids, want);
     for p in panels {
         let id = p.attribute("id").unwrap();
-        let vls: Vec<&str> = p
+        let vls: Vec<String> = p
             .children()
             .filter(|n| n.tag_name().name() == "polyline" && n.has_attribute("data-vl"))
             .map(|n| {
@@ -160,13 +161,14 @@ fn check_plot(svg: &str, samples: usize) {
                     let pts = n.attribute("points").unwrap().split_whitespace().count();
                     assert_eq!(pts, samples, "{id}");
                 }
-                n.attribute("data-vl").unwrap()
+                format!("{} {}", n.attribute("data-vl").unwrap(), n.attribute("data-stat").unwrap())
             })
             .collect();
-        let mut want = vec!["0", "1", "2", "3", "15"];
-        if id.starts_with("throughput") {
-            want.push("all");
-        }
+        let want: Vec<String> = if id.starts_with("throughput") {
+            ["0", "1", "2", "3", "15", "all"].iter().map(|v| format!("{v} mean")).collect()
+        } else {
+            ["0", "1", "2", "3", "15"].iter().flat_map(|v| [format!("{v} max"), format!("{v} mean")]).collect()
+        };
         assert_eq!(vls, want, "{id}");
     }
 }

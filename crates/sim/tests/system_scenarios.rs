@@ -265,6 +265,23 @@ fn receiver_stall() {
             "VL{v} buffer never filled"
         );
     }
+    // The timeline's occupancy: each window's maximum and mean over its clocks. The
+    // largest window maximum is the run's largest occupancy; a mean never exceeds its
+    // window's maximum; while B is stalled with its buffers full nothing arrives or
+    // leaves, so a window there has its mean equal to its maximum, the buffer's fill.
+    for v in 0..4 {
+        let top = r.timeline.iter().map(|x| x.occupancy_max[0][v]).max();
+        assert_eq!(top, Some(r.a_to_b.max_occupancy[v]), "VL{v}");
+        for x in r.timeline.iter().filter(|x| x.clock > stall.from + 50_000 && x.clock <= stall.to) {
+            assert_eq!(x.occupancy_mean[0][v], x.occupancy_max[0][v] as f64, "VL{v} at {}", x.clock);
+            assert!(x.occupancy_max[0][v] > s.port.buffer_blocks as u32 - 66, "VL{v} at {}", x.clock);
+        }
+    }
+    for x in &r.timeline {
+        for d in 0..2 {
+            assert!(x.occupancy_mean[d].iter().zip(&x.occupancy_max[d]).all(|(&m, &mx)| m <= mx as f64), "{x:?}");
+        }
+    }
     // B -> A kept flowing during B's stall (only A's VL1 stalls later).
     let ba: u64 = r
         .timeline

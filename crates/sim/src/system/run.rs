@@ -388,6 +388,11 @@ struct Dir {
     first_good: [Option<u64>; 16],
     /// Bytes committed per VL since the last timeline sample.
     window_bytes: [u64; 16],
+    /// The receiver's occupancy per VL over the clocks since the last timeline sample:
+    /// the largest, the sum and the clocks summed.
+    window_occ_max: [u32; 16],
+    window_occ_sum: [u64; 16],
+    window_clocks: u64,
 }
 
 /// Two ports, two channels, their users: one clock at a time.
@@ -459,6 +464,9 @@ impl SystemRun {
             },
             first_good: [None; 16],
             window_bytes: [0; 16],
+            window_occ_max: [0; 16],
+            window_occ_sum: [0; 16],
+            window_clocks: 0,
         };
         Ok(Self {
             params,
@@ -643,6 +651,19 @@ impl SystemRun {
                 let d = &mut self.dirs[1 - s].rep;
                 for v in 0..16 {
                     d.max_occupancy[v] = d.max_occupancy[v].max(self.sides[s].occ[v]);
+                }
+            }
+        }
+        if traffic {
+            // The timeline's occupancy: every clock of the window, after this clock's
+            // commits and drains.
+            for s in 0..2 {
+                let d = &mut self.dirs[1 - s];
+                d.window_clocks += 1;
+                for v in 0..16 {
+                    let o = self.sides[s].occ[v];
+                    d.window_occ_max[v] = d.window_occ_max[v].max(o);
+                    d.window_occ_sum[v] += o as u64;
                 }
             }
         }
@@ -1070,11 +1091,16 @@ impl SystemRun {
             ..Default::default()
         };
         for dsend in 0..2 {
-            let rcv = 1 - dsend;
             let idx = |v: usize| if v == n { 15 } else { v };
-            sm.delivered_bytes[dsend] = (0..=n).map(|v| self.dirs[dsend].window_bytes[idx(v)]).collect();
-            sm.occupancy_blocks[dsend] = (0..=n).map(|v| self.sides[rcv].occ[idx(v)]).collect();
-            self.dirs[dsend].window_bytes = [0; 16];
+            let d = &mut self.dirs[dsend];
+            sm.delivered_bytes[dsend] = (0..=n).map(|v| d.window_bytes[idx(v)]).collect();
+            let clocks = d.window_clocks.max(1) as f64;
+            sm.occupancy_max[dsend] = (0..=n).map(|v| d.window_occ_max[idx(v)]).collect();
+            sm.occupancy_mean[dsend] = (0..=n).map(|v| d.window_occ_sum[idx(v)] as f64 / clocks).collect();
+            d.window_bytes = [0; 16];
+            d.window_occ_max = [0; 16];
+            d.window_occ_sum = [0; 16];
+            d.window_clocks = 0;
         }
         self.timeline.push(sm);
     }
