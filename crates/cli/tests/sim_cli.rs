@@ -347,6 +347,9 @@ fn clean_run_end_to_end_with_tshark() {
         assert!(out.lines().any(|l| l.starts_with(vl)), "{vl}");
     }
     assert!(out.contains("faults: none"));
+    // No fault, no retrain: the model's figures agree with the run's, none marked.
+    assert!(out.contains("model vs RTL: no retrain in either run; link busy within 2 points in both directions"), "{out}");
+    assert!(!out.contains(" !") && !out.contains(" ~"), "{out}");
     let generated = row(&out, "packets generated");
     let delivered = row(&out, "packets delivered");
     // Nothing lost on a clean link: all delivered, in the RTL and in the model.

@@ -15,6 +15,7 @@
 //!
 //! `IBLINK_SYSTEM_CYCLES` replaces the cycle count (soak or quick runs).
 
+use iblink_sim::system::compare::{Comparison, Verdict};
 use iblink_sim::system::run::{run_scenario, DirReport, RunOpts, RunReport};
 use iblink_sim::system::scenario::Scenario;
 use std::path::PathBuf;
@@ -100,6 +101,20 @@ fn common(s: &Scenario, r: &RunReport) {
         );
     }
     assert!(m.conserved(), "{}: model conservation", s.name);
+    // The model meets the same faults (keyed draws): its link busy is within 2 points
+    // of the RTL's, or was before the runs retrained differently (what `iblink sim`
+    // marks `~`); never beyond what that explains.
+    let c = Comparison::new(r, m);
+    let note = c.note(s.activate_after + s.arm_clocks);
+    eprintln!("{}: {note}", s.name);
+    for k in 0..2 {
+        assert_ne!(c.busy_verdict(k), Verdict::Unexplained, "{}: {note}", s.name);
+    }
+    if !s.has_faults() {
+        // Nothing to draw: the two must agree outright.
+        assert_eq!(c.parted_at, None, "{}: {note}", s.name);
+        assert_eq!([c.busy_verdict(0), c.busy_verdict(1)], [Verdict::Agree; 2], "{}: {note}", s.name);
+    }
 }
 
 /// No faults: nothing dropped, no idle clock while eligible, ABR = FCTBS at every check.

@@ -7,6 +7,8 @@
 pub mod capture;
 pub mod plot;
 pub mod channel;
+pub mod compare;
+pub mod faults;
 pub mod model_run;
 pub mod run;
 pub mod scenario;

@@ -20,7 +20,8 @@
 //!   from the port's output) with the sender's FCTBS whenever nothing of that VL is in
 //!   flight.
 
-use super::channel::{draw_fate, Channel, LinkWord};
+use super::channel::{Channel, LinkWord};
+use super::faults::FaultDraws;
 use super::model_run::{run_model, ModelSummary};
 use super::scenario::Scenario;
 use super::traffic::{generators, DrainPacer, Generator};
@@ -34,8 +35,6 @@ use iblink_model::fcp::Fcp;
 use iblink_model::iba::{self, PacketFields, Transport};
 use iblink_rtl::link::{LINK_ACTIVE, LINK_ARM, LINK_INIT};
 use iblink_rtl::link_port::{LinkPortIn, LinkPortOut, PortParams, COUNTERS};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
@@ -123,6 +122,10 @@ pub struct DirReport {
     pub window_clocks: u64,
     /// Clocks with a word on the wire / a data (or VL15) word / an FCP word.
     pub busy_clocks: u64,
+    /// Per [`BUSY_BIN`] clocks from clock 0: clocks measured and busy clocks in it (to
+    /// compare stretches of the run with the reference model's).
+    pub measured_bins: Vec<u32>,
+    pub busy_bins: Vec<u32>,
     pub data_clocks: u64,
     pub fcp_clocks: u64,
     /// Clocks in LinkActive with no word sent while a data VL was eligible (for at least
@@ -200,6 +203,9 @@ pub struct ResyncEvent {
     /// The port whose failsafe asked (0 = A, 1 = B), with `resync_reason` and
     /// `resync_vl`; `None`: forced by the scenario.
     pub by: Option<(usize, u8, u8)>,
+    /// Port B, when both ports asked in the same clock (`by` is then port A): one
+    /// retrain.
+    pub also: Option<(usize, u8, u8)>,
 }
 
 /// Everything a run measured.
@@ -314,6 +320,8 @@ enum St {
 struct Pkt {
     vl: u8,
     pkt_len: u16,
+    /// (generator, number in its sequence): the key of its fault draws.
+    key: (usize, u64),
     /// LRH .. ICRC (the port appends the VCRC).
     bytes: Vec<u8>,
     state: St,
@@ -392,7 +400,7 @@ struct Dir {
     /// the largest, the sum and the clocks summed.
     window_occ_max: [u32; 16],
     window_occ_sum: [u64; 16],
-    window_clocks: u64,
+    window_occ_clocks: u64,
 }
 
 /// Two ports, two channels, their users: one clock at a time.
@@ -405,7 +413,7 @@ pub struct SystemRun {
     chans: [Channel; 2],
     dirs: [Dir; 2],
     gens: Vec<Generator>,
-    rng: ChaCha8Rng,
+    draws: FaultDraws,
     pub clock: u64,
     cycles: u64,
     /// Clocks left in LinkInitialize / LinkArm.
@@ -430,6 +438,18 @@ fn dir_of(side: usize) -> Direction {
     } else {
         Direction::BtoA
     }
+}
+
+/// Clocks per bin of [`DirReport::busy_bins`].
+pub const BUSY_BIN: u64 = 1000;
+
+/// Count `clock` in its [`BUSY_BIN`] bin.
+pub(crate) fn bump(bins: &mut Vec<u32>, clock: u64) {
+    let i = (clock / BUSY_BIN) as usize;
+    if bins.len() <= i {
+        bins.resize(i + 1, 0);
+    }
+    bins[i] += 1;
 }
 
 /// PSN of a received data packet (BTH bytes 9-11 after the 8-byte LRH).
@@ -466,7 +486,7 @@ impl SystemRun {
             window_bytes: [0; 16],
             window_occ_max: [0; 16],
             window_occ_sum: [0; 16],
-            window_clocks: 0,
+            window_occ_clocks: 0,
         };
         Ok(Self {
             params,
@@ -479,7 +499,7 @@ impl SystemRun {
             ],
             dirs: [dir(0), dir(1)],
             gens: generators(s),
-            rng: ChaCha8Rng::seed_from_u64(s.seed ^ 0xc4a2_17e5),
+            draws: FaultDraws::new(s.seed),
             clock: 0,
             cycles: opts.cycles.unwrap_or(s.cycles),
             init_left: s.activate_after,
@@ -553,6 +573,7 @@ impl SystemRun {
                 Pkt {
                     vl: g.vl,
                     pkt_len,
+                    key: (g.index, g.made - 1),
                     bytes,
                     state: St::Queued,
                 },
@@ -659,7 +680,7 @@ impl SystemRun {
             // commits and drains.
             for s in 0..2 {
                 let d = &mut self.dirs[1 - s];
-                d.window_clocks += 1;
+                d.window_occ_clocks += 1;
                 for v in 0..16 {
                     let o = self.sides[s].occ[v];
                     d.window_occ_max[v] = d.window_occ_max[v].max(o);
@@ -673,18 +694,22 @@ impl SystemRun {
 
         // The link around the ports: a failsafe request or a forced retrain resets both
         // ends at the next clock.
-        for s in 0..2 {
-            if outs[s].resync_req && !reset {
-                self.resyncs.push(ResyncEvent {
-                    clock: c + 1,
-                    by: Some((s, outs[s].resync_reason, outs[s].resync_vl)),
-                });
-                self.retrain_next = true;
-            }
+        // Both ports asking in one clock is one retrain.
+        let asked: Vec<(usize, u8, u8)> = (0..2)
+            .filter(|&s| outs[s].resync_req && !reset)
+            .map(|s| (s, outs[s].resync_reason, outs[s].resync_vl))
+            .collect();
+        if let Some(&first) = asked.first() {
+            self.resyncs.push(ResyncEvent {
+                clock: c + 1,
+                by: Some(first),
+                also: asked.get(1).copied(),
+            });
+            self.retrain_next = true;
         }
         if traffic && self.scenario.resyncs.contains(&(c + 1)) {
             if !self.retrain_next {
-                self.resyncs.push(ResyncEvent { clock: c + 1, by: None });
+                self.resyncs.push(ResyncEvent { clock: c + 1, by: None, also: None });
             }
             self.retrain_next = true;
             self.fault(c + 1);
@@ -756,10 +781,12 @@ impl SystemRun {
         let w = LinkWord::from_tx(o);
         if measuring {
             d.rep.window_clocks += 1;
+            bump(&mut d.rep.measured_bins, c);
         }
         if let Some(w) = w {
             if measuring {
                 d.rep.busy_clocks += 1;
+                bump(&mut d.rep.busy_bins, c);
                 if w.link {
                     d.rep.fcp_clocks += 1;
                 } else {
@@ -769,16 +796,20 @@ impl SystemRun {
         }
         let (pf, pd, pb) = if c < self.cycles { self.scenario.probabilities(c) } else { (0.0, 0.0, 0.0) };
         let mut started: Option<(bool, Fate)> = None;
-        let rng = &mut self.rng;
-        let rec = self.chans[s].push(c, w, |link| {
-            let (f, bit) = if link {
-                draw_fate(rng, pf, pb, 48)
+        let draws = &mut self.draws;
+        let rec = self.chans[s].push(c, w, |w| {
+            let (f, bit) = if w.link {
+                // An FCP's first word holds its header (bytes 0-3) at either width.
+                let h = w.data.to_le_bytes();
+                draws.fcp(s, [h[0], h[1], h[2], h[3]], pf, pb)
             } else {
                 let psn = u.sent_fifo.front().copied();
-                let bits = psn.and_then(|p| d.ledger.get(&p)).map_or(0, |p| (p.pkt_len as u64 * 4 + 2) * 8);
-                draw_fate(rng, pd, pb, bits)
+                match psn.and_then(|p| d.ledger.get(&p)) {
+                    Some(p) => draws.data(s, p.key.0, p.key.1, pd, pb, (p.pkt_len as u64 * 4 + 2) * 8),
+                    None => (Fate::Delivered, 0),
+                }
             };
-            started = Some((link, f));
+            started = Some((w.link, f));
             (f, bit)
         });
         if let Some((link, fate)) = started {
@@ -1094,13 +1125,13 @@ impl SystemRun {
             let idx = |v: usize| if v == n { 15 } else { v };
             let d = &mut self.dirs[dsend];
             sm.delivered_bytes[dsend] = (0..=n).map(|v| d.window_bytes[idx(v)]).collect();
-            let clocks = d.window_clocks.max(1) as f64;
+            let clocks = d.window_occ_clocks.max(1) as f64;
             sm.occupancy_max[dsend] = (0..=n).map(|v| d.window_occ_max[idx(v)]).collect();
             sm.occupancy_mean[dsend] = (0..=n).map(|v| d.window_occ_sum[idx(v)] as f64 / clocks).collect();
             d.window_bytes = [0; 16];
             d.window_occ_max = [0; 16];
             d.window_occ_sum = [0; 16];
-            d.window_clocks = 0;
+            d.window_occ_clocks = 0;
         }
         self.timeline.push(sm);
     }
