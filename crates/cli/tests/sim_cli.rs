@@ -611,3 +611,55 @@ fn skipped_table_entries_warn_and_run() {
     assert!(err.contains("port.low: 65 entries, at most 64"), "{err}");
     assert!(!dir.path().join("q.svg").exists());
 }
+
+/// `--vcd-window FROM..TO`: both ports' waveforms hold clocks FROM up to TO only. The
+/// rust-hdl back end's VCD time is 10,000 ps a clock from the first clock, two
+/// timestamps a clock (clock low, then the rising edge), so every timestamp lies in
+/// `[FROM * 10000, TO * 10000)` and the first is `FROM * 10000`; the summary says which
+/// clocks the waveform covers. A window that is not FROM..TO with FROM below TO, or
+/// that starts after the traffic clocks, is refused naming `--vcd-window`, with nothing
+/// written.
+#[test]
+fn vcd_window_keeps_only_its_clocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_scenario(dir.path(), "cli_window", "cycles = 3000\nseed = 4\n");
+    std::fs::create_dir(dir.path().join("w")).unwrap();
+    let o = iblink(dir.path(), &["sim", "--scenario", &file, "--vcd", "w", "--vcd-window", "1000..1200"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
+    let line = out.lines().find(|l| l.starts_with("waveforms: w/port_a.vcd, w/port_b.vcd")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("clocks 1000 to 1199"), "{line}");
+    for port in ["port_a.vcd", "port_b.vcd"] {
+        let text = std::fs::read_to_string(dir.path().join("w").join(port)).unwrap();
+        assert!(text.contains("$timescale 1 ps $end") && text.contains("$dumpvars"), "{port}");
+        let stamps: Vec<u64> = text.lines().filter_map(|l| l.strip_prefix('#')).map(|t| t.parse().unwrap()).collect();
+        // Two a clock, 200 clocks.
+        assert_eq!(stamps.len(), 400, "{port}");
+        assert_eq!(stamps[0], 1000 * 10_000, "{port}");
+        assert!(stamps.iter().all(|&t| (1000 * 10_000..1200 * 10_000).contains(&t)), "{port}");
+        assert!(stamps.windows(2).all(|w| w[0] < w[1]), "{port}");
+        // The port's clock (the first variable, `!`) toggles at every timestamp: values
+        // are written, not just stamps.
+        assert!(text.contains("$var wire 1 ! clock $end"), "{port}");
+        assert!(text.lines().filter(|&l| l == "0!" || l == "1!").count() >= 400, "{port}: clock changes");
+    }
+    for (bad, why) in [
+        ("5..3", "not below"),
+        ("x..y", "not a clock number"),
+        ("100", "FROM..TO"),
+        ("2000..2000", "not below"),
+        ("5000..6000", "starts after"),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let file = write_scenario(d.path(), "cli_window", "cycles = 3000\n");
+        let o = iblink(d.path(), &["sim", "--scenario", &file, "--vcd-window", bad]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--vcd-window") && err.contains(why), "{bad}: {err}");
+        assert!(o.stdout.is_empty(), "{bad}");
+        assert!(!d.path().join("build").exists(), "{bad}: nothing written");
+    }
+    let o = iblink(dir.path(), &["sim", "--scenario", &file, "--no-vcd", "--vcd-window", "10..20"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--vcd-window"));
+}

@@ -52,8 +52,13 @@ pub struct SimArgs {
     #[arg(long)]
     pub vcd: Option<PathBuf>,
     /// Write no waveforms.
-    #[arg(long, conflicts_with = "vcd")]
+    #[arg(long, conflicts_with_all = ["vcd", "vcd_window"])]
     pub no_vcd: bool,
+    /// Write only clocks FROM up to TO (TO excluded) of the waveforms: both ports' VCDs
+    /// start at FROM with every signal's value then. FROM must fall in the traffic
+    /// clocks.
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_window)]
+    pub vcd_window: Option<(u64, u64)>,
     /// The timeline plot (SVG) [default: timeline.svg in the waveform directory, or
     /// build/sim/<scenario>/].
     #[arg(long)]
@@ -74,6 +79,17 @@ pub struct SimArgs {
     /// Do not run the reference model alongside.
     #[arg(long)]
     pub no_model: bool,
+}
+
+/// `FROM..TO`: clocks, FROM below TO.
+fn parse_window(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("{s:?} is not FROM..TO (clocks, e.g. 200000..201000)"))?;
+    let num = |x: &str, what: &str| x.trim().parse::<u64>().map_err(|_| format!("{what} {x:?} is not a clock number"));
+    let (from, to) = (num(a, "FROM")?, num(b, "TO")?);
+    if from >= to {
+        return Err(format!("FROM {from} is not below TO {to}"));
+    }
+    Ok((from, to))
 }
 
 /// Where a run's files go.
@@ -124,6 +140,14 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let clock_hz = clock_hz as u64;
+    let cycles = a.cycles.unwrap_or(scenario.cycles);
+    if let Some((from, to)) = a.vcd_window {
+        if from >= cycles {
+            return usage(format!(
+                "--vcd-window {from}..{to}: starts after the run's {cycles} traffic clocks"
+            ));
+        }
+    }
     let default_dir = Path::new("build/sim").join(&scenario.name);
     let vcd_dir = (!a.no_vcd).then(|| a.vcd.clone().unwrap_or_else(|| default_dir.clone()));
     let out = Outputs {
@@ -171,6 +195,7 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         },
         record_wire: out.capture.is_some(),
         vcd_dir: out.vcd_dir.clone(),
+        vcd_window: a.vcd_window,
         cycles: a.cycles,
         model: !a.no_model,
         ..RunOpts::default()
@@ -196,11 +221,23 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
             .map(|m| m.len())
             .sum::<u64>() as f64
             / 1e6;
+        let covers = match report.vcd_clocks {
+            Some((first, last)) => format!(
+                "clocks {first} to {last} (VCD time {} a clock{})",
+                if report.backend == "verilator" { "10 units" } else { "10,000 ps" },
+                if a.vcd_window.is_none() { "; --vcd-window FROM..TO keeps a part" } else { "" }
+            ),
+            None => "no clock".to_string(),
+        };
         println!(
-            "waveforms: {}, {} ({mb:.0} MB; --no-vcd skips them)",
+            "waveforms: {}, {} ({mb:.1} MB; {covers}; --no-vcd skips them)",
             pa.display(),
             pb.display()
         );
+        if let Some(e) = &report.vcd_error {
+            eprintln!("error: writing the waveform: {e}");
+            return Ok(ExitCode::from(1));
+        }
     }
     println!(
         "plot: {} ({} samples)",

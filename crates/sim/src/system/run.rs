@@ -64,6 +64,9 @@ pub struct RunOpts {
     pub record_wire: bool,
     /// Trace both ports to `<dir>/port_a.vcd` and `<dir>/port_b.vcd`.
     pub vcd_dir: Option<PathBuf>,
+    /// Only clocks `from..to` (`to` excluded) of the waveforms: recording starts at the
+    /// first, with every signal's value then, and stops before the second.
+    pub vcd_window: Option<(u64, u64)>,
     /// Replace the scenario's cycle count.
     pub cycles: Option<u64>,
     /// After the traffic phase: clocks at most with no new packets and no faults, until
@@ -83,6 +86,7 @@ impl Default for RunOpts {
             backend: Backend::Rtl,
             record_wire: false,
             vcd_dir: None,
+            vcd_window: None,
             cycles: None,
             flush_clocks: 300_000,
             eligible_grace: ELIGIBLE_GRACE,
@@ -235,6 +239,10 @@ pub struct RunReport {
     pub wire: Vec<WireRecord>,
     pub model: Option<ModelSummary>,
     pub wall_seconds: f64,
+    /// The clocks the waveforms cover: the first and the last recorded (`None`: none).
+    pub vcd_clocks: Option<(u64, u64)>,
+    /// A waveform file that could not be written when its window opened.
+    pub vcd_error: Option<String>,
 }
 
 impl RunReport {
@@ -430,6 +438,12 @@ pub struct SystemRun {
     recovered: [Option<u64>; 2],
     timeline: Vec<Sample>,
     wire: Vec<WireRecord>,
+    /// Both ports' waveform files, whether they are being written now, and the first and
+    /// last clock written.
+    vcd_paths: Option<[PathBuf; 2]>,
+    vcd_on: bool,
+    vcd_clocks: Option<(u64, u64)>,
+    vcd_error: Option<String>,
 }
 
 fn dir_of(side: usize) -> Direction {
@@ -462,8 +476,15 @@ impl SystemRun {
     pub fn new(s: &Scenario, opts: &RunOpts) -> Result<Self, SimBuildError> {
         let params = port_params(&s.port).map_err(|e| SimBuildError::Variant(e.to_string()))?;
         let vcd = |n: &str| opts.vcd_dir.as_ref().map(|d| d.join(n));
-        let a = link_port_sim(&params, opts.backend, vcd("port_a.vcd").as_deref())?;
-        let b = link_port_sim(&params, opts.backend, vcd("port_b.vcd").as_deref())?;
+        let mut a = link_port_sim(&params, opts.backend, vcd("port_a.vcd").as_deref())?;
+        let mut b = link_port_sim(&params, opts.backend, vcd("port_b.vcd").as_deref())?;
+        // Built tracing (Verilator needs a traced build); a window that opens later
+        // starts the files again then.
+        let vcd_on = opts.vcd_dir.is_some() && opts.vcd_window.is_none_or(|(from, _)| from == 0);
+        if opts.vcd_dir.is_some() && !vcd_on {
+            a.stop_vcd();
+            b.stop_vcd();
+        }
         let wb = params.width / 8;
         let vls = params.vl_cap;
         let mut arbitrated = 0u16;
@@ -514,6 +535,10 @@ impl SystemRun {
             recovered: [None; 2],
             timeline: vec![],
             wire: vec![],
+            vcd_paths: opts.vcd_dir.as_ref().map(|d| [d.join("port_a.vcd"), d.join("port_b.vcd")]),
+            vcd_on,
+            vcd_clocks: None,
+            vcd_error: None,
             scenario: s.clone(),
         })
     }
@@ -630,9 +655,33 @@ impl SystemRun {
         i
     }
 
+    /// Open or close the waveform window at this clock.
+    fn vcd_window(&mut self, c: u64) {
+        let (Some(paths), Some((from, to))) = (&self.vcd_paths, self.opts.vcd_window) else { return };
+        if c == to && self.vcd_on {
+            for u in &mut self.sides {
+                u.sim.stop_vcd();
+            }
+            self.vcd_on = false;
+        }
+        if c == from && c < to && !self.vcd_on && self.vcd_error.is_none() {
+            for (u, p) in self.sides.iter_mut().zip(paths) {
+                if let Err(e) = u.sim.start_vcd(p) {
+                    self.vcd_error = Some(format!("{}: {e}", p.display()));
+                }
+            }
+            self.vcd_on = self.vcd_error.is_none();
+        }
+    }
+
     /// One clock of the whole system; returns both ports' outputs.
     pub fn step(&mut self) -> (LinkPortOut, LinkPortOut) {
         let c = self.clock;
+        self.vcd_window(c);
+        if self.vcd_on {
+            let first = self.vcd_clocks.map_or(c, |x| x.0);
+            self.vcd_clocks = Some((first, c));
+        }
         let traffic = c < self.cycles;
         let reset = std::mem::take(&mut self.retrain_next);
         if reset {
@@ -1183,6 +1232,8 @@ impl SystemRun {
             last_fault: self.last_fault,
             timeline: self.timeline.clone(),
             wire: self.wire.clone(),
+            vcd_clocks: self.vcd_clocks,
+            vcd_error: self.vcd_error.clone(),
             ..Default::default()
         };
         for (k, rep) in [&mut r.a_to_b, &mut r.b_to_a].into_iter().enumerate() {
