@@ -13,10 +13,15 @@ deps:
 build:
 	$(CARGO) build --release -p iblink
 
-## run: emit the default Verilog and run the default testbench (CRC-16, 32-bit)
+## run: emit hdl_out/, then two default link ports (VLCap 4, 32 bits) back to back on
+## a short scenario (tb/scenarios/quickstart.toml, 200,000 clocks): the summary beside the
+## reference model, the timeline plot and a 1,000-clock waveform, in build/sim/quickstart/
+QUICKSTART ?= tb/scenarios/quickstart.toml
+QUICKSTART_VCD_WINDOW ?= 60000..61000
 run: deps build
-	$(IBLINK) emit --out $(HDL_OUT)
-	$(IBLINK) tb crc16
+	$(IBLINK) emit --out $(HDL_OUT) > /dev/null
+	@echo "$(HDL_OUT)/: $$(ls $(HDL_OUT)/*.v | wc -l) Verilog files (the default port: $(HDL_OUT)/iblink_link_port_vl4_w32.v)"
+	$(IBLINK) sim --scenario $(QUICKSTART) --vcd-window $(QUICKSTART_VCD_WINDOW)
 
 ## test: every test: lint of the emitted RTL, unit, snapshot, lockstep and CLI tests,
 ## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40)

@@ -60,6 +60,60 @@ fn invalid_files_name_the_field() {
     let many: Vec<String> = (0..65).map(|_| "[0, 1]".to_string()).collect();
     expect_field_error(&format!("vl_cap = 4\nlow = [{}]\n", many.join(", ")), "low");
     expect_field_error("vl_cap = 4\nlow_policy = \"sometimes\"\n", "low_policy");
+    // Out of range stays an error (SPEC.md §6: VL is 4 bits, weight 8 bits).
+    expect_field_error("vl_cap = 4\nhigh = [[16, 1]]\n", "high[0].vl");
+    expect_field_error("vl_cap = 4\nlow = [[0, 1], [1, 256]]\n", "low[1].weight");
+    expect_field_error("vl_cap = 4\nhigh = [[0, 1]]\nweights = 3\n", "weights");
+}
+
+/// SPEC.md §6: a table may name VL15, a VL at or above VLCap, or give weight 0; each such
+/// entry is accepted with a warning naming it (exit 0) and skipped by the arbiter. The
+/// trace is worked out by hand from §6 (VLHighLimit 1 = 1024 dwords; PktLen 300 = 19
+/// blocks, 100 = 7, as ceil((PktLen*4 - 8) / 64)):
+/// 1. high: entry 0 (VL15) skipped, entry 1 VL1: 4 - 19 = -15, counter 1024 - 300 = 724;
+/// 2. entry 1 exhausted; entry 2 (VL6, not a data VL) and 3 (weight 0) skipped; entry 4
+///    VL0: 3 - 7 = -4, 724 - 100 = 624;
+/// 3-5. VL1, VL0, VL1 alternate the same way: 324, 224, then -76: negative, so the
+///    counter is reloaded (1024) and the low table gets a turn;
+/// 6. low: entry 0 (VL5) skipped (not VL1, which VL5's low bits would alias), entry 1
+///    VL3: 2 - 19 = -17, the turn ends;
+/// 7. high again: VL1's last packet, 1024 - 300 = 724;
+/// 8. the high table has nothing eligible (VL2 only in a weight-0 entry): reload, low:
+///    entry 2 (VL15) and 0 (VL5) skipped, VL3 from entry 1 with weight reloaded, -17.
+/// VL2's packet is never granted.
+#[test]
+fn skipped_entries_warn_and_trace_alike_in_every_back_end() {
+    let file = scenario_path("arb_skipped_entries.toml");
+    let want = [
+        "vl=1 table=high entry=1 blocks=19 weight_left=-15 high_counter=724",
+        "vl=0 table=high entry=4 blocks=7 weight_left=-4 high_counter=624",
+        "vl=1 table=high entry=1 blocks=19 weight_left=-15 high_counter=324",
+        "vl=0 table=high entry=4 blocks=7 weight_left=-4 high_counter=224",
+        "vl=1 table=high entry=1 blocks=19 weight_left=-15 high_counter=-76",
+        "vl=3 table=low entry=1 blocks=19 weight_left=-17 high_counter=1024",
+        "vl=1 table=high entry=1 blocks=19 weight_left=-15 high_counter=724",
+        "vl=3 table=low entry=1 blocks=19 weight_left=-17 high_counter=1024",
+    ];
+    let warnings = [
+        "high[0]: VL15 is never arbitrated: skipped",
+        "high[2]: VL6 is not a data VL of this port (VLCap 4): skipped",
+        "high[3]: VL2 has weight 0: skipped",
+        "low[0]: VL5 is not a data VL of this port (VLCap 4): skipped",
+        "low[2]: VL15 is never arbitrated: skipped",
+    ];
+    for be in ["model", "rtl", "verilator"] {
+        let o = iblink(&["arb-trace", "--backend", be, &file]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{be}: {err}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(out.lines().collect::<Vec<_>>(), want, "{be}");
+        let warned: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+        assert_eq!(warned.len(), warnings.len(), "{be}: {err}");
+        for (line, w) in warned.iter().zip(warnings) {
+            assert!(line.ends_with(w) && line.contains("arb_skipped_entries.toml"), "{be}: {line} should name {w}");
+        }
+        assert!(err.contains("VL2: 1 packet(s) never granted"), "{be}: {err}");
+    }
 }
 
 /// The arbiter RTL in the rust-hdl stepper and in Verilator prints the model's trace,

@@ -34,8 +34,15 @@ fn emit_writes_one_file_per_module_with_header() {
         assert!(text.contains(&format!("// config: data_width = {w}")));
         assert!(text.contains(&format!("module iblink_crc16_w{w}(")));
     }
-    // No temporary files are left behind.
-    assert!(snapshot(&out).iter().all(|(n, _)| n.ends_with(".v")));
+    // Every port has its file list, naming files that exist; no temporary files are left.
+    let list = std::fs::read_to_string(out.join("iblink_link_port_vl4_w32.f")).unwrap();
+    let files: Vec<&str> = list.lines().filter(|l| !l.starts_with("//")).collect();
+    assert_eq!(files[0], "iblink_link_port_vl4_w32.v", "the top comes first");
+    assert!(files.contains(&"iblink_tx_credits.v") && files.contains(&"iblink_port_ctrl.v"), "{list}");
+    for f in &files {
+        assert!(out.join(f).is_file(), "{f} listed but not written");
+    }
+    assert!(snapshot(&out).iter().all(|(n, _)| n.ends_with(".v") || n.ends_with(".f")));
 }
 
 #[test]
@@ -175,18 +182,32 @@ fn emit_config_generates_the_configured_port_or_nothing() {
     let o = iblink(&["emit", "--config", good.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(out.join("iblink_link_port_vl8_w64.v")).unwrap();
-    assert!(text.contains("module iblink_link_port_vl8_w64("));
+    assert!(text.contains("module iblink_link_port_vl8_w64 ("));
     assert!(text.contains("// config: buffer_blocks = 512"));
     assert!(text.contains("// config: high = [[6,127],[1,63],[7,254]]"));
-    // The 512-block buffer and the loader's first entry (high table, VL6, weight 127).
-    // (RX credits sizes its counters to the buffer: 512 needs 10 bits.)
-    assert!(text.contains("CAPACITY = 10'd512;"), "buffer size not in the RTL");
-    assert!(text.contains("ld_vl = 4'd6; ld_weight = 8'd127;"));
+    assert!(out.join("iblink_link_port_vl8_w64.f").is_file(), "the port's file list");
+    // The 512-block buffer: RX credits sizes its counters to the buffer (512 needs 10 bits).
+    let rx: String = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("iblink_rx_credits"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(rx.contains("512"), "buffer size not in the RX credits RTL");
+    // Six table entries; the loader's first (high table, index 0, VL6, weight 127) in
+    // the low 19 bits of LOAD_TABLE: {low, index[5:0], VL[3:0], weight[7:0]}.
+    assert!(text.contains(".LOAD_LEN(6)"), "table length");
+    let hex = text.split(".LOAD_TABLE(2432'h").nth(1).unwrap().split(')').next().unwrap();
+    let low = u32::from_str_radix(&hex[hex.len() - 5..], 16).unwrap() & 0x7ffff;
+    assert_eq!(low, 6 << 8 | 127, "first entry: high table, index 0, VL6, weight 127");
     let before = snapshot(&out);
+    let many = vec!["[0, 1]"; 65].join(", ");
+    let too_many = format!("low = [{many}]\n");
     for (body, field) in [
-        ("vl_cap = 4\nhigh = [[15, 10]]\n", "high[0].vl"),
-        ("vl_cap = 4\nlow = [[0, 1], [4, 1]]\n", "low[1].vl"),
+        ("vl_cap = 4\nhigh = [[16, 10]]\n", "high[0].vl"),
+        ("vl_cap = 4\nlow = [[0, 1], [-1, 1]]\n", "low[1].vl"),
         ("high = [[0, 300]]\n", "high[0].weight"),
+        (too_many.as_str(), "low"),
         ("vl_cap = 4\nlow = [", ""),
         ("buffer_blocks = 5000\n", "buffer_blocks"),
         ("datapath_bits = 48\n", "datapath_bits"),
@@ -200,4 +221,33 @@ fn emit_config_generates_the_configured_port_or_nothing() {
         assert!(stderr(&o).contains("bad.toml"), "{}", stderr(&o));
         assert_eq!(snapshot(&out), before, "{body}: the output directory changed");
     }
+}
+
+/// SPEC.md §6: a port file whose tables name VL15, a VL at or above VLCap or weight 0 is
+/// accepted as written (exit 0), with a warning naming each such entry, and the port's
+/// loader writes the entries as given (the arbiter skips them; `arb_trace_cli` checks
+/// the arbiter RTL does).
+#[test]
+fn emit_config_accepts_skipped_table_entries_with_a_warning() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("hdl");
+    std::fs::create_dir(&out).unwrap();
+    let cfg = d.path().join("sm.toml");
+    std::fs::write(&cfg, "vl_cap = 2\nhigh = [[15, 10], [0, 8]]\nlow = [[1, 0], [7, 5], [1, 64]]\n").unwrap();
+    let o = iblink(&["emit", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let warned: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(warned.len(), 3, "{err}");
+    for (line, w) in warned.iter().zip([
+        "high[0]: VL15 is never arbitrated: skipped",
+        "low[0]: VL1 has weight 0: skipped",
+        "low[1]: VL7 is not a data VL of this port (VLCap 2): skipped",
+    ]) {
+        assert!(line.contains("sm.toml") && line.ends_with(w), "{line}: expected {w}");
+    }
+    let text = std::fs::read_to_string(out.join("iblink_link_port_vl2_w32.v")).unwrap();
+    assert!(text.contains("// config: high = [[15,10],[0,8]]"));
+    assert!(text.contains("ld_low = 1'b0; ld_index = 6'd0; ld_vl = 4'd15; ld_weight = 8'd10;"));
+    assert!(text.contains("ld_low = 1'b1; ld_index = 6'd1; ld_vl = 4'd7; ld_weight = 8'd5;"));
 }

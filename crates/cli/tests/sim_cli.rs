@@ -133,8 +133,9 @@ fn count_before(out: &str, prefix: &str, word: &str) -> u64 {
     digits.chars().rev().collect::<String>().parse().unwrap()
 }
 
-/// The timeline plot: well-formed SVG, four panels, one polyline per VL (and the total
-/// in the throughput panels); occupancy has one point per timeline sample.
+/// The timeline plot: well-formed SVG, four panels, one polyline per VL (and the total)
+/// in the throughput panels, two per VL (window maximum and mean) in the occupancy
+/// panels, each with one point per timeline sample.
 fn check_plot(svg: &str, samples: usize) {
     let doc = roxmltree::Document::parse(svg).expect("the plot is well-formed XML");
     let panels: Vec<_> = doc
@@ -152,7 +153,7 @@ fn check_plot(svg: &str, samples: usize) {
     assert_eq!(ids, want);
     for p in panels {
         let id = p.attribute("id").unwrap();
-        let vls: Vec<&str> = p
+        let vls: Vec<String> = p
             .children()
             .filter(|n| n.tag_name().name() == "polyline" && n.has_attribute("data-vl"))
             .map(|n| {
@@ -160,13 +161,14 @@ fn check_plot(svg: &str, samples: usize) {
                     let pts = n.attribute("points").unwrap().split_whitespace().count();
                     assert_eq!(pts, samples, "{id}");
                 }
-                n.attribute("data-vl").unwrap()
+                format!("{} {}", n.attribute("data-vl").unwrap(), n.attribute("data-stat").unwrap())
             })
             .collect();
-        let mut want = vec!["0", "1", "2", "3", "15"];
-        if id.starts_with("throughput") {
-            want.push("all");
-        }
+        let want: Vec<String> = if id.starts_with("throughput") {
+            ["0", "1", "2", "3", "15", "all"].iter().map(|v| format!("{v} mean")).collect()
+        } else {
+            ["0", "1", "2", "3", "15"].iter().flat_map(|v| [format!("{v} max"), format!("{v} mean")]).collect()
+        };
         assert_eq!(vls, want, "{id}");
     }
 }
@@ -345,6 +347,9 @@ fn clean_run_end_to_end_with_tshark() {
         assert!(out.lines().any(|l| l.starts_with(vl)), "{vl}");
     }
     assert!(out.contains("faults: none"));
+    // No fault, no retrain: the model's figures agree with the run's, none marked.
+    assert!(out.contains("model vs RTL: no retrain in either run; link busy within 2 points in both directions"), "{out}");
+    assert!(!out.contains(" !") && !out.contains(" ~"), "{out}");
     let generated = row(&out, "packets generated");
     let delivered = row(&out, "packets delivered");
     // Nothing lost on a clean link: all delivered, in the RTL and in the model.
@@ -517,6 +522,10 @@ fn bad_scenarios_name_the_field_and_write_nothing() {
             "traffic[0].pktlen.uniform[1]",
         ),
         ("cycles = 100\nsample_every = 0\n", "sample_every"),
+        // Out of range stays an error (SPEC.md §6: VL 4 bits, weight 8 bits, 64 entries).
+        ("[port]\nhigh = [[16, 1]]\n", "port.high[0].vl"),
+        ("[port]\nlow = [[0, 1], [1, 256]]\n", "port.low[1].weight"),
+        ("[port]\nweights = 1\n", "weights"),
     ];
     for (text, field) in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -557,4 +566,100 @@ fn bad_scenarios_name_the_field_and_write_nothing() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--capture"), "{err}");
     assert!(!dir.path().join("build").exists());
+}
+
+/// SPEC.md §6: a scenario's port tables may name VL15, a VL at or above VLCap, or give
+/// weight 0; each such entry is named in a warning, the run goes on (exit 0), and the
+/// ports skip them: VL1..VL3 (named by valid entries) carry all the traffic, in the RTL
+/// and in the model. 65 entries stay an error.
+#[test]
+fn skipped_table_entries_warn_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sm.toml"),
+        "name = \"sm\"\ncycles = 6000\n[port]\nvl_cap = 4\nvl_high_limit = 2\n\
+         high = [[15, 20], [0, 0], [1, 8]]\nlow = [[6, 50], [2, 64], [3, 64]]\n\
+         [[traffic]]\nsl = 1\npktlen = 100\n[[traffic]]\nsl = 2\npktlen = 40\n[[traffic]]\nsl = 3\npktlen = 7\n",
+    )
+    .unwrap();
+    let o = iblink(dir.path(), &["sim", "--scenario", "sm.toml", "--no-vcd", "--plot", "p.svg"]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let warned: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+    let want = [
+        "sm.toml: port.high[0]: VL15 is never arbitrated: skipped",
+        "sm.toml: port.high[1]: VL0 has weight 0: skipped",
+        "sm.toml: port.low[0]: VL6 is not a data VL of this port (VLCap 4): skipped",
+    ];
+    assert_eq!(warned.len(), want.len(), "{err}");
+    for (line, w) in warned.iter().zip(want) {
+        assert!(line.ends_with(w), "{line}: expected {w}");
+    }
+    // Every packet generated was delivered, in the RTL and in the model.
+    let generated = row(&out, "packets generated");
+    assert!(generated.iter().all(|&n| n > 20), "{out}");
+    assert_eq!(generated, row(&out, "packets delivered"), "{out}");
+    // VL0 is named only by a weight-0 entry and has no traffic: no weight share, and no
+    // share of the blocks sent in either direction, RTL or model.
+    let vl0 = out.lines().find(|l| l.starts_with("VL0 ")).unwrap();
+    assert_eq!(vl0.matches("0.00 %").count(), 5, "{vl0}");
+    let many = vec!["[1, 1]"; 65].join(", ");
+    std::fs::write(dir.path().join("long.toml"), format!("cycles = 100\n[port]\nlow = [{many}]\n")).unwrap();
+    let o = iblink(dir.path(), &["sim", "--scenario", "long.toml", "--no-vcd", "--plot", "q.svg"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("port.low: 65 entries, at most 64"), "{err}");
+    assert!(!dir.path().join("q.svg").exists());
+}
+
+/// `--vcd-window FROM..TO`: both ports' waveforms hold clocks FROM up to TO only. The
+/// rust-hdl back end's VCD time is 10,000 ps a clock from the first clock, two
+/// timestamps a clock (clock low, then the rising edge), so every timestamp lies in
+/// `[FROM * 10000, TO * 10000)` and the first is `FROM * 10000`; the summary says which
+/// clocks the waveform covers. A window that is not FROM..TO with FROM below TO, or
+/// that starts after the traffic clocks, is refused naming `--vcd-window`, with nothing
+/// written.
+#[test]
+fn vcd_window_keeps_only_its_clocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_scenario(dir.path(), "cli_window", "cycles = 3000\nseed = 4\n");
+    std::fs::create_dir(dir.path().join("w")).unwrap();
+    let o = iblink(dir.path(), &["sim", "--scenario", &file, "--vcd", "w", "--vcd-window", "1000..1200"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
+    let line = out.lines().find(|l| l.starts_with("waveforms: w/port_a.vcd, w/port_b.vcd")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("clocks 1000 to 1199"), "{line}");
+    for port in ["port_a.vcd", "port_b.vcd"] {
+        let text = std::fs::read_to_string(dir.path().join("w").join(port)).unwrap();
+        assert!(text.contains("$timescale 1 ps $end") && text.contains("$dumpvars"), "{port}");
+        let stamps: Vec<u64> = text.lines().filter_map(|l| l.strip_prefix('#')).map(|t| t.parse().unwrap()).collect();
+        // Two a clock, 200 clocks.
+        assert_eq!(stamps.len(), 400, "{port}");
+        assert_eq!(stamps[0], 1000 * 10_000, "{port}");
+        assert!(stamps.iter().all(|&t| (1000 * 10_000..1200 * 10_000).contains(&t)), "{port}");
+        assert!(stamps.windows(2).all(|w| w[0] < w[1]), "{port}");
+        // The port's clock (the first variable, `!`) toggles at every timestamp: values
+        // are written, not just stamps.
+        assert!(text.contains("$var wire 1 ! clock $end"), "{port}");
+        assert!(text.lines().filter(|&l| l == "0!" || l == "1!").count() >= 400, "{port}: clock changes");
+    }
+    for (bad, why) in [
+        ("5..3", "not below"),
+        ("x..y", "not a clock number"),
+        ("100", "FROM..TO"),
+        ("2000..2000", "not below"),
+        ("5000..6000", "starts after"),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let file = write_scenario(d.path(), "cli_window", "cycles = 3000\n");
+        let o = iblink(d.path(), &["sim", "--scenario", &file, "--vcd-window", bad]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--vcd-window") && err.contains(why), "{bad}: {err}");
+        assert!(o.stdout.is_empty(), "{bad}");
+        assert!(!d.path().join("build").exists(), "{bad}: nothing written");
+    }
+    let o = iblink(dir.path(), &["sim", "--scenario", &file, "--no-vcd", "--vcd-window", "10..20"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--vcd-window"));
 }

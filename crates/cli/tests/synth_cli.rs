@@ -65,7 +65,8 @@ fn bad_port_configuration_names_the_field() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("synth");
     for (body, field) in [
-        ("vl_cap = 4\nlow = [[0, 1], [4, 1]]\n", "low[1].vl"),
+        ("vl_cap = 4\nlow = [[0, 1], [16, 1]]\n", "low[1].vl"),
+        ("vl_cap = 4\nhigh = [[0, 256]]\n", "high[0].weight"),
         ("datapath_bits = 48\n", "datapath_bits"),
         ("vl_cap = 4\nboard = \"ulx3s\"\n", "board"),
     ] {
@@ -81,6 +82,22 @@ fn bad_port_configuration_names_the_field() {
     let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--config", missing.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("missing.toml"), "{err}");
+    // SPEC.md §6: entries the arbiter skips are accepted with a warning, not refused.
+    // The output directory cannot be created (a file is in the way), so the run stops
+    // after the configuration was accepted, before any tool runs, with status 1 (not 2).
+    let sm = d.path().join("sm.toml");
+    std::fs::write(&sm, "vl_cap = 2\nhigh = [[15, 10], [3, 4], [0, 0]]\n").unwrap();
+    let blocked = d.path().join("a_file");
+    std::fs::write(&blocked, "").unwrap();
+    let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--config", sm.to_str().unwrap(), "--out", blocked.join("x").to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    for w in [
+        "sm.toml: high[0]: VL15 is never arbitrated: skipped",
+        "sm.toml: high[1]: VL3 is not a data VL of this port (VLCap 2): skipped",
+        "sm.toml: high[2]: VL0 has weight 0: skipped",
+    ] {
+        assert!(err.contains(w), "{w} missing from: {err}");
+    }
     let good = d.path().join("port.toml");
     std::fs::write(&good, "vl_cap = 2\n").unwrap();
     let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--config", good.to_str().unwrap(), "--block", "crc16"]);

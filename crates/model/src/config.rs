@@ -16,12 +16,18 @@
 //! ```
 //!
 //! Validation errors name the offending field, e.g. `high[3].weight: 300 is out of range 0..=255`.
+//!
+//! A table entry the arbiter will skip (SPEC.md §6: naming VL15 or a VL at or above
+//! VLCap, or with weight 0) is not an error: subnet managers program such tables. It is
+//! accepted as written, and [`PortConfig::skipped_entries`] names each one for a warning
+//! (`high[1]: VL15 is never arbitrated: skipped`).
 
-use crate::arbiter::{ArbEntry, LowPolicy, MAX_TABLE_ENTRIES};
+use crate::arbiter::{ArbEntry, LowPolicy, TableId, MAX_TABLE_ENTRIES};
 use crate::blocks::{MAX_PACKET_BLOCKS, MAX_PKT_LEN};
 use crate::fcp::FCP_BYTES;
 use crate::sl2vl::{VlCap, DATA_VLS};
 use serde::Deserialize;
+use std::fmt;
 
 /// The spec's bound between FCPs for one VL: 65,536 symbol times (SPEC.md §5).
 pub const SPEC_REFRESH_SYMBOLS: u32 = 65_536;
@@ -279,6 +285,49 @@ impl TryFrom<RawPortConfig> for PortConfig {
     }
 }
 
+/// Why the arbiter never uses a table entry (SPEC.md §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The entry names VL15 (management, never arbitrated).
+    Vl15,
+    /// The entry names a VL at or above VLCap (the port has no such data VL).
+    NotDataVl { vl_cap: u8 },
+    /// The entry names one of the port's data VLs with weight 0.
+    ZeroWeight,
+}
+
+/// A table entry the arbiter skips: accepted as written, worth a warning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkippedEntry {
+    pub table: TableId,
+    pub index: usize,
+    pub entry: ArbEntry,
+    pub reason: SkipReason,
+}
+
+impl SkippedEntry {
+    /// The entry's field path, e.g. `high[1]`.
+    pub fn field(&self) -> String {
+        format!("{}[{}]", self.table, self.index)
+    }
+}
+
+impl fmt::Display for SkippedEntry {
+    /// `high[1]: VL15 is never arbitrated: skipped`,
+    /// `low[3]: VL5 is not a data VL of this port (VLCap 4): skipped`,
+    /// `high[0]: VL2 has weight 0: skipped`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let vl = self.entry.vl;
+        match self.reason {
+            SkipReason::Vl15 => write!(f, "{}: VL15 is never arbitrated: skipped", self.field()),
+            SkipReason::NotDataVl { vl_cap } => {
+                write!(f, "{}: VL{vl} is not a data VL of this port (VLCap {vl_cap}): skipped", self.field())
+            }
+            SkipReason::ZeroWeight => write!(f, "{}: VL{vl} has weight 0: skipped", self.field()),
+        }
+    }
+}
+
 impl PortConfig {
     /// Parse and validate TOML.
     pub fn from_toml(s: &str) -> Result<Self, ConfigError> {
@@ -328,21 +377,9 @@ impl PortConfig {
                 ));
             }
             for (i, e) in t.iter().enumerate() {
+                // VL15, a VL at or above VLCap and weight 0 are valid entries that the
+                // arbiter skips (SPEC.md §6): see `skipped_entries`.
                 in_range(&format!("{name}[{i}].vl"), e.vl as i64, 0, 15)?;
-                // The hardware skips such entries (SPEC.md §6), but a configuration that
-                // names one is a mistake: VL15 is never arbitrated, and this port has no
-                // data VL at or above VLCap.
-                if !self.vl_cap.has_data_vl(e.vl) {
-                    return Err(ConfigError::field(
-                        format!("{name}[{i}].vl"),
-                        format!(
-                            "VL {} is not a data VL of this port (VLCap {}: VL0..VL{}; VL15 is management and never arbitrated)",
-                            e.vl,
-                            self.vl_cap.get(),
-                            self.vl_cap.get() - 1
-                        ),
-                    ));
-                }
             }
         }
         in_range(
@@ -352,6 +389,28 @@ impl PortConfig {
             255,
         )?;
         Ok(())
+    }
+
+    /// The table entries the arbiter skips (SPEC.md §6), in table order (high, then
+    /// low): an entry naming VL15 or a VL at or above VLCap, or one of the port's data
+    /// VLs with weight 0. One reason per entry, the VL's first.
+    pub fn skipped_entries(&self) -> Vec<SkippedEntry> {
+        let mut out = vec![];
+        for (table, t) in [(TableId::High, &self.high), (TableId::Low, &self.low)] {
+            for (index, &entry) in t.iter().enumerate() {
+                let reason = if entry.vl == crate::sl2vl::VL15 {
+                    SkipReason::Vl15
+                } else if !self.vl_cap.has_data_vl(entry.vl) {
+                    SkipReason::NotDataVl { vl_cap: self.vl_cap.get() }
+                } else if entry.weight == 0 {
+                    SkipReason::ZeroWeight
+                } else {
+                    continue;
+                };
+                out.push(SkippedEntry { table, index, entry, reason });
+            }
+        }
+        out
     }
 
     /// Clocks of one refresh period: `refresh_symbols / W` (rounded down: earlier is safe).
@@ -442,10 +501,8 @@ mod tests {
             "high[3].weight: 300 is out of range 0..=255"
         );
         assert_eq!(err_field("low = [[16, 1]]").0, "low[0].vl");
-        // VL15 is management (never arbitrated); VLCap 4 has no VL4.
-        assert_eq!(err_field("low = [[0, 1], [15, 9]]").0, "low[1].vl");
-        assert_eq!(err_field("vl_cap = 4\nhigh = [[4, 1]]").0, "high[0].vl");
-        assert!(err_field("high = [[15, 1]]").1.contains("VL15"));
+        assert_eq!(err_field("low = [[0, 1], [-1, 9]]").0, "low[1].vl");
+        assert_eq!(err_field("high = [[0, -1]]").0, "high[0].weight");
         assert_eq!(err_field("low = [[1]]").0, "low[0]");
         assert_eq!(err_field("vl_cap = 3").0, "vl_cap");
         assert_eq!(err_field("vl_cap = 16").0, "vl_cap");
@@ -483,5 +540,32 @@ mod tests {
             e.contains("high[0].weight: 300 is out of range 0..=255"),
             "{e}"
         );
+    }
+
+    /// SPEC.md §6: entries naming VL15, a VL at or above VLCap, or weight 0 are accepted
+    /// as written and named, one warning each, in table order.
+    #[test]
+    fn skipped_entries_are_accepted_and_named() {
+        let c = PortConfig::from_toml(
+            "vl_cap = 4\nhigh = [[0, 3], [15, 9], [2, 0]]\nlow = [[4, 1], [1, 64], [15, 0], [3, 8]]",
+        )
+        .unwrap();
+        // Kept as written: the hardware, not the file reader, skips them.
+        assert_eq!(c.high[1], ArbEntry::new(15, 9));
+        assert_eq!(c.low[0], ArbEntry::new(4, 1));
+        let w: Vec<String> = c.skipped_entries().iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            w,
+            [
+                "high[1]: VL15 is never arbitrated: skipped",
+                "high[2]: VL2 has weight 0: skipped",
+                "low[0]: VL4 is not a data VL of this port (VLCap 4): skipped",
+                "low[2]: VL15 is never arbitrated: skipped",
+            ]
+        );
+        // VLCap 15 has every VL below 15 as a data VL.
+        let c = PortConfig::from_toml("vl_cap = 15\nlow = [[14, 1], [15, 1]]").unwrap();
+        assert_eq!(c.skipped_entries().len(), 1);
+        assert!(PortConfig::default().skipped_entries().is_empty());
     }
 }

@@ -24,6 +24,8 @@ pub struct HdlStepper<B: HdlIo> {
     uut: B,
     vcd: Option<VCDProbe<BufWriter<File>>>,
     time: u64,
+    /// The last timestamp written to the VCD.
+    vcd_time: Option<u64>,
 }
 
 impl<B: HdlIo> Default for HdlStepper<B> {
@@ -41,15 +43,26 @@ impl<B: HdlIo> HdlStepper<B> {
             uut,
             vcd: None,
             time: 0,
+            vcd_time: None,
         }
     }
 
-    /// Record every following half-cycle to a VCD file.
+    /// Record every following half-cycle to a VCD file (replacing it): the header, every
+    /// signal's value at the current time, then the changes. Time is 10,000 ps a clock
+    /// from the first step, whenever the recording starts.
     pub fn trace_to(&mut self, path: &Path) -> std::io::Result<()> {
         let w = BufWriter::new(File::create(path)?);
-        let probe = write_vcd_header(w, &self.uut);
+        let mut probe = write_vcd_header(w, &self.uut);
+        probe.timestamp(self.time)?;
+        self.vcd_time = Some(self.time);
         self.vcd = Some(write_vcd_dump(probe, &self.uut));
         Ok(())
+    }
+
+    /// Stop recording: the VCD is flushed and closed.
+    pub fn stop_trace(&mut self) {
+        // Dropping the probe flushes its writer.
+        self.vcd = None;
     }
 
     pub fn uut(&self) -> &B {
@@ -62,7 +75,10 @@ impl<B: HdlIo> HdlStepper<B> {
             "rust-hdl logic did not settle in {MAX_SETTLE} iterations (combinational loop?)"
         );
         if let Some(mut probe) = self.vcd.take() {
-            let _ = probe.timestamp(self.time);
+            if self.vcd_time != Some(self.time) {
+                let _ = probe.timestamp(self.time);
+                self.vcd_time = Some(self.time);
+            }
             self.vcd = Some(write_vcd_change(probe, &self.uut));
         }
         self.time += HALF_PERIOD_PS;
@@ -74,6 +90,12 @@ impl<B: HdlIo> CycleSim for HdlStepper<B> {
     type Out = B::Out;
     fn backend(&self) -> &str {
         "rtl"
+    }
+    fn start_vcd(&mut self, path: &Path) -> std::io::Result<()> {
+        self.trace_to(path)
+    }
+    fn stop_vcd(&mut self) {
+        self.stop_trace()
     }
     #[inline]
     fn step(&mut self, input: &B::In) -> B::Out {

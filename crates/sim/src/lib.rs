@@ -35,6 +35,16 @@ pub trait CycleSim {
     /// Short name of the back end, for reports (`model`, `rtl`, `verilator`).
     fn backend(&self) -> &str;
     fn step(&mut self, input: &Self::In) -> Self::Out;
+    /// Write a VCD of every following step to `path` (replacing the file), starting with
+    /// every signal's value now; the VCD's timestamps go on counting from the first step.
+    /// A back end without waveforms (the reference model, an untraced Verilator build)
+    /// says so.
+    fn start_vcd(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let _ = path;
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, format!("the {} back end writes no waveform", self.backend())))
+    }
+    /// Stop writing the VCD (flushed and closed); nothing when none is being written.
+    fn stop_vcd(&mut self) {}
 }
 
 impl<T: CycleSim + ?Sized> CycleSim for Box<T> {
@@ -45,5 +55,11 @@ impl<T: CycleSim + ?Sized> CycleSim for Box<T> {
     }
     fn step(&mut self, input: &Self::In) -> Self::Out {
         (**self).step(input)
+    }
+    fn start_vcd(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        (**self).start_vcd(path)
+    }
+    fn stop_vcd(&mut self) {
+        (**self).stop_vcd()
     }
 }

@@ -66,6 +66,12 @@ impl<B: HdlIo> CycleSim for VerilatedSim<B> {
     fn backend(&self) -> &str {
         "verilator"
     }
+    fn start_vcd(&mut self, path: &Path) -> std::io::Result<()> {
+        self.model.trace_to(path).map_err(|e| std::io::Error::other(e.to_string()))
+    }
+    fn stop_vcd(&mut self) {
+        self.model.stop_trace()
+    }
     #[inline]
     fn step(&mut self, input: &B::In) -> B::Out {
         B::pack(input, &mut self.ins);

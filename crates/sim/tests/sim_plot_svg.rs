@@ -2,7 +2,8 @@
 //! points, mapped back through the axis ticks, have the extremes of the samples.
 //!
 //! Expected values are computed here from the samples (bytes in a window divided by the
-//! window's clocks; occupancy as given), not taken from the plot module.
+//! window's clocks; occupancy's window maximum and mean as given), not taken from the
+//! plot module.
 
 use iblink_sim::system::plot::{write_svg, write_svg_with, Directions, PlotOptions, MAX_POINTS};
 use iblink_sim::system::{Direction, Sample};
@@ -30,18 +31,24 @@ fn samples(n: usize, seed: u64) -> Vec<Sample> {
                     .map(|vl| r.gen_range(0..=(200 * (vl as u32 + 1) + 1000 * d as u32)))
                     .collect()
             };
+            // A window's mean is at most its maximum.
+            let mean = |r: &mut StdRng, max: &[u32]| -> Vec<f64> { max.iter().map(|&m| m as f64 * r.gen_range(0.0..=1.0)).collect() };
+            let max = [occ(&mut r, 0), occ(&mut r, 1)];
+            let means = [mean(&mut r, &max[0]), mean(&mut r, &max[1])];
             Sample {
                 clock,
                 delivered_bytes: [bytes(&mut r, 0), bytes(&mut r, 1)],
-                occupancy_blocks: [occ(&mut r, 0), occ(&mut r, 1)],
+                occupancy_max: max,
+                occupancy_mean: means,
             }
         })
         .collect()
 }
 
 /// (min, max) of a series computed from the samples: throughput in bytes/clock,
-/// occupancy in blocks. `entry` is the index in the per-VL vectors.
-fn expected(s: &[Sample], d: usize, entry: Option<usize>, panel: &str) -> (f64, f64) {
+/// occupancy in blocks (`stat`: the windows' maxima or means). `entry` is the index in
+/// the per-VL vectors.
+fn expected(s: &[Sample], d: usize, entry: Option<usize>, panel: &str, stat: &str) -> (f64, f64) {
     let mut prev = 0;
     let vals: Vec<f64> = s
         .iter()
@@ -51,7 +58,8 @@ fn expected(s: &[Sample], d: usize, entry: Option<usize>, panel: &str) -> (f64, 
             match (panel, entry) {
                 ("throughput", Some(e)) => x.delivered_bytes[d][e] as f64 / w,
                 ("throughput", None) => x.delivered_bytes[d].iter().sum::<u64>() as f64 / w,
-                (_, Some(e)) => x.occupancy_blocks[d][e] as f64,
+                (_, Some(e)) if stat == "max" => x.occupancy_max[d][e] as f64,
+                (_, Some(e)) => x.occupancy_mean[d][e],
                 _ => unreachable!(),
             }
         })
@@ -92,8 +100,8 @@ fn axis(ticks: &[(f64, f64)]) -> impl Fn(f64) -> f64 {
 }
 
 struct Panel {
-    /// data-vl -> points in data units.
-    series: BTreeMap<String, Vec<(f64, f64)>>,
+    /// (data-vl, data-stat) -> points in data units.
+    series: BTreeMap<(String, String), Vec<(f64, f64)>>,
     y_top: f64,
     x_top: f64,
 }
@@ -141,6 +149,9 @@ fn read_plot(svg: &str) -> BTreeMap<String, Panel> {
         let mut series = BTreeMap::new();
         for p in g.children().filter(|n| class(n).starts_with("series")) {
             let vl = p.attribute("data-vl").unwrap().to_string();
+            let stat = p.attribute("data-stat").unwrap().to_string();
+            // The mean is dashed (class `mean`), the maximum solid.
+            assert_eq!(class(&p).split(' ').any(|c| c == "mean"), stat == "mean" && id.starts_with("occupancy"), "{id}");
             assert_eq!(p.tag_name().name(), "polyline");
             assert!(id.starts_with(p.attribute("data-panel").unwrap()), "{id}");
             assert!(id.ends_with(p.attribute("data-dir").unwrap()), "{id}");
@@ -154,8 +165,8 @@ fn read_plot(svg: &str) -> BTreeMap<String, Panel> {
                 })
                 .collect();
             assert!(
-                series.insert(vl.clone(), pts).is_none(),
-                "{id}: two polylines for VL {vl}"
+                series.insert((vl.clone(), stat.clone()), pts).is_none(),
+                "{id}: two {stat} polylines for VL {vl}"
             );
         }
         let (y_top, x_top) = (yt.last().unwrap().1, xt.last().unwrap().1);
@@ -179,19 +190,23 @@ fn check(svg: &str, s: &[Sample], dirs: &[(usize, &str)]) {
     for &(d, dname) in dirs {
         for panel in ["throughput", "occupancy"] {
             let p = &panels[&format!("{panel}-{dname}")];
-            let mut want_vls: BTreeSet<String> = VLS.iter().map(|v| v.to_string()).collect();
+            // Throughput: one window mean per VL and the total; occupancy: per VL the
+            // windows' maxima and means.
+            let stats: &[&str] = if panel == "throughput" { &["mean"] } else { &["max", "mean"] };
+            let mut want_vls: BTreeSet<(String, String)> =
+                VLS.iter().flat_map(|v| stats.iter().map(move |s| (v.to_string(), s.to_string()))).collect();
             if panel == "throughput" {
-                want_vls.insert("all".into());
+                want_vls.insert(("all".into(), "mean".into()));
             }
             assert_eq!(
                 p.series.keys().cloned().collect::<BTreeSet<_>>(),
                 want_vls,
                 "{panel}-{dname}"
             );
-            for (vl, pts) in &p.series {
-                let ctx = format!("{panel}-{dname} VL {vl}");
+            for ((vl, stat), pts) in &p.series {
+                let ctx = format!("{panel}-{dname} VL {vl} {stat}");
                 let entry = VLS.iter().position(|v| v.to_string() == *vl);
-                let (lo, hi) = expected(s, d, entry, panel);
+                let (lo, hi) = expected(s, d, entry, panel, stat);
                 let got = pts
                     .iter()
                     .fold((f64::MAX, f64::MIN), |(l, h), q| (l.min(q.1), h.max(q.1)));
@@ -226,7 +241,10 @@ fn check(svg: &str, s: &[Sample], dirs: &[(usize, &str)]) {
         .filter(|n| n.is_element())
         .filter_map(|n| n.text())
         .collect();
-    assert_eq!(names, ["VL0", "VL1", "VL2", "VL3", "VL15", "all VLs"]);
+    assert_eq!(
+        names,
+        ["VL0", "VL1", "VL2", "VL3", "VL15", "all VLs", "receive buffer: window maximum", "window mean"]
+    );
     let style = doc
         .descendants()
         .find(|n| n.tag_name().name() == "style")

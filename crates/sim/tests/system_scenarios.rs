@@ -15,6 +15,7 @@
 //!
 //! `IBLINK_SYSTEM_CYCLES` replaces the cycle count (soak or quick runs).
 
+use iblink_sim::system::compare::{Comparison, Verdict};
 use iblink_sim::system::run::{run_scenario, DirReport, RunOpts, RunReport};
 use iblink_sim::system::scenario::Scenario;
 use std::path::PathBuf;
@@ -100,6 +101,20 @@ fn common(s: &Scenario, r: &RunReport) {
         );
     }
     assert!(m.conserved(), "{}: model conservation", s.name);
+    // The model meets the same faults (keyed draws): its link busy is within 2 points
+    // of the RTL's, or was before the runs retrained differently (what `iblink sim`
+    // marks `~`); never beyond what that explains.
+    let c = Comparison::new(r, m);
+    let note = c.note(s.activate_after + s.arm_clocks);
+    eprintln!("{}: {note}", s.name);
+    for k in 0..2 {
+        assert_ne!(c.busy_verdict(k), Verdict::Unexplained, "{}: {note}", s.name);
+    }
+    if !s.has_faults() {
+        // Nothing to draw: the two must agree outright.
+        assert_eq!(c.parted_at, None, "{}: {note}", s.name);
+        assert_eq!([c.busy_verdict(0), c.busy_verdict(1)], [Verdict::Agree; 2], "{}: {note}", s.name);
+    }
 }
 
 /// No faults: nothing dropped, no idle clock while eligible, ABR = FCTBS at every check.
@@ -264,6 +279,23 @@ fn receiver_stall() {
             r.a_to_b.max_occupancy[v] > s.port.buffer_blocks as u32 - 66,
             "VL{v} buffer never filled"
         );
+    }
+    // The timeline's occupancy: each window's maximum and mean over its clocks. The
+    // largest window maximum is the run's largest occupancy; a mean never exceeds its
+    // window's maximum; while B is stalled with its buffers full nothing arrives or
+    // leaves, so a window there has its mean equal to its maximum, the buffer's fill.
+    for v in 0..4 {
+        let top = r.timeline.iter().map(|x| x.occupancy_max[0][v]).max();
+        assert_eq!(top, Some(r.a_to_b.max_occupancy[v]), "VL{v}");
+        for x in r.timeline.iter().filter(|x| x.clock > stall.from + 50_000 && x.clock <= stall.to) {
+            assert_eq!(x.occupancy_mean[0][v], x.occupancy_max[0][v] as f64, "VL{v} at {}", x.clock);
+            assert!(x.occupancy_max[0][v] > s.port.buffer_blocks as u32 - 66, "VL{v} at {}", x.clock);
+        }
+    }
+    for x in &r.timeline {
+        for d in 0..2 {
+            assert!(x.occupancy_mean[d].iter().zip(&x.occupancy_max[d]).all(|(&m, &mx)| m <= mx as f64), "{x:?}");
+        }
     }
     // B -> A kept flowing during B's stall (only A's VL1 stalls later).
     let ba: u64 = r

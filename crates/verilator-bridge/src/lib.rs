@@ -124,11 +124,12 @@ impl VerilatorBuild {
             let _ = writeln!(s, "  if (h->vcd) {{ h->vcd->close(); delete h->vcd; }}");
         }
         let _ = writeln!(s, "  h->top->final();\n  delete h->top;\n  delete h->ctx;\n  delete h;\n}}\n");
+        // A null path closes the VCD being written; any other replaces it.
         let _ = writeln!(s, "int iblink_trace(void* p, const char* path) {{");
         if self.trace {
             let _ = writeln!(
                 s,
-                "  IblinkHandle* h = (IblinkHandle*)p;\n  h->vcd = new VerilatedVcdC;\n  h->top->trace(h->vcd, 99);\n  h->vcd->open(path);\n  return h->vcd->isOpen() ? 0 : -1;"
+                "  IblinkHandle* h = (IblinkHandle*)p;\n  if (h->vcd) {{ h->vcd->close(); delete h->vcd; h->vcd = nullptr; }}\n  if (!path) return 0;\n  h->vcd = new VerilatedVcdC;\n  h->top->trace(h->vcd, 99);\n  h->vcd->open(path);\n  return h->vcd->isOpen() ? 0 : -1;"
             );
         } else {
             let _ = writeln!(s, "  (void)p; (void)path;\n  return -1;");
@@ -363,7 +364,15 @@ impl VerilatedModel {
         self.out_slots
     }
 
-    /// Write a VCD of every following step (needs a build with `trace: true`).
+    /// Stop writing the VCD (closed); nothing when none is open or the build has no
+    /// tracing.
+    pub fn stop_trace(&mut self) {
+        // SAFETY: valid handle; a null path only closes.
+        let _ = unsafe { (self.trace)(self.handle, std::ptr::null()) };
+    }
+
+    /// Write a VCD of every following step (needs a build with `trace: true`), replacing
+    /// the one being written. Its time goes on from the first step: 10 units a clock.
     pub fn trace_to(&mut self, path: &Path) -> Result<(), BridgeError> {
         let c = CString::new(path.to_string_lossy().as_bytes())
             .map_err(|_| BridgeError::Trace(path.to_path_buf()))?;

@@ -27,6 +27,10 @@ pub fn run(a: ArbTraceArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    // Table entries the arbiter skips (SPEC.md §6) are traced as the hardware runs them.
+    for w in scenario.config.skipped_entries() {
+        eprintln!("warning: {}: {w}", a.file.display());
+    }
     let trace = match a.backend {
         BackendArg::Model => trace_model(&scenario),
         // The arbiter RTL (iblink_vl_arb_vl<N>) driven from the queues, clock by clock.

@@ -62,11 +62,18 @@ fn stale_files(dir: &std::path::Path, keep: &[String]) -> Vec<PathBuf> {
 }
 
 /// `--config`: read, validate, render in memory; any error names the file and the field.
+/// Table entries the arbiter skips (SPEC.md §6: VL15, a VL at or above VLCap, weight 0)
+/// are kept as written (the port's loader writes them and the arbiter skips them); each
+/// is printed to stderr as a warning naming the file and the entry.
 pub fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::Variant, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let cfg = PortConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let p = port_params(&cfg).map_err(|e| format!("{}: {e}", path.display()))?;
-    link_port_variant(&p).map_err(|e| format!("{}: {e}", path.display()))
+    let m = link_port_variant(&p).map_err(|e| format!("{}: {e}", path.display()))?;
+    for w in cfg.skipped_entries() {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(m)
 }
 
 pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {

@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use iblink_sim::blocks::Backend;
 use iblink_sim::system::capture::{write_erf, CaptureStats, CaptureView};
+use iblink_sim::system::compare::{Comparison, Verdict};
 use iblink_sim::system::model_run::{run_model, ModelSummary};
 use iblink_sim::system::plot::{write_svg_with, PlotOptions};
 use iblink_sim::system::run::{DirReport, RunOpts, RunReport, SystemRun};
@@ -51,8 +52,13 @@ pub struct SimArgs {
     #[arg(long)]
     pub vcd: Option<PathBuf>,
     /// Write no waveforms.
-    #[arg(long, conflicts_with = "vcd")]
+    #[arg(long, conflicts_with_all = ["vcd", "vcd_window"])]
     pub no_vcd: bool,
+    /// Write only clocks FROM up to TO (TO excluded) of the waveforms: both ports' VCDs
+    /// start at FROM with every signal's value then. FROM must fall in the traffic
+    /// clocks.
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_window)]
+    pub vcd_window: Option<(u64, u64)>,
     /// The timeline plot (SVG) [default: timeline.svg in the waveform directory, or
     /// build/sim/<scenario>/].
     #[arg(long)]
@@ -73,6 +79,17 @@ pub struct SimArgs {
     /// Do not run the reference model alongside.
     #[arg(long)]
     pub no_model: bool,
+}
+
+/// `FROM..TO`: clocks, FROM below TO.
+fn parse_window(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("{s:?} is not FROM..TO (clocks, e.g. 200000..201000)"))?;
+    let num = |x: &str, what: &str| x.trim().parse::<u64>().map_err(|_| format!("{what} {x:?} is not a clock number"));
+    let (from, to) = (num(a, "FROM")?, num(b, "TO")?);
+    if from >= to {
+        return Err(format!("FROM {from} is not below TO {to}"));
+    }
+    Ok((from, to))
 }
 
 /// Where a run's files go.
@@ -108,6 +125,10 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return usage(format!("{}: {e}", a.scenario.display())),
     };
+    // Table entries the ports' arbiters skip (SPEC.md §6) run as written.
+    for w in scenario.port.skipped_entries() {
+        eprintln!("warning: {}: port.{w}", a.scenario.display());
+    }
     if let Some(n) = a.sample_every {
         scenario.sample_every = n;
     }
@@ -119,6 +140,14 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let clock_hz = clock_hz as u64;
+    let cycles = a.cycles.unwrap_or(scenario.cycles);
+    if let Some((from, to)) = a.vcd_window {
+        if from >= cycles {
+            return usage(format!(
+                "--vcd-window {from}..{to}: starts after the run's {cycles} traffic clocks"
+            ));
+        }
+    }
     let default_dir = Path::new("build/sim").join(&scenario.name);
     let vcd_dir = (!a.no_vcd).then(|| a.vcd.clone().unwrap_or_else(|| default_dir.clone()));
     let out = Outputs {
@@ -166,6 +195,7 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         },
         record_wire: out.capture.is_some(),
         vcd_dir: out.vcd_dir.clone(),
+        vcd_window: a.vcd_window,
         cycles: a.cycles,
         model: !a.no_model,
         ..RunOpts::default()
@@ -184,18 +214,30 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("writing {}", out.plot.display()))?;
     println!();
     if let Some(d) = &out.vcd_dir {
-        let (a, b) = (d.join("port_a.vcd"), d.join("port_b.vcd"));
-        let mb = [&a, &b]
+        let (pa, pb) = (d.join("port_a.vcd"), d.join("port_b.vcd"));
+        let mb = [&pa, &pb]
             .iter()
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum::<u64>() as f64
             / 1e6;
+        let covers = match report.vcd_clocks {
+            Some((first, last)) => format!(
+                "clocks {first} to {last} (VCD time {} a clock{})",
+                if report.backend == "verilator" { "10 units" } else { "10,000 ps" },
+                if a.vcd_window.is_none() { "; --vcd-window FROM..TO keeps a part" } else { "" }
+            ),
+            None => "no clock".to_string(),
+        };
         println!(
-            "waveforms: {}, {} ({mb:.0} MB; --no-vcd skips them)",
-            a.display(),
-            b.display()
+            "waveforms: {}, {} ({mb:.1} MB; {covers}; --no-vcd skips them)",
+            pa.display(),
+            pb.display()
         );
+        if let Some(e) = &report.vcd_error {
+            eprintln!("error: writing the waveform: {e}");
+            return Ok(ExitCode::from(1));
+        }
     }
     println!(
         "plot: {} ({} samples)",
@@ -289,49 +331,60 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
         ["A→B".into(), "model".into(), "B→A".into(), "model".into()],
     );
     // Per direction, the run's figure and the model's (None: the model has no such
-    // figure).
+    // figure), and whether the two are further apart than they should be.
+    let cmp = m.map(|m| Comparison::new(r, m));
     type RunFig = fn(&DirReport) -> String;
     type ModelFig = fn(&ModelSummary, usize) -> Option<String>;
-    let rows: [(&str, RunFig, ModelFig); 15] = [
+    type Apart = fn(&DirReport, &ModelSummary, usize) -> bool;
+    let rows: [(&str, RunFig, ModelFig, Option<Apart>); 15] = [
         (
             "measured window, clocks",
             |x| x.window_clocks.to_string(),
             |m, _| Some(m.window_clocks.to_string()),
+            Some(|x, m, _| Comparison::counts_apart(x.window_clocks, m.window_clocks, 100, 0.0)),
         ),
         (
             "link busy",
             |x| pct(x.utilisation()),
             |m, k| Some(pct(m.utilisation(k))),
+            // Judged by Comparison::busy_verdict.
+            None,
         ),
         (
             "  data and VL15 words",
             |x| pct(x.data_utilisation()),
             |m, k| Some(pct(ratio(m.data_clocks[k], m.window_clocks))),
+            Some(|x, m, k| Comparison::points_apart(x.data_utilisation(), ratio(m.data_clocks[k], m.window_clocks))),
         ),
         (
             "  FCP words (overhead)",
             |x| pct(x.fcp_overhead()),
             |m, k| Some(pct(ratio(m.fcp_clocks[k], m.window_clocks))),
+            Some(|x, m, k| Comparison::points_apart(x.fcp_overhead(), ratio(m.fcp_clocks[k], m.window_clocks))),
         ),
         (
             "idle clocks while a VL eligible",
             |x| x.idle_while_eligible.to_string(),
             |_, _| None,
+            None,
         ),
         (
             "packets generated",
             |x| x.generated_total().to_string(),
             |m, k| Some(m.generated[k].to_string()),
+            Some(|x, m, k| Comparison::counts_apart(x.generated_total(), m.generated[k], 5, 0.02)),
         ),
         (
             "packets delivered",
             |x| x.delivered_total().to_string(),
             |m, k| Some(m.delivered[k].to_string()),
+            Some(|x, m, k| Comparison::counts_apart(x.delivered_total(), m.delivered[k], 5, 0.02)),
         ),
         (
             "dropped: lost on the wire",
             |x| x.drops.wire_loss.to_string(),
             |m, k| Some(m.wire_loss[k].to_string()),
+            Some(|x, m, k| Comparison::counts_apart(x.drops.wire_loss, m.wire_loss[k], 3, 0.1)),
         ),
         (
             "dropped: bit flip (VCRC/len/VL)",
@@ -342,47 +395,65 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
                 )
             },
             |m, k| Some(m.corrupt[k].to_string()),
+            Some(|x, m, k| Comparison::counts_apart(x.drops.corrupt.iter().sum(), m.corrupt[k], 3, 0.1)),
         ),
         (
             "dropped: buffer overrun",
             |x| x.drops.overrun.to_string(),
             |m, k| Some(m.overruns[k].to_string()),
+            Some(|x, m, k| x.drops.overrun != m.overruns[k]),
         ),
         (
             "dropped: VL15 buffer full",
             |x| x.drops.vl15_full.to_string(),
             |m, k| Some(m.vl15_dropped[k].to_string()),
+            Some(|x, m, k| Comparison::counts_apart(x.drops.vl15_full, m.vl15_dropped[k], 3, 0.1)),
         ),
         (
             "dropped: link retrain",
             |x| x.drops.resync.to_string(),
             |m, k| Some(m.resync_flushed[k].to_string()),
+            // What is on the wire and in the buffers at a retrain: a few packets either way.
+            Some(|x, m, k| Comparison::counts_apart(x.drops.resync, m.resync_flushed[k], 3, 0.25)),
         ),
         (
             "in flight at the end",
             |x| x.in_flight.to_string(),
             |m, k| Some(m.in_flight[k].to_string()),
+            Some(|x, m, k| x.in_flight != m.in_flight[k]),
         ),
         (
             "FCPs sent / lost / flipped",
             |x| format!("{}/{}/{}", x.fcps_sent, x.fcps_lost, x.fcps_flipped),
             |_, _| None,
+            None,
         ),
         (
             "ABR = FCTBS checks disagreeing",
             |x| x.disagreements.to_string(),
             |_, _| None,
+            None,
         ),
     ];
     let d = |k: usize| r.dir(dirs[k]);
-    for (label, run, model) in rows {
+    let mut marked = false;
+    for (label, run, model, apart) in rows {
         let cell = |k: usize| {
-            (
-                run(d(k)),
-                m.and_then(|m| model(m, k)).unwrap_or_else(|| "-".into()),
-            )
+            let Some((m, c)) = m.zip(cmp.as_ref()) else {
+                return (run(d(k)), "-".to_string());
+            };
+            let Some(fig) = model(m, k) else {
+                return (run(d(k)), "-".to_string());
+            };
+            let v = match apart {
+                Some(f) => c.verdict(f(d(k), m, k)),
+                None if label == "link busy" => c.busy_verdict(k),
+                None => Verdict::Agree,
+            };
+            (run(d(k)), fig + v.mark())
         };
         let ((a, am), (b, bm)) = (cell(0), cell(1));
+        marked |= am.ends_with(['~', '!']) || bm.ends_with(['~', '!']);
         row(&mut t, label, [a, am, b, bm]);
     }
 
@@ -405,7 +476,7 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
     t.push('\n');
     let _ = writeln!(
         t,
-        "{:<6}{:>12}{:>9}{:>10}{:>9}{:>10}{:>9}{:>12}{:>12}",
+        "{:<6}{:>12}{:>9}{:>10}{:>11}{:>10}{:>11}{:>13}{:>13}",
         "VL", "weight h/l", "w share", "A→B", "model", "B→A", "model", "max occ A→B", "max occ B→A"
     );
     for v in (0..vls).chain([15]) {
@@ -424,22 +495,28 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
                 pct(shares[k][v])
             }
         };
-        let msh = |k: usize| match (&mshares, v) {
-            (Some(ms), v) if v < 15 => pct(ms[k][v]),
+        let msh = |k: usize| match (&mshares, &cmp, v) {
+            (Some(ms), Some(c), v) if v < 15 => {
+                pct(ms[k][v]) + c.verdict(Comparison::points_apart(shares[k][v], ms[k][v])).mark()
+            }
             _ => "-".to_string(),
         };
         // Largest receive-buffer occupancy at the receiving end (blocks; VL15 packets),
         // the model's in parentheses.
         let occ = |k: usize| {
             let run = d(k).max_occupancy[v];
-            match m {
-                Some(m) => format!("{run} ({})", m.max_occupancy[k][v]),
+            match m.zip(cmp.as_ref()) {
+                Some((m, c)) => {
+                    let model = m.max_occupancy[k][v];
+                    let mark = c.verdict(Comparison::counts_apart(run as u64, model as u64, 2, 0.05)).mark();
+                    format!("{run} ({model}){mark}")
+                }
                 None => run.to_string(),
             }
         };
         let _ = writeln!(
             t,
-            "{:<6}{:>12}{:>9}{:>10}{:>9}{:>10}{:>9}{:>12}{:>12}",
+            "{:<6}{:>12}{:>9}{:>10}{:>11}{:>10}{:>11}{:>13}{:>13}",
             format!("VL{v}"),
             w,
             wshare,
@@ -455,21 +532,31 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
         t,
         "(shares: of the data blocks sent; occupancy: blocks, VL15 packets; model in parentheses)"
     );
+    let vl_marked = t.lines().skip_while(|l| !l.starts_with("VL ")).any(|l| l.contains(" ~") || l.contains(" !"));
+    if marked || vl_marked {
+        let _ = writeln!(
+            t,
+            "(model figures marked ~ differ from the RTL's beyond their tolerance because the runs retrained differently (below); marked ! beyond what this run explains)"
+        );
+    }
 
     // Retrains and recovery.
     t.push('\n');
-    let names = |e: &iblink_sim::system::run::ResyncEvent| match e.by {
-        None => format!("clock {} forced", e.clock),
-        Some((port, reason, vl)) => format!(
-            "clock {} port {}: {} VL{vl}",
-            e.clock,
+    let why = |(port, reason, vl): (usize, u8, u8)| {
+        format!(
+            "port {}: {} VL{vl}",
             if port == 0 { "A" } else { "B" },
             match reason {
                 failsafe_reason::NO_FC_UPDATE => "no FCP (update monitor)",
                 failsafe_reason::OVERRUN => "overrun threshold",
                 _ => "reason ?",
             }
-        ),
+        )
+    };
+    let names = |e: &iblink_sim::system::run::ResyncEvent| match (e.by, e.also) {
+        (None, _) => format!("clock {} forced", e.clock),
+        (Some(a), None) => format!("clock {} {}", e.clock, why(a)),
+        (Some(a), Some(b)) => format!("clock {} {} and {}", e.clock, why(a), why(b)),
     };
     let mut line = format!("link retrains: {}", r.resyncs.len());
     if !r.resyncs.is_empty() {
@@ -485,6 +572,9 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
         let _ = write!(line, "; model: {}", m.retrains.len());
     }
     let _ = writeln!(t, "{line}");
+    if let Some(c) = &cmp {
+        let _ = writeln!(t, "{}", c.note(s.activate_after + s.arm_clocks));
+    }
     match r.last_fault {
         None => {
             let _ = writeln!(t, "faults: none");

@@ -1,12 +1,10 @@
 //! The channel between two ports, one direction: a fixed latency in clocks, and per item
-//! (FCP, data or VL15 packet) a fate drawn at its first word: delivered, lost (every
-//! word of it removed, as if the physical layer had dropped the packet) or one bit
-//! flipped (which the receiver's LPCRC / VCRC must catch).
+//! (FCP, data or VL15 packet) a fate decided at its first word ([`super::faults`]):
+//! delivered, lost (every word of it removed, as if the physical layer had dropped the
+//! packet) or one bit flipped (which the receiver's LPCRC / VCRC must catch).
 
 use super::{Fate, WireRecord, Direction};
 use iblink_rtl::link_port::{LinkPortIn, LinkPortOut};
-use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
 /// One link word (the shared link word stream contract, helpers.md).
@@ -86,17 +84,17 @@ impl Channel {
     }
 
     /// End of a clock: the arriving word is consumed and the sender's word `w` enters.
-    /// At a first word, `fate` says what becomes of the item and `flip_bit` which of its
-    /// bits to flip (Flipped; taken modulo the item's bit length `item_bits`). Returns the
-    /// item's record when its last word has entered.
-    pub fn push(&mut self, clock: u64, w: Option<LinkWord>, fate: impl FnOnce(bool) -> (Fate, u64)) -> Option<WireRecord> {
+    /// At a first word, `fate` (given that word) says what becomes of the item and
+    /// `flip_bit` which of its bits to flip (Flipped). Returns the item's record when its
+    /// last word has entered.
+    pub fn push(&mut self, clock: u64, w: Option<LinkWord>, fate: impl FnOnce(&LinkWord) -> (Fate, u64)) -> Option<WireRecord> {
         self.q.pop_front();
         let Some(mut w) = w else {
             self.q.push_back(None);
             return None;
         };
         if w.sop || self.cur.is_none() {
-            let (f, flip_bit) = fate(w.link);
+            let (f, flip_bit) = fate(&w);
             self.cur = Some(Item {
                 clock,
                 link: w.link,
@@ -129,14 +127,3 @@ impl Channel {
     }
 }
 
-/// Draw an item's fate from the probabilities in force: `loss` then `flip`; a flipped
-/// item's bit is drawn uniformly over `bits` bits.
-pub fn draw_fate(rng: &mut ChaCha8Rng, loss: f64, flip: f64, bits: u64) -> (Fate, u64) {
-    if loss > 0.0 && rng.gen_bool(loss) {
-        (Fate::Lost, 0)
-    } else if flip > 0.0 && rng.gen_bool(flip) {
-        (Fate::Flipped, rng.gen_range(0..bits.max(1)))
-    } else {
-        (Fate::Delivered, 0)
-    }
-}

@@ -7,6 +7,8 @@
 pub mod capture;
 pub mod plot;
 pub mod channel;
+pub mod compare;
+pub mod faults;
 pub mod model_run;
 pub mod run;
 pub mod scenario;
@@ -54,7 +56,9 @@ pub struct Sample {
     /// Bytes of data packets delivered to each receiver's user in the window, per VL,
     /// for each direction ([AtoB, BtoA]).
     pub delivered_bytes: [Vec<u64>; 2],
-    /// Receive-buffer occupancy in blocks at the end of the window, per VL, at the
-    /// receiving end of each direction.
-    pub occupancy_blocks: [Vec<u32>; 2],
+    /// Receive-buffer occupancy in blocks (VL15: packets) at the receiving end of each
+    /// direction, per VL: the largest over the window's clocks ...
+    pub occupancy_max: [Vec<u32>; 2],
+    /// ... and the mean over the window's clocks.
+    pub occupancy_mean: [Vec<f64>; 2],
 }

@@ -1,18 +1,19 @@
 //! The reference model on the same scenario: two [`PortModel`]s joined by a wire of the
 //! scenario's latency (items, not words: an item reaches the peer `latency` clocks after
 //! its last byte left), the same generators (same sizes in the same order), the same
-//! drain pacing, the same fault probabilities drawn per item, and the same link state
-//! machine (a failsafe trip at either end, or a forced retrain, resets both ends, then
+//! drain pacing, the same faults (an item's fate is keyed by what the item is, as in the
+//! RTL run: [`super::faults`]), and the same link state machine (a failsafe trip at either end, or a forced retrain, resets both ends, then
 //! LinkInitialize, LinkArm, LinkActive). The model is item-level, so a run is compared
 //! with the RTL run by its invariants and measurements, never clock by clock.
 
+use super::faults::FaultDraws;
+use super::run::bump;
 use super::scenario::Scenario;
 use super::traffic::{generators, DrainPacer};
+use super::Fate;
 use iblink_model::blocks::blocks_for_pkt_len;
 use iblink_model::failsafe::ResyncReason;
 use iblink_model::port::{LinkItem, LinkState, PortModel};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
 /// What the model run measured, per direction `[AtoB, BtoA]` where it applies.
@@ -20,6 +21,10 @@ use std::collections::VecDeque;
 pub struct ModelSummary {
     pub window_clocks: u64,
     pub busy_clocks: [u64; 2],
+    /// Per [`super::run::BUSY_BIN`] clocks from clock 0: clocks measured, and busy
+    /// clocks per direction.
+    pub measured_bins: Vec<u32>,
+    pub busy_bins: [Vec<u32>; 2],
     pub data_clocks: [u64; 2],
     pub fcp_clocks: [u64; 2],
     /// Data blocks sent per VL in the traffic phase.
@@ -66,6 +71,10 @@ struct End {
     vl15_queued: usize,
     pacer: DrainPacer,
     tx_is_fcp: bool,
+    /// Per VL (VL15 at 15): the fault-draw keys of the queued packets, oldest first.
+    tx_keys: Vec<VecDeque<(usize, u64)>>,
+    /// The fate of the item on the wire, decided when it started.
+    tx_fate: Option<(Fate, u64)>,
 }
 
 /// Run the model for `cycles` traffic clocks and then at most `flush` clocks more until
@@ -91,12 +100,14 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
             vl15_queued: 0,
             pacer: DrainPacer::new(s, side),
             tx_is_fcp: false,
+            tx_keys: (0..16).map(|_| VecDeque::new()).collect(),
+            tx_fate: None,
         })
         .collect();
     let lat = s.channel.latency_clocks;
     let mut wires: [VecDeque<Option<LinkItem>>; 2] = [(0..lat).map(|_| None).collect(), (0..lat).map(|_| None).collect()];
     let mut gens = generators(s);
-    let mut rng = ChaCha8Rng::seed_from_u64(s.seed ^ 0x5eed_0d31);
+    let mut draws = FaultDraws::new(s.seed);
     let mut m = ModelSummary::default();
     let mut init_left = s.activate_after;
     let mut arm_left = s.arm_clocks;
@@ -130,6 +141,7 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
         let measuring = traffic && active_seen && c >= from;
         if measuring {
             m.window_clocks += 1;
+            bump(&mut m.measured_bins, c);
         }
         // Traffic.
         if traffic {
@@ -139,6 +151,7 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
                 if let Some(len) = g.tick(wb, q) {
                     let ok = if g.vl == 15 { e.port.enqueue_vl15(len) } else { e.port.enqueue(g.vl, len) };
                     if ok.is_ok() {
+                        e.tx_keys[g.vl as usize].push_back((g.index, g.made - 1));
                         m.generated[g.side] += 1;
                         if g.vl == 15 {
                             e.vl15_queued += 1;
@@ -186,6 +199,9 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
                 Some(LinkItem::Vl15 { .. }) => {
                     if after.vl15_received > before.vl15_received {
                         e.vl15_held += 1;
+                        if measuring {
+                            m.max_occupancy[d_in][15] = m.max_occupancy[d_in][15].max(e.vl15_held);
+                        }
                     }
                 }
                 _ => {}
@@ -199,6 +215,19 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
                 if let LinkItem::Vl15 { .. } = it {
                     e.vl15_queued -= 1;
                 }
+                // The item's fate, from the probabilities as it starts (the RTL run
+                // decides at its first word).
+                e.tx_fate = Some(match it {
+                    LinkItem::Fcp(b) => draws.fcp(side, [b[0], b[1], b[2], b[3]], pf, pb),
+                    LinkItem::Data { vl, pkt_len } => {
+                        let (g, k) = e.tx_keys[vl as usize].pop_front().expect("a queued packet started");
+                        draws.data(side, g, k, pd, pb, (pkt_len as u64 * 4 + 2) * 8)
+                    }
+                    LinkItem::Vl15 { pkt_len } => {
+                        let (g, k) = e.tx_keys[15].pop_front().expect("a queued VL15 packet started");
+                        draws.data(side, g, k, pd, pb, (pkt_len as u64 * 4 + 2) * 8)
+                    }
+                });
             }
             if let Some(g) = out.grant {
                 if measuring {
@@ -207,40 +236,37 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
             }
             if measuring && (e.port.busy() || out.tx.is_some()) {
                 m.busy_clocks[side] += 1;
+                bump(&mut m.busy_bins[side], c);
                 if e.tx_is_fcp {
                     m.fcp_clocks[side] += 1;
                 } else {
                     m.data_clocks[side] += 1;
                 }
             }
-            // The channel, per item.
-            let item = out.tx.and_then(|it| match it {
-                LinkItem::Fcp(mut b) => {
-                    if pf > 0.0 && rng.gen_bool(pf) {
-                        None
-                    } else {
-                        if pb > 0.0 && rng.gen_bool(pb) {
-                            let bit = rng.gen_range(0..48);
-                            b[bit / 8] ^= 1 << (bit % 8);
-                        }
+            // The channel, per item: the fate decided as it started.
+            let item = out.tx.and_then(|it| {
+                let (fate, bit) = e.tx_fate.take().expect("a finished item started");
+                match (it, fate) {
+                    (_, Fate::Delivered) => Some(it),
+                    (LinkItem::Fcp(_), Fate::Lost) => None,
+                    (LinkItem::Fcp(mut b), Fate::Flipped) => {
+                        b[bit as usize / 8] ^= 1 << (bit % 8);
                         Some(LinkItem::Fcp(b))
                     }
-                }
-                other => {
-                    if pd > 0.0 && rng.gen_bool(pd) {
+                    (_, Fate::Lost) => {
                         m.wire_loss[side] += 1;
                         None
-                    } else if pb > 0.0 && rng.gen_bool(pb) {
+                    }
+                    (_, Fate::Flipped) => {
                         m.corrupt[side] += 1;
                         None
-                    } else {
-                        Some(other)
                     }
                 }
             });
             wires[side].push_back(item);
             if let Some(r) = out.resync {
-                tripped = Some((side, r));
+                // Both ends tripping in one clock is one retrain: keep port A's reason.
+                tripped = tripped.or(Some((side, r)));
             }
         }
         let forced = traffic && s.resyncs.contains(&(c + 1));
@@ -254,6 +280,7 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
                 }
                 e.vl15_held = 0;
                 e.pacer.reset();
+                e.tx_fate = None;
             }
             for w in &mut wires {
                 for x in w.iter_mut() {

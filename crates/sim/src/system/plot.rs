@@ -8,16 +8,21 @@
 //!   averaged over each timeline window ([`Sample::delivered_bytes`] divided by the
 //!   window's clocks), one line per VL, and a dashed black line for all VLs together;
 //!   when the link's width is known, a grey dashed line marks it (W bytes a clock);
-//! - **occupancy**: the receive buffer of each VL at the end of each window, in
-//!   64-byte blocks ([`Sample::occupancy_blocks`]).
+//! - **occupancy**: the receive buffer of each VL in 64-byte blocks (VL15: packets),
+//!   per window its largest value over the window's clocks as a solid line
+//!   ([`Sample::occupancy_max`]) and its mean over them as a dashed line of the same
+//!   colour ([`Sample::occupancy_mean`]). A buffer that fills and drains within a window
+//!   shows as a peak of the solid line over a low dashed one; a value at the window's
+//!   end alone would mostly read 0 under a draining receiver.
 //!
 //! A point sits at the end of its window (`x` = [`Sample::clock`]). The first window
 //! starts at clock 0. Axes have ticks at 1, 2 or 5 × 10ⁿ with their values as labels
 //! (k = 10³, M = 10⁶), and a legend gives one colour per VL (VL15 last).
 //!
 //! Every series is a `<polyline class="series vlN" data-vl="N" data-dir="AtoB|BtoA"
-//! data-panel="throughput|occupancy">` (`data-vl="all"` for the total) in pixel
-//! coordinates; a series longer than [`MAX_POINTS`] is thinned by keeping each
+//! data-panel="throughput|occupancy" data-stat="mean|max">` (`data-vl="all"` for the
+//! total; throughput is a window mean, occupancy has one `max` and one `mean` line per
+//! VL, the `mean` one with class `mean` too) in pixel coordinates; a series longer than [`MAX_POINTS`] is thinned by keeping each
 //! bucket's smallest and largest value, so peaks and troughs survive.
 
 use super::{Direction, Sample};
@@ -107,18 +112,30 @@ pub fn throughput_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Ve
     out
 }
 
-/// Occupancy in blocks per VL at each sample.
+/// Each window's largest occupancy in blocks per VL.
 pub fn occupancy_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Vec<(f64, f64)>> {
     (0..n)
         .map(|vl| {
             samples
                 .iter()
                 .map(|s| {
-                    let o = s.occupancy_blocks[dir as usize]
-                        .get(vl)
-                        .copied()
-                        .unwrap_or(0);
+                    let o = s.occupancy_max[dir as usize].get(vl).copied().unwrap_or(0);
                     (s.clock as f64, o as f64)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Each window's mean occupancy in blocks per VL.
+pub fn occupancy_mean_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Vec<(f64, f64)>> {
+    (0..n)
+        .map(|vl| {
+            samples
+                .iter()
+                .map(|s| {
+                    let o = s.occupancy_mean[dir as usize].get(vl).copied().unwrap_or(0.0);
+                    (s.clock as f64, o)
                 })
                 .collect()
         })
@@ -226,6 +243,10 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
         .iter()
         .map(|&d| occupancy_series(samples, d, n))
         .collect();
+    let occ_mean: Vec<_> = dirs
+        .iter()
+        .map(|&d| occupancy_mean_series(samples, d, n))
+        .collect();
     // One y scale per row, shared by the directions so they compare at a glance.
     let peak = |rows: &[Vec<Vec<(f64, f64)>>], total: bool| {
         let mut m = 0f64;
@@ -240,11 +261,13 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
         m
     };
     let tput_peak = peak(&tput, true).max(opts.link_bytes_per_clock.unwrap_or(0) as f64);
-    let occ_peak = peak(&occ, false);
+    // The maxima bound the means.
+    let occ_peak = peak(&occ, false).max(peak(&occ_mean, false));
 
     let width = LEFT + (W + LEFT + RIGHT) * dirs.len() as f64 - LEFT + RIGHT;
     let legend_y = TOP + 2.0 * H + 2.0 * GAP - 10.0;
-    let height = legend_y + 30.0;
+    // Two legend rows: the VLs' colours, then the occupancy panels' two line styles.
+    let height = legend_y + 50.0;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -258,6 +281,8 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
     s.push_str("  .series { fill: none; stroke-width: 1.5; }\n");
     s.push_str("  .total { stroke: #000; stroke-dasharray: 6 3; }\n");
     s.push_str("  .capacity { stroke: #999; stroke-dasharray: 2 3; }\n");
+    s.push_str("  .mean { stroke-dasharray: 4 3; stroke-width: 1.2; }\n");
+    s.push_str("  .key { stroke: #555; }\n");
     for vl in 0..n {
         let v = vl_of_index(opts.vl_cap, vl);
         let _ = writeln!(s, "  .vl{v} {{ stroke: {}; }}", VL_COLOURS[v]);
@@ -353,7 +378,7 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
             let ylabel = if row == 0 {
                 row_label.clone()
             } else {
-                "receive buffer, 64-byte blocks (end of window)".to_string()
+                "receive buffer, 64-byte blocks: window maximum (solid), mean (dashed)".to_string()
             };
             let _ = writeln!(
                 s,
@@ -374,26 +399,15 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
             }
             for (i, pts) in series.iter().enumerate() {
                 let vl = vl_of_index(opts.vl_cap, i);
-                polyline(
-                    &mut s,
-                    &f,
-                    pts,
-                    &format!("vl{vl}"),
-                    &vl.to_string(),
-                    &dname,
-                    panel,
-                );
+                let stat = if row == 0 { "mean" } else { "max" };
+                polyline(&mut s, &f, pts, &format!("vl{vl}"), &vl.to_string(), &dname, panel, stat);
+                if row == 1 {
+                    let mean = &occ_mean[col][i];
+                    polyline(&mut s, &f, mean, &format!("vl{vl} mean"), &vl.to_string(), &dname, panel, "mean");
+                }
             }
             if row == 0 {
-                polyline(
-                    &mut s,
-                    &f,
-                    &sum_series(series),
-                    "total",
-                    "all",
-                    &dname,
-                    panel,
-                );
+                polyline(&mut s, &f, &sum_series(series), "total", "all", &dname, panel, "mean");
             }
             s.push_str("</g>\n");
         }
@@ -419,6 +433,18 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
         lx + 22.0,
         legend_y + 4.0
     );
+    // The occupancy panels' two line styles.
+    let (mut lx, ly) = (LEFT, legend_y + 20.0);
+    for (class, name) in [("series key", "receive buffer: window maximum"), ("series key mean", "window mean")] {
+        let _ = writeln!(
+            s,
+            r#"  <line class="{class}" x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}"/><text x="{:.1}" y="{:.1}">{name}</text>"#,
+            lx + 18.0,
+            lx + 22.0,
+            ly + 4.0
+        );
+        lx += 230.0;
+    }
     s.push_str("</g>\n</svg>\n");
     s
 }
@@ -433,6 +459,7 @@ fn sum_series(series: &[Vec<(f64, f64)>]) -> Vec<(f64, f64)> {
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn polyline(
     s: &mut String,
     f: &Frame,
@@ -441,10 +468,11 @@ fn polyline(
     vl: &str,
     dir: &str,
     panel: &str,
+    stat: &str,
 ) {
     let _ = write!(
         s,
-        r#"  <polyline class="series {class}" data-vl="{vl}" data-dir="{dir}" data-panel="{panel}" points=""#
+        r#"  <polyline class="series {class}" data-vl="{vl}" data-dir="{dir}" data-panel="{panel}" data-stat="{stat}" points=""#
     );
     for (k, &(x, y)) in thin(pts).iter().enumerate() {
         let sep = if k == 0 { "" } else { " " };

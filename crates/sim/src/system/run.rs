@@ -20,7 +20,8 @@
 //!   from the port's output) with the sender's FCTBS whenever nothing of that VL is in
 //!   flight.
 
-use super::channel::{draw_fate, Channel, LinkWord};
+use super::channel::{Channel, LinkWord};
+use super::faults::FaultDraws;
 use super::model_run::{run_model, ModelSummary};
 use super::scenario::Scenario;
 use super::traffic::{generators, DrainPacer, Generator};
@@ -34,8 +35,6 @@ use iblink_model::fcp::Fcp;
 use iblink_model::iba::{self, PacketFields, Transport};
 use iblink_rtl::link::{LINK_ACTIVE, LINK_ARM, LINK_INIT};
 use iblink_rtl::link_port::{LinkPortIn, LinkPortOut, PortParams, COUNTERS};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
@@ -65,6 +64,9 @@ pub struct RunOpts {
     pub record_wire: bool,
     /// Trace both ports to `<dir>/port_a.vcd` and `<dir>/port_b.vcd`.
     pub vcd_dir: Option<PathBuf>,
+    /// Only clocks `from..to` (`to` excluded) of the waveforms: recording starts at the
+    /// first, with every signal's value then, and stops before the second.
+    pub vcd_window: Option<(u64, u64)>,
     /// Replace the scenario's cycle count.
     pub cycles: Option<u64>,
     /// After the traffic phase: clocks at most with no new packets and no faults, until
@@ -84,6 +86,7 @@ impl Default for RunOpts {
             backend: Backend::Rtl,
             record_wire: false,
             vcd_dir: None,
+            vcd_window: None,
             cycles: None,
             flush_clocks: 300_000,
             eligible_grace: ELIGIBLE_GRACE,
@@ -123,6 +126,10 @@ pub struct DirReport {
     pub window_clocks: u64,
     /// Clocks with a word on the wire / a data (or VL15) word / an FCP word.
     pub busy_clocks: u64,
+    /// Per [`BUSY_BIN`] clocks from clock 0: clocks measured and busy clocks in it (to
+    /// compare stretches of the run with the reference model's).
+    pub measured_bins: Vec<u32>,
+    pub busy_bins: Vec<u32>,
     pub data_clocks: u64,
     pub fcp_clocks: u64,
     /// Clocks in LinkActive with no word sent while a data VL was eligible (for at least
@@ -200,6 +207,9 @@ pub struct ResyncEvent {
     /// The port whose failsafe asked (0 = A, 1 = B), with `resync_reason` and
     /// `resync_vl`; `None`: forced by the scenario.
     pub by: Option<(usize, u8, u8)>,
+    /// Port B, when both ports asked in the same clock (`by` is then port A): one
+    /// retrain.
+    pub also: Option<(usize, u8, u8)>,
 }
 
 /// Everything a run measured.
@@ -229,6 +239,10 @@ pub struct RunReport {
     pub wire: Vec<WireRecord>,
     pub model: Option<ModelSummary>,
     pub wall_seconds: f64,
+    /// The clocks the waveforms cover: the first and the last recorded (`None`: none).
+    pub vcd_clocks: Option<(u64, u64)>,
+    /// A waveform file that could not be written when its window opened.
+    pub vcd_error: Option<String>,
 }
 
 impl RunReport {
@@ -314,6 +328,8 @@ enum St {
 struct Pkt {
     vl: u8,
     pkt_len: u16,
+    /// (generator, number in its sequence): the key of its fault draws.
+    key: (usize, u64),
     /// LRH .. ICRC (the port appends the VCRC).
     bytes: Vec<u8>,
     state: St,
@@ -388,6 +404,11 @@ struct Dir {
     first_good: [Option<u64>; 16],
     /// Bytes committed per VL since the last timeline sample.
     window_bytes: [u64; 16],
+    /// The receiver's occupancy per VL over the clocks since the last timeline sample:
+    /// the largest, the sum and the clocks summed.
+    window_occ_max: [u32; 16],
+    window_occ_sum: [u64; 16],
+    window_occ_clocks: u64,
 }
 
 /// Two ports, two channels, their users: one clock at a time.
@@ -400,7 +421,7 @@ pub struct SystemRun {
     chans: [Channel; 2],
     dirs: [Dir; 2],
     gens: Vec<Generator>,
-    rng: ChaCha8Rng,
+    draws: FaultDraws,
     pub clock: u64,
     cycles: u64,
     /// Clocks left in LinkInitialize / LinkArm.
@@ -417,6 +438,12 @@ pub struct SystemRun {
     recovered: [Option<u64>; 2],
     timeline: Vec<Sample>,
     wire: Vec<WireRecord>,
+    /// Both ports' waveform files, whether they are being written now, and the first and
+    /// last clock written.
+    vcd_paths: Option<[PathBuf; 2]>,
+    vcd_on: bool,
+    vcd_clocks: Option<(u64, u64)>,
+    vcd_error: Option<String>,
 }
 
 fn dir_of(side: usize) -> Direction {
@@ -425,6 +452,18 @@ fn dir_of(side: usize) -> Direction {
     } else {
         Direction::BtoA
     }
+}
+
+/// Clocks per bin of [`DirReport::busy_bins`].
+pub const BUSY_BIN: u64 = 1000;
+
+/// Count `clock` in its [`BUSY_BIN`] bin.
+pub(crate) fn bump(bins: &mut Vec<u32>, clock: u64) {
+    let i = (clock / BUSY_BIN) as usize;
+    if bins.len() <= i {
+        bins.resize(i + 1, 0);
+    }
+    bins[i] += 1;
 }
 
 /// PSN of a received data packet (BTH bytes 9-11 after the 8-byte LRH).
@@ -438,8 +477,15 @@ impl SystemRun {
         let params = port_params(&s.port).map_err(|e| SimBuildError::Variant(e.to_string()))?;
         let vcd = |n: &str| opts.vcd_dir.as_ref().map(|d| d.join(n));
         // The port lockstep checks the stepper's schedule; a system run steps at full speed.
-        let a = link_port_sim_with(&params, opts.backend, vcd("port_a.vcd").as_deref(), false)?;
-        let b = link_port_sim_with(&params, opts.backend, vcd("port_b.vcd").as_deref(), false)?;
+        let mut a = link_port_sim_with(&params, opts.backend, vcd("port_a.vcd").as_deref(), false)?;
+        let mut b = link_port_sim_with(&params, opts.backend, vcd("port_b.vcd").as_deref(), false)?;
+        // Built tracing (Verilator needs a traced build); a window that opens later
+        // starts the files again then.
+        let vcd_on = opts.vcd_dir.is_some() && opts.vcd_window.is_none_or(|(from, _)| from == 0);
+        if opts.vcd_dir.is_some() && !vcd_on {
+            a.stop_vcd();
+            b.stop_vcd();
+        }
         let wb = params.width / 8;
         let vls = params.vl_cap;
         let mut arbitrated = 0u16;
@@ -460,6 +506,9 @@ impl SystemRun {
             },
             first_good: [None; 16],
             window_bytes: [0; 16],
+            window_occ_max: [0; 16],
+            window_occ_sum: [0; 16],
+            window_occ_clocks: 0,
         };
         Ok(Self {
             params,
@@ -472,7 +521,7 @@ impl SystemRun {
             ],
             dirs: [dir(0), dir(1)],
             gens: generators(s),
-            rng: ChaCha8Rng::seed_from_u64(s.seed ^ 0xc4a2_17e5),
+            draws: FaultDraws::new(s.seed),
             clock: 0,
             cycles: opts.cycles.unwrap_or(s.cycles),
             init_left: s.activate_after,
@@ -487,6 +536,10 @@ impl SystemRun {
             recovered: [None; 2],
             timeline: vec![],
             wire: vec![],
+            vcd_paths: opts.vcd_dir.as_ref().map(|d| [d.join("port_a.vcd"), d.join("port_b.vcd")]),
+            vcd_on,
+            vcd_clocks: None,
+            vcd_error: None,
             scenario: s.clone(),
         })
     }
@@ -546,6 +599,7 @@ impl SystemRun {
                 Pkt {
                     vl: g.vl,
                     pkt_len,
+                    key: (g.index, g.made - 1),
                     bytes,
                     state: St::Queued,
                 },
@@ -602,9 +656,33 @@ impl SystemRun {
         i
     }
 
+    /// Open or close the waveform window at this clock.
+    fn vcd_window(&mut self, c: u64) {
+        let (Some(paths), Some((from, to))) = (&self.vcd_paths, self.opts.vcd_window) else { return };
+        if c == to && self.vcd_on {
+            for u in &mut self.sides {
+                u.sim.stop_vcd();
+            }
+            self.vcd_on = false;
+        }
+        if c == from && c < to && !self.vcd_on && self.vcd_error.is_none() {
+            for (u, p) in self.sides.iter_mut().zip(paths) {
+                if let Err(e) = u.sim.start_vcd(p) {
+                    self.vcd_error = Some(format!("{}: {e}", p.display()));
+                }
+            }
+            self.vcd_on = self.vcd_error.is_none();
+        }
+    }
+
     /// One clock of the whole system; returns both ports' outputs.
     pub fn step(&mut self) -> (LinkPortOut, LinkPortOut) {
         let c = self.clock;
+        self.vcd_window(c);
+        if self.vcd_on {
+            let first = self.vcd_clocks.map_or(c, |x| x.0);
+            self.vcd_clocks = Some((first, c));
+        }
         let traffic = c < self.cycles;
         let reset = std::mem::take(&mut self.retrain_next);
         if reset {
@@ -647,24 +725,41 @@ impl SystemRun {
                 }
             }
         }
+        if traffic {
+            // The timeline's occupancy: every clock of the window, after this clock's
+            // commits and drains.
+            for s in 0..2 {
+                let d = &mut self.dirs[1 - s];
+                d.window_occ_clocks += 1;
+                for v in 0..16 {
+                    let o = self.sides[s].occ[v];
+                    d.window_occ_max[v] = d.window_occ_max[v].max(o);
+                    d.window_occ_sum[v] += o as u64;
+                }
+            }
+        }
         if traffic && (c + 1) % self.scenario.sample_every == 0 {
             self.sample();
         }
 
         // The link around the ports: a failsafe request or a forced retrain resets both
         // ends at the next clock.
-        for s in 0..2 {
-            if outs[s].resync_req && !reset {
-                self.resyncs.push(ResyncEvent {
-                    clock: c + 1,
-                    by: Some((s, outs[s].resync_reason, outs[s].resync_vl)),
-                });
-                self.retrain_next = true;
-            }
+        // Both ports asking in one clock is one retrain.
+        let asked: Vec<(usize, u8, u8)> = (0..2)
+            .filter(|&s| outs[s].resync_req && !reset)
+            .map(|s| (s, outs[s].resync_reason, outs[s].resync_vl))
+            .collect();
+        if let Some(&first) = asked.first() {
+            self.resyncs.push(ResyncEvent {
+                clock: c + 1,
+                by: Some(first),
+                also: asked.get(1).copied(),
+            });
+            self.retrain_next = true;
         }
         if traffic && self.scenario.resyncs.contains(&(c + 1)) {
             if !self.retrain_next {
-                self.resyncs.push(ResyncEvent { clock: c + 1, by: None });
+                self.resyncs.push(ResyncEvent { clock: c + 1, by: None, also: None });
             }
             self.retrain_next = true;
             self.fault(c + 1);
@@ -736,10 +831,12 @@ impl SystemRun {
         let w = LinkWord::from_tx(o);
         if measuring {
             d.rep.window_clocks += 1;
+            bump(&mut d.rep.measured_bins, c);
         }
         if let Some(w) = w {
             if measuring {
                 d.rep.busy_clocks += 1;
+                bump(&mut d.rep.busy_bins, c);
                 if w.link {
                     d.rep.fcp_clocks += 1;
                 } else {
@@ -749,16 +846,20 @@ impl SystemRun {
         }
         let (pf, pd, pb) = if c < self.cycles { self.scenario.probabilities(c) } else { (0.0, 0.0, 0.0) };
         let mut started: Option<(bool, Fate)> = None;
-        let rng = &mut self.rng;
-        let rec = self.chans[s].push(c, w, |link| {
-            let (f, bit) = if link {
-                draw_fate(rng, pf, pb, 48)
+        let draws = &mut self.draws;
+        let rec = self.chans[s].push(c, w, |w| {
+            let (f, bit) = if w.link {
+                // An FCP's first word holds its header (bytes 0-3) at either width.
+                let h = w.data.to_le_bytes();
+                draws.fcp(s, [h[0], h[1], h[2], h[3]], pf, pb)
             } else {
                 let psn = u.sent_fifo.front().copied();
-                let bits = psn.and_then(|p| d.ledger.get(&p)).map_or(0, |p| (p.pkt_len as u64 * 4 + 2) * 8);
-                draw_fate(rng, pd, pb, bits)
+                match psn.and_then(|p| d.ledger.get(&p)) {
+                    Some(p) => draws.data(s, p.key.0, p.key.1, pd, pb, (p.pkt_len as u64 * 4 + 2) * 8),
+                    None => (Fate::Delivered, 0),
+                }
             };
-            started = Some((link, f));
+            started = Some((w.link, f));
             (f, bit)
         });
         if let Some((link, fate)) = started {
@@ -1071,11 +1172,16 @@ impl SystemRun {
             ..Default::default()
         };
         for dsend in 0..2 {
-            let rcv = 1 - dsend;
             let idx = |v: usize| if v == n { 15 } else { v };
-            sm.delivered_bytes[dsend] = (0..=n).map(|v| self.dirs[dsend].window_bytes[idx(v)]).collect();
-            sm.occupancy_blocks[dsend] = (0..=n).map(|v| self.sides[rcv].occ[idx(v)]).collect();
-            self.dirs[dsend].window_bytes = [0; 16];
+            let d = &mut self.dirs[dsend];
+            sm.delivered_bytes[dsend] = (0..=n).map(|v| d.window_bytes[idx(v)]).collect();
+            let clocks = d.window_occ_clocks.max(1) as f64;
+            sm.occupancy_max[dsend] = (0..=n).map(|v| d.window_occ_max[idx(v)]).collect();
+            sm.occupancy_mean[dsend] = (0..=n).map(|v| d.window_occ_sum[idx(v)] as f64 / clocks).collect();
+            d.window_bytes = [0; 16];
+            d.window_occ_max = [0; 16];
+            d.window_occ_sum = [0; 16];
+            d.window_occ_clocks = 0;
         }
         self.timeline.push(sm);
     }
@@ -1127,6 +1233,8 @@ impl SystemRun {
             last_fault: self.last_fault,
             timeline: self.timeline.clone(),
             wire: self.wire.clone(),
+            vcd_clocks: self.vcd_clocks,
+            vcd_error: self.vcd_error.clone(),
             ..Default::default()
         };
         for (k, rep) in [&mut r.a_to_b, &mut r.b_to_a].into_iter().enumerate() {

@@ -14,6 +14,11 @@ pub struct Generator {
     pub vl: u8,
     /// 0: port A transmits.
     pub side: usize,
+    /// Its place in [`generators`]' list: with [`Self::made`], a packet's identity
+    /// across runs of the scenario.
+    pub index: usize,
+    /// Packets handed out so far (the next one is number `made`).
+    pub made: u64,
     spec: TrafficSpec,
     rng: ChaCha8Rng,
     list_at: usize,
@@ -28,11 +33,13 @@ pub fn wire_bytes(pkt_len: u16) -> u64 {
 }
 
 impl Generator {
-    fn new(spec: &TrafficSpec, vl: u8, side: usize, seed: u64) -> Self {
+    fn new(spec: &TrafficSpec, vl: u8, side: usize, index: usize, seed: u64) -> Self {
         let mut g = Self {
             sl: spec.sl,
             vl,
             side,
+            index,
+            made: 0,
             spec: spec.clone(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             list_at: 0,
@@ -73,6 +80,7 @@ impl Generator {
         }
         let n = self.next;
         self.next = self.draw();
+        self.made += 1;
         Some(n)
     }
 }
@@ -85,7 +93,8 @@ pub fn generators(s: &Scenario) -> Vec<Generator> {
         for side in [0, 1] {
             if t.direction.has(side) {
                 let seed = s.seed.wrapping_mul(0x9e37_79b9).wrapping_add((i as u64) << 1 | side as u64);
-                out.push(Generator::new(t, s.vl_of(t.sl), side, seed));
+                let index = out.len();
+                out.push(Generator::new(t, s.vl_of(t.sl), side, index, seed));
             }
         }
     }
