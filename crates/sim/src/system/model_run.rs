@@ -2,9 +2,10 @@
 //! scenario's latency (items, not words: an item reaches the peer `latency` clocks after
 //! its last byte left), the same generators (same sizes in the same order), the same
 //! drain pacing, the same faults (an item's fate is keyed by what the item is, as in the
-//! RTL run: [`super::faults`]), and the same link state machine (a failsafe trip at either end, or a forced retrain, resets both ends, then
-//! LinkInitialize, LinkArm, LinkActive). The model is item-level, so a run is compared
-//! with the RTL run by its invariants and measurements, never clock by clock.
+//! RTL run: [`super::faults`]), and the same link state machine (a failsafe trip at
+//! either end, or a forced retrain, resets both ends, then LinkInitialize, LinkArm,
+//! LinkActive). The model is item-level, so a run is compared with the RTL run by its
+//! invariants and measurements ([`super::compare`]), never clock by clock.
 
 use super::faults::FaultDraws;
 use super::run::bump;
