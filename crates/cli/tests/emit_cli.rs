@@ -248,6 +248,12 @@ fn emit_config_accepts_skipped_table_entries_with_a_warning() {
     }
     let text = std::fs::read_to_string(out.join("iblink_link_port_vl2_w32.v")).unwrap();
     assert!(text.contains("// config: high = [[15,10],[0,8]]"));
-    assert!(text.contains("ld_low = 1'b0; ld_index = 6'd0; ld_vl = 4'd15; ld_weight = 8'd10;"));
-    assert!(text.contains("ld_low = 1'b1; ld_index = 6'd1; ld_vl = 4'd7; ld_weight = 8'd5;"));
+    // The loader writes the entries as given (the arbiter skips them): LOAD_TABLE entry k
+    // at bits [19k+18:19k] = {low, index[5:0], VL[3:0], weight[7:0]}.
+    assert!(text.contains(".LOAD_LEN(5)"), "five entries");
+    let hex = text.split(".LOAD_TABLE(2432'h").nth(1).unwrap().split(')').next().unwrap();
+    let bits = u128::from_str_radix(hex, 16).unwrap();
+    let entry = |k: u32| (bits >> (19 * k)) & 0x7ffff;
+    assert_eq!(entry(0), 15 << 8 | 10, "high[0]: VL15, weight 10");
+    assert_eq!(entry(3), 1 << 18 | 1 << 12 | 7 << 8 | 5, "low[1]: VL7, weight 5");
 }
