@@ -305,7 +305,7 @@ fn blocks(p: &PortParams) -> Result<Vec<(&'static str, Variant)>, RequestError> 
         ("fcprx", catalog::fcp_rx_variant(n, w)?),
         ("lrx", catalog::link_rx_variant(n, w)?),
         ("rxc", rx_credits(n, p.buffer_blocks)?),
-        ("vl15rx", catalog::vl15_rx_variant(p.vl15_packets)?),
+        ("vl15rx", vl15_rx(p.vl15_packets)?),
         ("fs", catalog::failsafe_variant(n)?),
     ])
 }
@@ -319,6 +319,17 @@ fn rx_credits(n: usize, cap: u16) -> Result<Variant, RequestError> {
     let cfg = vec![("vl_cap".to_string(), n.to_string()), ("buffer_blocks".to_string(), cap.to_string())];
     crate::with_rx_credits!((n, crate::rx_credits::DEFAULT_CAPACITY), |T| Ok(Variant::rendered(&mut T::with_capacity(cap), &name, "rx_credits", cfg)?),
         _ => Err(RequestError::UnsupportedVlCap(n)))
+}
+
+/// The VL15 buffer at any size (1..=255 packets).
+fn vl15_rx(cap: usize) -> Result<Variant, RequestError> {
+    if let Ok(v) = catalog::vl15_rx_variant(cap) {
+        return Ok(v);
+    }
+    let name = catalog::vl15_rx_module_name(cap);
+    let cfg = vec![("capacity_packets".to_string(), cap.to_string())];
+    crate::with_vl15_rx!(1, |T| Ok(Variant::rendered(&mut T::with_capacity(cap), &name, "vl15_rx", cfg)?),
+        _ => Err(RequestError::UnsupportedVl15Capacity(cap)))
 }
 
 /// The top's header: what made it, the configuration, and every port.
