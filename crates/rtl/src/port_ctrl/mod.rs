@@ -71,21 +71,17 @@ pub struct PortCtrlParams {
 impl PortCtrlParams {
     /// `(parameter, value)` for an instance.
     pub fn verilog_params(&self) -> Vec<(String, String)> {
+        let entries: Vec<u64> = self
+            .load
+            .iter()
+            .map(|&(low, i, v, w)| (low as u64) << 18 | ((i as u64) & 0x3f) << 12 | ((v as u64) & 0xf) << 8 | w as u64)
+            .collect();
         let mut words = [0u64; LOAD_MAX * 19 / 64 + 1];
-        for (k, &(low, i, v, w)) in self.load.iter().enumerate() {
-            let e = (low as u64) << 18 | ((i as u64) & 0x3f) << 12 | ((v as u64) & 0xf) << 8 | w as u64;
-            let bit = 19 * k;
-            words[bit / 64] |= e << (bit % 64);
-            if bit % 64 + 19 > 64 {
-                words[bit / 64 + 1] |= e >> (64 - bit % 64);
-            }
-        }
-        let mut hex = String::new();
-        let nibbles = 19 * LOAD_MAX / 4;
-        for n in (0..nibbles).rev() {
-            let d = (words[n * 4 / 64] >> (n * 4 % 64)) & 0xf;
-            hex.push(char::from_digit(d as u32, 16).unwrap());
-        }
+        crate::bits::pack_fields(&entries, 19, &mut words);
+        let hex: String = (0..19 * LOAD_MAX / 4)
+            .rev()
+            .map(|n| char::from_digit(crate::bits::field(&words, n, 4) as u32, 16).unwrap())
+            .collect();
         let hex = hex.trim_start_matches('0');
         vec![
             ("VLS".into(), self.vls.to_string()),
@@ -312,7 +308,7 @@ impl Twin for PortCtrlTwin {
         };
         let mut head_blocks = [0u8; MAX_VLS];
         for (v, h) in head_blocks.iter_mut().enumerate().take(self.p.vls) {
-            *h = ((((i.txq_len[v] & 0x7ff) + 13) & 0x7ff) >> 4) as u8;
+            *h = crate::link_port::np_of(i.txq_len[v] & 0x7ff) as u8;
         }
         let take = i.take;
         let g = |x: u64| if take { x } else { 0 };
