@@ -8,5 +8,5 @@ iblink_link_tx_w32.v
 iblink_fcp_rx_vl4_w32.v
 iblink_link_rx_vl4_w32.v
 iblink_rx_credits_vl4.v
-iblink_vl15_rx_cap1.v
+iblink_vl15_rx.v
 iblink_failsafe_vl4.v

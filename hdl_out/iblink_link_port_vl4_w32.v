@@ -497,7 +497,7 @@ iblink_rx_credits_vl4 rxc (
     .overruns(rxc_overruns)
 );
 
-iblink_vl15_rx_cap1 vl15rx (
+iblink_vl15_rx #(.CAPACITY(1)) vl15rx (
     .clock(clock),
     .reset(ctl_port_reset),
     .accept(lrx_vl15_accept),

@@ -45,15 +45,12 @@ pub fn crc16_module_name(width: usize) -> String {
     format!("iblink_crc16_w{width}")
 }
 
-/// Render one CRC unit.
+/// The CRC unit at `width` bits a clock (SPEC.md §3).
 pub fn crc16_variant(width: usize) -> Result<Variant, RequestError> {
-    let name = crc16_module_name(width);
-    let cfg = vec![
-        ("data_width".to_string(), width.to_string()),
-        ("keep_width".to_string(), (width / 8).to_string()),
-    ];
-    crate::with_crc16!(width, |T| Ok(Variant::rendered(&mut T::default(), &name, "crc16", cfg)?),
-        _ => Err(RequestError::UnsupportedWidth(width)))
+    if !WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedWidth(width));
+    }
+    Ok(crate::crc16::variant(width))
 }
 
 /// Name of the pipelined dword CRC unit for a data width (32 bits only).
@@ -61,15 +58,12 @@ pub fn crc16_dword_module_name(width: usize) -> String {
     format!("iblink_crc16_dword_w{width}")
 }
 
-/// Render the pipelined dword CRC unit (SPEC.md §3; the link path's VCRC and LPCRC).
+/// The pipelined dword CRC unit (SPEC.md §3; the link path's VCRC and LPCRC).
 pub fn crc16_dword_variant(width: usize) -> Result<Variant, RequestError> {
-    let name = crc16_dword_module_name(width);
-    let cfg = vec![
-        ("data_width".to_string(), width.to_string()),
-        ("latency_last_to_crc".to_string(), crate::crc16_dword::LATENCY.to_string()),
-    ];
-    crate::with_crc16_dword!(width, |T| Ok(Variant::rendered(&mut T::default(), &name, "crc16_dword", cfg)?),
-        _ => Err(RequestError::UnsupportedDwordWidth(width)))
+    if width != crate::crc16_dword::WIDTH {
+        return Err(RequestError::UnsupportedDwordWidth(width));
+    }
+    Ok(crate::crc16_dword::variant())
 }
 
 /// Name of the TX credits module for VLCap `vls`.
@@ -339,12 +333,12 @@ pub fn sl2vl_module_name(vls: usize) -> String {
     format!("iblink_sl2vl_vl{vls}")
 }
 
-/// Render the SLtoVL table for VLCap `vls`.
+/// The SLtoVL table for VLCap `vls` (SPEC.md §7).
 pub fn sl2vl_variant(vls: usize) -> Result<Variant, RequestError> {
-    let name = sl2vl_module_name(vls);
-    let cfg = vec![("vl_cap".to_string(), vls.to_string())];
-    crate::with_sl2vl!(vls, |T| Ok(Variant::rendered(&mut T::default(), &name, "sl2vl", cfg)?),
-        _ => Err(RequestError::UnsupportedVlCap(vls)))
+    if !VL_CAPS.contains(&vls) {
+        return Err(RequestError::UnsupportedVlCap(vls));
+    }
+    Ok(crate::sl2vl::variant(vls))
 }
 
 /// VL15 buffer sizes generated: the IBA minimum (one packet, the default) and four.
@@ -355,12 +349,12 @@ pub fn vl15_rx_module_name(cap: usize) -> String {
     format!("iblink_vl15_rx_cap{cap}")
 }
 
-/// Render the VL15 receive buffer for `cap` packets.
+/// The VL15 receive buffer for `cap` packets (SPEC.md §4, §7).
 pub fn vl15_rx_variant(cap: usize) -> Result<Variant, RequestError> {
-    let name = vl15_rx_module_name(cap);
-    let cfg = vec![("capacity_packets".to_string(), cap.to_string())];
-    crate::with_vl15_rx!(cap, |T| Ok(Variant::rendered(&mut T::default(), &name, "vl15_rx", cfg)?),
-        _ => Err(RequestError::UnsupportedVl15Capacity(cap)))
+    if !VL15_CAPACITIES.contains(&cap) {
+        return Err(RequestError::UnsupportedVl15Capacity(cap));
+    }
+    Ok(crate::vl15_rx::variant(cap))
 }
 
 /// Name of the data-VL arbiter module for VLCap `vls`.

@@ -1,14 +1,15 @@
 //! The CRC-16 unit in all three back ends, its random stimulus, and a helper that
 //! runs one packet through any back end.
 //!
-//! RTL: [`iblink_rtl::crc16`]; reference: [`iblink_model::crc16`].
+//! RTL: [`iblink_rtl::crc16`] (the `rtl` back end is its twin, [`Crc16Twin`]); reference:
+//! [`iblink_model::crc16`].
 
 pub use crate::blocks::SimBuildError;
-use crate::blocks::rtl_box;
+use crate::blocks::twin_box;
 use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;
 use iblink_rtl::catalog::crc16_variant;
-use iblink_rtl::crc16::{Crc16In, Crc16Out};
+use iblink_rtl::crc16::{Crc16In, Crc16Out, Crc16Twin};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -101,7 +102,7 @@ pub fn crc16_sim(width_bits: usize, b: Backend, vcd: Option<&Path>) -> Result<Cr
     }
     match b {
         Backend::Model => Ok(Box::new(Crc16ModelSim::new(width_bits))),
-        _ => iblink_rtl::with_crc16!(width_bits, |T| rtl_box::<T>(b, || crc16_variant(width_bits), vcd),
+        _ => iblink_rtl::with_crc16!(width_bits, |T| twin_box::<_, T>(b, Crc16Twin::new(width_bits), || crc16_variant(width_bits), vcd),
             _ => Err(SimBuildError::Width(width_bits))),
     }
 }

@@ -1,15 +1,16 @@
 //! The pipelined dword CRC unit in all three back ends, and its random stimulus.
 //!
-//! RTL: [`iblink_rtl::crc16_dword`]; reference: [`iblink_model::crc16`] (the `crc`
-//! crate), wrapped in the unit's cycle contract by [`Crc16DwordModelSim`].
+//! RTL: [`iblink_rtl::crc16_dword`] (the `rtl` back end is its twin, [`Crc16DwordTwin`]);
+//! reference: [`iblink_model::crc16`] (the `crc` crate), wrapped in the unit's cycle
+//! contract by [`Crc16DwordModelSim`].
 
 use crate::blocks::crc16::Backend;
-use crate::blocks::{rtl_box, SimBuildError};
+use crate::blocks::{twin_box, SimBuildError};
 use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;
 use iblink_rtl::catalog::crc16_dword_variant;
 use iblink_rtl::crc16::Crc16Out;
-use iblink_rtl::crc16_dword::{Crc16DwordIn, WIDTH};
+use iblink_rtl::crc16_dword::{Crc16DwordIn, Crc16DwordTwin, WIDTH};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -99,7 +100,7 @@ pub type Crc16DwordSim = Box<dyn CycleSim<In = Crc16DwordIn, Out = Crc16Out>>;
 pub fn crc16_dword_sim(b: Backend, vcd: Option<&Path>) -> Result<Crc16DwordSim, SimBuildError> {
     match b {
         Backend::Model => Ok(Box::new(Crc16DwordModelSim::new())),
-        _ => iblink_rtl::with_crc16_dword!(WIDTH, |T| rtl_box::<T>(b, || crc16_dword_variant(WIDTH), vcd),
+        _ => iblink_rtl::with_crc16_dword!(WIDTH, |T| twin_box::<_, T>(b, Crc16DwordTwin::new(), || crc16_dword_variant(WIDTH), vcd),
             _ => Err(SimBuildError::Width(WIDTH))),
     }
 }

@@ -1,8 +1,9 @@
 //! SLtoVL table and VL15 receive buffer in every back end, with random stimulus.
-//! RTL: [`iblink_rtl::sl2vl`], [`iblink_rtl::vl15_rx`]; models:
+//! RTL: [`iblink_rtl::sl2vl`], [`iblink_rtl::vl15_rx`] (the `rtl` back end is their
+//! twins, [`SlToVlTwin`] and [`Vl15RxTwin`]); models:
 //! [`iblink_model::sl2vl`], [`iblink_model::vl15`].
 
-use crate::blocks::{rtl_box, Backend, SimBuildError};
+use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::sl2vl::{SlToVl, VlCap};
 use iblink_model::vl15::Vl15Buffer;
@@ -61,7 +62,7 @@ pub fn sl2vl_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<SlToVlSim
     }
     match b {
         Backend::Model => Ok(Box::new(SlToVlModelSim::new(vls))),
-        _ => iblink_rtl::with_sl2vl!(vls, |T| rtl_box::<T>(b, || sl2vl_variant(vls), vcd),
+        _ => iblink_rtl::with_sl2vl!(vls, |T| twin_box::<_, T>(b, SlToVlTwin::new(vls), || sl2vl_variant(vls), vcd),
             _ => Err(SimBuildError::VlCap(vls))),
     }
 }
@@ -156,7 +157,7 @@ pub fn vl15_rx_sim(cap: usize, b: Backend, vcd: Option<&Path>) -> Result<Vl15RxS
     match (b, cap) {
         (Backend::Model, c) if (1..=255).contains(&c) => Ok(Box::new(Vl15RxModelSim::new(c))),
         (Backend::Model, _) => Err(SimBuildError::Variant(format!("VL15 buffer of {cap} packets"))),
-        _ => iblink_rtl::with_vl15_rx!(cap, |T| rtl_box::<T>(b, || vl15_rx_variant(cap), vcd),
+        _ => iblink_rtl::with_vl15_rx!(cap, |T| twin_box::<_, T>(b, Vl15RxTwin::new(cap), || vl15_rx_variant(cap), vcd),
             _ => Err(SimBuildError::Variant(format!("VL15 buffer of {cap} packets")))),
     }
 }

@@ -1,13 +1,21 @@
 //! CRC-16 unit for the FCP's LPCRC and a data packet's VCRC (SPEC.md §3).
 //!
 //! Polynomial 0x100B, init 0xFFFF, reflected in and out, final XOR 0xFFFF, sent low
-//! byte first. Reference-model twin: `iblink_model::crc16` (the `crc` crate);
-//! lockstep back ends: `iblink_sim::blocks::crc16`; snapshot: `tests/snapshots`.
+//! byte first. In this folder: the Verilog module `iblink_crc16.v` (parameters
+//! `DATA_WIDTH`, `KEEP_WIDTH`), and here the generated equations modules
+//! `iblink_crc16_xor_w<W>` ([`xor_module_body`]), the Rust cycle twin [`Crc16Twin`], the
+//! rust-hdl block [`Crc16Unit`] (ports, emission) and the port binding. Reference model:
+//! `iblink_model::crc16` (the `crc` crate); lockstep of model, twin and Verilator:
+//! `crates/sim/tests/crc16_lockstep.rs` (stimulus: `iblink_sim::blocks::crc16`).
+//!
+//! The equations ([`Crc16Equations`], [`write_xor_assigns`]) and their tables
+//! ([`Crc16Tables`]) also serve the blocks that compute a CRC-16 on their own datapath
+//! (FCP RX/TX, link RX/TX).
 //!
 //! # Interface (one word of `W` bits a clock)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `reset` | in | synchronous: drops a packet in progress, clears `crc_valid` |
+//! | `reset` | in | synchronous: drops a packet in progress, clears `crc` and `crc_valid` |
 //! | `start` | in | with `valid`: this word begins a packet (the register restarts at 0xFFFF) |
 //! | `valid` | in | `data`/`keep` carry a word |
 //! | `last` | in | with `valid`: this word ends the packet |
@@ -20,15 +28,26 @@
 //! back-to-back packets need no idle cycle; `start` lets a stream begin a new packet
 //! without a `last` (the old one is abandoned).
 //!
+//! # Cycle contract
+//! - A word presented in clock `t` is absorbed at the end of clock `t`; for a `last`
+//!   word, `crc` shows the packet's CRC from clock `t + 1` until the next `last` word or
+//!   reset, and `crc_valid` is 1 during clock `t + 1` only (latency 1).
+//! - Registered: the LFSR register, `crc`, `crc_valid`; both outputs come from
+//!   registers only.
+//!
 //! # Why explicit XOR equations
 //! The next state after `n` bytes is a linear function of the 16 state bits and the
 //! `8n` data bits over GF(2). [`Crc16Equations`] derives it once, at generation time,
-//! by running the bit-serial reflected LFSR on symbols instead of bits; the Verilog
-//! then holds one flat XOR per state bit and byte count. This is smaller and far
+//! by running the bit-serial reflected LFSR on symbols instead of bits; the generated
+//! module then holds one flat XOR per state bit and byte count. This is smaller and far
 //! quicker to elaborate than unrolling an LFSR loop in HDL, and one clock covers a
-//! whole word (an FCP's four header bytes at 32 bits per clock).
+//! whole word (an FCP's four header bytes at 32 bits per clock). The equations are the
+//! only generated part: the register, the `keep` select and the control are written in
+//! `iblink_crc16.v`.
 
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
 
@@ -98,7 +117,7 @@ impl Crc16Equations {
 
 /// Byte-wise lookup tables of the same linear map, so the rust-hdl stepper evaluates
 /// exactly the equations the Verilog holds at a few loads a word.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Crc16Tables {
     /// `[n-1][input byte k][value]`: contribution of input byte k (k = 0, 1: state
     /// bytes; k >= 2: data lane k-2) to the state after `n` bytes.
@@ -153,7 +172,75 @@ pub fn keep_bytes(keep: u64) -> usize {
     64 - keep.leading_zeros() as usize
 }
 
-/// The CRC-16 unit, `W` data bits and `K = W / 8` byte enables per clock.
+/// The Rust cycle twin of `iblink_crc16` at `DATA_WIDTH` = `width_bits`: the register
+/// and the two output registers, the next state from byte-wise tables of the same
+/// equations the generated XOR module holds.
+#[derive(Clone, Debug)]
+pub struct Crc16Twin {
+    keep_mask: u8,
+    tables: Crc16Tables,
+    /// The LFSR register (reflected), INIT between packets.
+    state: u16,
+    crc: u16,
+    crc_valid: bool,
+}
+
+impl Crc16Twin {
+    pub fn new(width_bits: usize) -> Self {
+        assert!(WIDTHS.contains(&width_bits), "Crc16Twin: width {width_bits} is not 8, 16, 32 or 64");
+        let k = width_bits / 8;
+        Self {
+            keep_mask: mask(k) as u8,
+            tables: Crc16Tables::new(&Crc16Equations::derive(k), k),
+            state: INIT,
+            crc: 0,
+            crc_valid: false,
+        }
+    }
+    /// The LFSR register.
+    pub fn state(&self) -> u16 {
+        self.state
+    }
+}
+
+impl Twin for Crc16Twin {
+    type In = Crc16In;
+    type Out = Crc16Out;
+
+    #[inline]
+    fn eval(&self, _i: &Crc16In) -> Crc16Out {
+        Crc16Out {
+            crc: self.crc,
+            crc_valid: self.crc_valid,
+        }
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &Crc16In) {
+        if i.reset {
+            self.state = INIT;
+            self.crc = 0;
+            self.crc_valid = false;
+            return;
+        }
+        self.crc_valid = i.valid && i.last;
+        if i.valid {
+            let prev = if i.start { INIT } else { self.state };
+            let n = keep_bytes((i.keep & self.keep_mask) as u64);
+            // The tables read lanes 0..n only: data above the width is never seen.
+            let next = if n == 0 { prev } else { self.tables.next(n, prev, i.data) };
+            if i.last {
+                self.crc = next ^ XOROUT;
+                self.state = INIT;
+            } else {
+                self.state = next;
+            }
+        }
+    }
+}
+
+/// The CRC-16 unit for rust-hdl, `W` data bits and `K = W / 8` byte enables per clock:
+/// its ports, and its behaviour through the twin.
 #[derive(LogicBlock)]
 pub struct Crc16Unit<const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -165,18 +252,12 @@ pub struct Crc16Unit<const W: usize, const K: usize> {
     pub keep: Signal<In, Bits<K>>,
     pub crc: Signal<Out, Bits<16>>,
     pub crc_valid: Signal<Out, Bit>,
-    /// The LFSR register (reflected), INIT between packets.
-    state: Signal<Local, Bits<16>>,
-    /// Fixed data, not hardware.
-    tables: Opaque<Crc16Tables>,
+    twin: Opaque<Crc16Twin>,
 }
 
 impl<const W: usize, const K: usize> Default for Crc16Unit<W, K> {
     fn default() -> Self {
         assert!(W == 8 * K && WIDTHS.contains(&W), "Crc16Unit<{W}, {K}>: unsupported width");
-        let eq = Crc16Equations::derive(K);
-        let mut state = Signal::default();
-        state.next = (INIT as u64).into();
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -187,55 +268,47 @@ impl<const W: usize, const K: usize> Default for Crc16Unit<W, K> {
             keep: Default::default(),
             crc: Default::default(),
             crc_valid: Default::default(),
-            state,
-            tables: Opaque(Crc16Tables::new(&eq, K)),
+            twin: Opaque(Crc16Twin::new(W)),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Crc16Unit<W, K> {
+    /// The inputs as the twin takes them.
+    fn inputs(&self) -> Crc16In {
+        Crc16In {
+            reset: self.reset.val(),
+            start: self.start.val(),
+            valid: self.valid.val(),
+            last: self.last.val(),
+            data: self.data.val().to_u64(),
+            keep: self.keep.val().to_u64() as u8,
         }
     }
 }
 
 impl<const W: usize, const K: usize> Logic for Crc16Unit<W, K> {
     fn update(&mut self) {
-        if !self.clock.pos_edge() {
-            return;
+        let i = self.inputs();
+        if self.clock.pos_edge() {
+            self.twin.tick(&i);
         }
-        if self.reset.val() {
-            self.state.next = (INIT as u64).into();
-            self.crc.next = 0u64.into();
-            self.crc_valid.next = false;
-            return;
-        }
-        let valid = self.valid.val();
-        let last = self.last.val();
-        self.crc_valid.next = valid && last;
-        if valid {
-            let prev = if self.start.val() {
-                INIT
-            } else {
-                self.state.val().to_u64() as u16
-            };
-            let n = keep_bytes(self.keep.val().to_u64());
-            let next = if n == 0 {
-                prev
-            } else {
-                self.tables.next(n, prev, self.data.val().to_u64())
-            };
-            if last {
-                self.crc.next = ((next ^ XOROUT) as u64).into();
-                self.state.next = (INIT as u64).into();
-            } else {
-                self.state.next = (next as u64).into();
-            }
-        }
+        let o = self.twin.eval(&i);
+        self.crc.next = (o.crc as u64).into();
+        self.crc_valid.next = o.crc_valid;
     }
 
     fn connect(&mut self) {
         self.crc.connect();
         self.crc_valid.connect();
-        self.state.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(crc16_verilog_body(W, &Crc16Equations::derive(K)))
+        let mut cores = SOURCE.text.to_string();
+        for w in WIDTHS {
+            cores.push_str(&xor_module_body(w));
+        }
+        rust_hdl_wrapper(self, SOURCE.module, &params(W), &cores)
     }
 }
 
@@ -292,67 +365,94 @@ pub fn write_xor_assigns_masked(
     }
 }
 
-/// The module body: named wires for each byte count's equations, one mux on `keep`,
-/// one clocked block.
-pub fn crc16_verilog_body(width: usize, eq: &Crc16Equations) -> String {
+/// Name of the generated equations module for `width`-bit words.
+pub fn xor_module_name(width: usize) -> String {
+    format!("iblink_crc16_xor_w{width}")
+}
+
+/// The generated equations module for `width`-bit words: the register after 1 to
+/// `width / 8` bytes of a word, one flat XOR per state bit and byte count, written from
+/// [`Crc16Equations`] (a whole `module ... endmodule`).
+pub fn xor_module_body(width: usize) -> String {
     let k = width / 8;
+    let eq = Crc16Equations::derive(k);
+    let name = xor_module_name(width);
     let mut v = String::new();
     let _ = writeln!(
         v,
-        "// CRC-16 (SPEC.md 3): poly 0x100B, init 0xFFFF, reflected in/out, xorout 0xFFFF.\n\
-         // The register holds the reflected LFSR state; crc = ~state after the last word.\n\
-         initial begin\n   state = 16'hffff;\n   crc = 16'h0000;\n   crc_valid = 1'b0;\nend\n\n\
-         // Register feeding this word: a new packet restarts at the init value.\n\
-         wire [15:0] prev = start ? 16'hffff : state;\n"
+        "`default_nettype none\n\
+         // {name}: the CRC-16 next-state equations (SPEC.md 3: poly 0x100B, reflected)\n\
+         // for words of {width} bits, derived at generation time by running the bit-serial LFSR\n\
+         // on symbols (Crc16Equations, crates/rtl/src/crc16/mod.rs). Instantiated by\n\
+         // iblink_crc16.\n\
+         module {name} (\n\
+         \x20   // The register before this word (the reflected LFSR state)\n\
+         \x20   input  wire [15:0] prev,\n\
+         \x20   // Byte lane i is data[8i+7:8i], lane 0 first on the wire\n\
+         \x20   input  wire [{}:0] data,\n\
+         \x20   // The register after lanes 0..n-1 at [16n-1:16n-16], n = 1..{k}\n\
+         \x20   output wire [{}:0] next_bytes\n\
+         );\n",
+        width - 1,
+        16 * k - 1
     );
     for n in 1..=k {
-        let _ = writeln!(v, "// State after {n} byte(s) of this word (lanes 0..{}).", n - 1);
+        let _ = writeln!(v, "// After {n} byte(s) (lanes 0..{}).", n - 1);
         let _ = writeln!(v, "wire [15:0] next_{n}b;");
-        write_xor_assigns(&mut v, eq, n, Some("prev"), Some("data"), &format!("next_{n}b"));
-        v.push('\n');
+        write_xor_assigns(&mut v, &eq, n, Some("prev"), Some("data"), &format!("next_{n}b"));
+        let _ = writeln!(v, "assign next_bytes[{}:{}] = next_{n}b;\n", 16 * n - 1, 16 * (n - 1));
     }
-    let _ = writeln!(
-        v,
-        "// keep is contiguous from lane 0: its highest set bit says how many bytes count.\n\
-         reg [15:0] next;\nalways @(*) begin"
-    );
-    if k == 1 {
-        let _ = writeln!(v, "   next = keep ? next_1b : prev;");
-    } else {
-        let _ = writeln!(v, "   casez (keep)");
-        for n in (1..=k).rev() {
-            let pat: String = (0..k)
-                .rev()
-                .map(|i| match i.cmp(&(n - 1)) {
-                    std::cmp::Ordering::Greater => '0',
-                    std::cmp::Ordering::Equal => '1',
-                    std::cmp::Ordering::Less => '?',
-                })
-                .collect();
-            let _ = writeln!(v, "      {k}'b{pat}: next = next_{n}b;");
-        }
-        let _ = writeln!(v, "      default: next = prev; // no byte enabled");
-        let _ = writeln!(v, "   endcase");
-    }
-    let _ = writeln!(
-        v,
-        "end\n\n\
-         always @(posedge clock) begin\n\
-         \x20  if (reset) begin\n\
-         \x20     state <= 16'hffff;\n\
-         \x20     crc <= 16'h0000;\n\
-         \x20     crc_valid <= 1'b0;\n\
-         \x20  end else begin\n\
-         \x20     crc_valid <= valid & last;\n\
-         \x20     if (valid) begin\n\
-         \x20        // After the last word the register restarts, ready for the next packet.\n\
-         \x20        state <= last ? 16'hffff : next;\n\
-         \x20        if (last) crc <= ~next;\n\
-         \x20     end\n\
-         \x20  end\n\
-         end"
-    );
+    v.push_str("endmodule\n`default_nettype wire\n");
     v
+}
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_crc16",
+    path: "crates/rtl/src/crc16/iblink_crc16.v",
+    text: include_str!("iblink_crc16.v"),
+};
+
+/// The module's parameters for `width`-bit words (`KEEP_WIDTH` follows).
+pub fn params(width: usize) -> Vec<(String, String)> {
+    vec![("DATA_WIDTH".to_string(), width.to_string())]
+}
+
+/// `hdl_out/iblink_crc16.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "crc16",
+        vec![("parameters".into(), "DATA_WIDTH = 8, 16, 32 or 64 (bits per clock); KEEP_WIDTH = DATA_WIDTH/8".into())],
+    )
+}
+
+/// `hdl_out/iblink_crc16_xor_w<width>.v`.
+pub fn xor_module(width: usize) -> EmittedModule {
+    crate::emit::generated(
+        &xor_module_name(width),
+        "crc16",
+        vec![
+            ("data_width".into(), width.to_string()),
+            ("byte_counts".into(), format!("1..{}", width / 8)),
+        ],
+        &xor_module_body(width),
+    )
+}
+
+/// The unit at `width` bits a clock (`iblink_crc16_w<width>`): the hand-written module
+/// and every width's equations module (it names all four; one is elaborated).
+pub fn variant(width: usize) -> Variant {
+    let mut modules = vec![module()];
+    modules.extend(WIDTHS.iter().map(|&w| xor_module(w)));
+    Variant {
+        name: format!("iblink_crc16_w{width}"),
+        block: "crc16",
+        top: SOURCE.module.to_string(),
+        params: params(width),
+        modules,
+        ports: crate::with_crc16!(width, |T| crate::io::top_ports(&T::default()),
+            _ => panic!("CRC-16: width {width} is not 8, 16, 32 or 64")),
+    }
 }
 
 /// One clock of stimulus for the CRC unit, at any width (unused high bits ignored).

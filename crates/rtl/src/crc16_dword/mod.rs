@@ -2,18 +2,22 @@
 //! unit (SPEC.md §3), built for clock rate.
 //!
 //! Same CRC as [`crate::crc16`] (polynomial 0x100B, init 0xFFFF, reflected, final XOR
-//! 0xFFFF, sent low byte first). Reference-model twin: `iblink_model::crc16` (the
-//! `crc` crate) in a cycle adapter, `iblink_sim::blocks::crc16_dword`; lockstep:
-//! `crates/sim/tests/crc16_dword_lockstep.rs`; snapshot: `tests/snapshots`.
+//! 0xFFFF, sent low byte first). In this folder: the Verilog module
+//! `iblink_crc16_dword.v`, and here the generated XOR networks module
+//! `iblink_crc16_dword_xor` ([`xor_module_body`]), the Rust cycle twin
+//! [`Crc16DwordTwin`], the rust-hdl block [`Crc16DwordW32`] (ports, emission) and the
+//! port binding. Reference model: `iblink_model::crc16` (the `crc` crate) in a cycle
+//! adapter, `iblink_sim::blocks::crc16_dword`; lockstep of model, twin and Verilator:
+//! `crates/sim/tests/crc16_dword_lockstep.rs`.
 //!
 //! # Why a second CRC unit
 //! On the link every CRC input is whole dwords: a data packet's VCRC covers `PktLen * 4`
 //! bytes and an FCP's LPCRC its first 4 bytes (SPEC.md §2, §3). The general unit
 //! ([`crate::crc16::Crc16W32`]) also takes 1–3-byte words (`keep`) and restarts in the
-//! clock of `start`: four XOR trees and a select, 432 LUT4 and 126 MHz on an iCE40-HX8K.
-//! This unit drops both and is pipelined: 127 LUT4 and 229–237 MHz (`iblink synth`,
-//! seeds 1–3; see README, Synthesis). The general unit stays for byte-granular users
-//! (the board self-test).
+//! clock of `start`: four XOR trees and a select. This unit drops both and is
+//! pipelined, so it is about a third of the logic at nearly twice the clock rate
+//! (figures: `docs/synthesis-history.md`). The general unit stays for byte-granular
+//! users (the board self-test).
 //!
 //! # Interface
 //! | port | dir | meaning |
@@ -49,21 +53,23 @@
 //!   (`y = A16·d_lo ⊕ d_hi`, then `e = A16·y ⊕ K`): only `acc' = A32·acc ⊕ e` is in the loop.
 //! - Each XOR map is a two-level network of 4-input XORs (one LUT4 each) with common
 //!   subexpressions shared between output bits, found at generation time
-//!   ([`XorNet::build`]); the level-1 XORs are `(* keep *)` wires so synthesis keeps that
-//!   depth (left alone, ABC maps the loop three LUTs deep).
+//!   ([`XorNet::build`]) and written as the generated module; the level-1 XORs are
+//!   `(* keep *)` wires so synthesis keeps that depth (left alone, ABC maps the loop
+//!   three LUTs deep).
 //! - `start` does not touch the loop: it clears `acc` one clock ahead (while its word is
 //!   in stage 1), through the flip-flops' clear, as `last` does after the last word.
 //!   `acc_en`/`acc_clr` drive the enable and clear pins straight from flip-flops, each
 //!   copy for one byte: a net driving more than 15 enables or clears is moved onto a
-//!   global buffer by nextpnr-ice40, a detour of up to 1.5 ns from a flip-flop placed
-//!   far from it.
+//!   global buffer by nextpnr-ice40, a detour from a flip-flop placed far from it.
 //! - `crc` loads from its own level-2 XORs fed by `e_crc`, a copy of `e` loaded only for
 //!   last words: equal to `e` whenever `crc` loads, but not mergeable with it. With one
 //!   XOR per bit driving both `acc` and `crc`, neither flip-flop can share a logic cell
-//!   with it and every loop path gets an extra routing hop (about 10% Fmax).
+//!   with it and every loop path gets an extra routing hop.
 
 use crate::crc16::{Crc16Equations, Crc16Out, INIT, XOROUT};
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -416,7 +422,8 @@ pub fn networks() -> &'static Networks {
     })
 }
 
-/// The registers (plain data for the stepper; the Verilog body declares its own).
+/// The registers of `iblink_crc16_dword` (the `*_hi` copies left out: they always equal
+/// the flags they copy).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DwordRegs {
     /// Stage 1: `A16·data_lo ⊕ data_hi` of the previous clock's word.
@@ -433,9 +440,101 @@ pub struct DwordRegs {
     /// `acc`'s enable and clear for this clock.
     pub acc_en: bool,
     pub acc_clr: bool,
+    /// The outputs.
+    pub crc: u16,
+    pub crc_valid: bool,
 }
 
-/// The pipelined dword CRC unit, 32 bits a clock.
+/// A 16-bit linear map as two byte tables: `M·x = lo[x & 0xff] ⊕ hi[x >> 8]`.
+#[derive(Clone, Debug)]
+struct ByteMap {
+    lo: [u16; 256],
+    hi: [u16; 256],
+}
+
+impl ByteMap {
+    fn new(rows: &[u16; 16]) -> Self {
+        Self {
+            lo: std::array::from_fn(|v| apply(rows, v as u16)),
+            hi: std::array::from_fn(|v| apply(rows, (v as u16) << 8)),
+        }
+    }
+    #[inline]
+    fn apply(&self, x: u16) -> u16 {
+        self.lo[(x & 0xff) as usize] ^ self.hi[(x >> 8) as usize]
+    }
+}
+
+/// The Rust cycle twin of `iblink_crc16_dword`: its registers, and the maps as byte
+/// tables.
+#[derive(Clone, Debug)]
+pub struct Crc16DwordTwin {
+    a16: ByteMap,
+    a32: ByteMap,
+    k: u16,
+    regs: DwordRegs,
+}
+
+impl Default for Crc16DwordTwin {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Crc16DwordTwin {
+    pub fn new() -> Self {
+        let m = Maps::derive();
+        Self {
+            a16: ByteMap::new(&m.a16),
+            a32: ByteMap::new(&m.a32),
+            k: m.k,
+            regs: DwordRegs::default(),
+        }
+    }
+    pub fn regs(&self) -> &DwordRegs {
+        &self.regs
+    }
+}
+
+impl Twin for Crc16DwordTwin {
+    type In = Crc16DwordIn;
+    type Out = Crc16Out;
+
+    #[inline]
+    fn eval(&self, _i: &Crc16DwordIn) -> Crc16Out {
+        Crc16Out {
+            crc: self.regs.crc,
+            crc_valid: self.regs.crc_valid,
+        }
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &Crc16DwordIn) {
+        let r = self.regs;
+        let n = &mut self.regs;
+        // The datapath registers load whatever the control says, reset or not.
+        n.y = self.a16.apply(i.data as u16) ^ (i.data >> 16) as u16;
+        n.e = self.a16.apply(r.y) ^ self.k;
+        if r.last_1 {
+            n.e_crc = n.e;
+        }
+        if r.acc_en {
+            n.acc = if r.acc_clr { 0 } else { self.a32.apply(r.acc) ^ r.e };
+        }
+        if r.last_2 {
+            n.crc = self.a32.apply(r.acc) ^ r.e_crc;
+        }
+        n.crc_valid = r.last_2 && !i.reset;
+        n.valid_1 = i.valid && !i.reset;
+        n.last_1 = i.valid && i.last && !i.reset;
+        n.last_2 = r.last_1 && !i.reset;
+        n.acc_en = i.reset || (i.valid && i.start) || r.valid_1;
+        n.acc_clr = i.reset || (i.valid && i.start) || r.last_1;
+    }
+}
+
+/// The pipelined dword CRC unit for rust-hdl, 32 bits a clock: its ports, and its
+/// behaviour through the twin.
 #[derive(LogicBlock)]
 pub struct Crc16DwordW32 {
     pub clock: Signal<In, Clock>,
@@ -446,8 +545,7 @@ pub struct Crc16DwordW32 {
     pub data: Signal<In, Bits<32>>,
     pub crc: Signal<Out, Bits<16>>,
     pub crc_valid: Signal<Out, Bit>,
-    regs: Opaque<DwordRegs>,
-    maps: Opaque<Maps>,
+    twin: Opaque<Crc16DwordTwin>,
 }
 
 impl Default for Crc16DwordW32 {
@@ -461,43 +559,33 @@ impl Default for Crc16DwordW32 {
             data: Default::default(),
             crc: Default::default(),
             crc_valid: Default::default(),
-            regs: Opaque(DwordRegs::default()),
-            maps: Opaque(Maps::derive()),
+            twin: Opaque(Crc16DwordTwin::new()),
+        }
+    }
+}
+
+impl Crc16DwordW32 {
+    /// The inputs as the twin takes them.
+    fn inputs(&self) -> Crc16DwordIn {
+        Crc16DwordIn {
+            reset: self.reset.val(),
+            start: self.start.val(),
+            valid: self.valid.val(),
+            last: self.last.val(),
+            data: self.data.val().to_u64() as u32,
         }
     }
 }
 
 impl Logic for Crc16DwordW32 {
     fn update(&mut self) {
-        if !self.clock.pos_edge() {
-            return;
+        let i = self.inputs();
+        if self.clock.pos_edge() {
+            self.twin.tick(&i);
         }
-        let m = *self.maps;
-        let r = *self.regs;
-        let reset = self.reset.val();
-        let valid = self.valid.val();
-        let start = self.start.val();
-        let last = self.last.val();
-        let data = self.data.val().to_u64() as u32;
-        let mut n = r;
-        n.y = m.y(data);
-        n.e = m.e(r.y);
-        if r.last_1 {
-            n.e_crc = n.e;
-        }
-        if r.acc_en {
-            n.acc = if r.acc_clr { 0 } else { m.absorb(r.acc, r.e) };
-        }
-        if r.last_2 {
-            self.crc.next = (m.absorb(r.acc, r.e_crc) as u64).into();
-        }
-        self.crc_valid.next = r.last_2 && !reset;
-        n.valid_1 = valid && !reset;
-        n.last_1 = valid && last && !reset;
-        n.last_2 = r.last_1 && !reset;
-        n.acc_en = reset || (valid && start) || r.valid_1;
-        n.acc_clr = reset || (valid && start) || r.last_1;
-        *self.regs = n;
+        let o = self.twin.eval(&i);
+        self.crc.next = (o.crc as u64).into();
+        self.crc_valid.next = o.crc_valid;
     }
 
     fn connect(&mut self) {
@@ -506,123 +594,126 @@ impl Logic for Crc16DwordW32 {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(crc16_dword_verilog_body(networks()))
+        let cores = format!("{}{}", SOURCE.text, xor_module_body(networks()));
+        rust_hdl_wrapper(self, SOURCE.module, &[], &cores)
     }
 }
 
-/// The module body.
-pub fn crc16_dword_verilog_body(n: &Networks) -> String {
+/// The generated module: the unit's three XOR networks.
+pub const XOR_MODULE: &str = "iblink_crc16_dword_xor";
+
+/// The generated module's text (a whole `module ... endmodule`): the networks `n`, each
+/// level-1 XOR a `(* keep *)` wire, one `assign` per output bit.
+pub fn xor_module_body(n: &Networks) -> String {
     let mut v = String::new();
     let _ = writeln!(
         v,
         "\
-// CRC-16 (SPEC.md 3) over whole dwords, 32 bits a clock, pipelined (latency 3).
-// acc is the running CRC (the complemented LFSR register; 0 = init value). Per word:
-//   stage 1: y = A16*data_lo ^ data_hi         (A16, A32: the register's map after 16, 32 bits)
-//   stage 2: e = A16*y ^ K                      (K = A32*FFFFh ^ FFFFh: init and final XOR)
-//   loop:    acc <= A32*acc ^ e;  crc <= the same on the last word
-// Each map is a two-level XOR network; the (* keep *) wires are its level-1 XORs, one
-// LUT4 each, so synthesis keeps the loop two LUT4s deep.
-reg [15:0] y;
-reg [15:0] e;
-reg [15:0] e_crc;   // e of a last word, for crc's own XORs (see the block's doc comment)
-reg [15:0] acc;
-reg valid_1;        // stage 1 holds a word
-reg last_1;         // ... and it ends a packet
-reg last_2;         // stage 2 holds a packet's last word
-reg acc_en;         // acc loads at the end of this clock...
-reg acc_clr;        // ... with 0: a start word is in stage 1, the last word in stage 2, or reset
-reg last_1_hi;      // copies of last_1, last_2, acc_en, acc_clr for the high bytes
-reg last_2_hi;
-reg acc_en_hi;
-reg acc_clr_hi;
-initial begin
-   y = 16'd0;
-   e = 16'd0;
-   e_crc = 16'd0;
-   acc = 16'd0;
-   valid_1 = 1'b0;
-   last_1 = 1'b0;
-   last_2 = 1'b0;
-   acc_en = 1'b0;
-   acc_clr = 1'b0;
-   last_1_hi = 1'b0;
-   last_2_hi = 1'b0;
-   acc_en_hi = 1'b0;
-   acc_clr_hi = 1'b0;
-   crc = 16'd0;
-   crc_valid = 1'b0;
-end
+`default_nettype none
+// {XOR_MODULE}: the XOR networks of iblink_crc16_dword (CRC-16, SPEC.md 3), found at
+// generation time (XorNet::build, crates/rtl/src/crc16_dword/mod.rs): each map is a
+// two-level network of XORs of at most four inputs; the (* keep *) wires are its level-1
+// XORs, one LUT4 each. A16, A32: the LFSR register's map after 16 and 32 bits;
+// K = A32*FFFFh ^ FFFFh.
+module {XOR_MODULE} (
+    // Stage 1: the word presented this clock
+    input  wire [31:0] data,
+    // Stage 2: stage 1's register
+    input  wire [15:0] y,
+    // The loop: the running CRC, stage 2's register and its copy for the last word
+    input  wire [15:0] acc,
+    input  wire [15:0] e,
+    input  wire [15:0] e_crc,
+    // A16*data[15:0] ^ data[31:16]
+    output wire [15:0] y_next,
+    // A16*y ^ K
+    output wire [15:0] e_next,
+    // A32*acc ^ e
+    output wire [15:0] acc_next,
+    // A32*acc ^ e_crc
+    output wire [15:0] crc_next
+);
 
 wire [15:0] data_lo = data[15:0];
 wire [15:0] data_hi = data[31:16];
 
-// Stage 1 network: y = A16*data_lo ^ data_hi.
-"
+// Stage 1 network: y_next = A16*data_lo ^ data_hi."
     );
     n.y.declare(&mut v, "y", "data_lo", "data_hi", Declare::All);
-    v.push_str("\n// Stage 2 network: e = A16*y ^ K.\n");
+    for j in 0..16 {
+        let _ = writeln!(v, "assign y_next[{j}] = {};", n.y.output(j, "y", "y", "data_lo", "data_hi"));
+    }
+    v.push_str("\n// Stage 2 network: e_next = A16*y ^ K (K as inversions).\n");
     n.e.declare(&mut v, "e", "y", "", Declare::All);
-    v.push_str("\n// Loop network: acc_next = A32*acc ^ e; crc_next: the same from e_crc.\n");
+    for j in 0..16 {
+        let x = n.e.output(j, "e", "e", "y", "");
+        let x = if n.maps.k >> j & 1 == 1 { format!("~({x})") } else { x };
+        let _ = writeln!(v, "assign e_next[{j}] = {x};");
+    }
+    v.push_str("\n// Loop network: acc_next = A32*acc ^ e; crc_next: the same from e_crc, sharing the\n// level-1 XORs of acc alone.\n");
     n.acc.declare(&mut v, "acc", "acc", "e", Declare::All);
     n.acc.declare(&mut v, "crc", "acc", "e_crc", Declare::WithExtra);
-    v.push_str("wire [15:0] acc_next;\nwire [15:0] crc_next;\n");
     for j in 0..16 {
         let _ = writeln!(v, "assign acc_next[{j}] = {};", n.acc.output(j, "acc", "acc", "acc", "e"));
     }
     for j in 0..16 {
         let _ = writeln!(v, "assign crc_next[{j}] = {};", n.acc.output(j, "acc", "crc", "acc", "e_crc"));
     }
-    v.push_str("wire [15:0] e_next;\n");
-    for j in 0..16 {
-        let x = n.e.output(j, "e", "e", "y", "");
-        let x = if n.maps.k >> j & 1 == 1 { format!("~({x})") } else { x };
-        let _ = writeln!(v, "assign e_next[{j}] = {x};");
-    }
-    v.push_str("\nalways @(posedge clock) begin\n");
-    for j in 0..16 {
-        let _ = writeln!(v, "   y[{j}] <= {};", n.y.output(j, "y", "y", "data_lo", "data_hi"));
-    }
-    v.push_str(
-        "\
-   e <= e_next;
-   // e_crc, acc and crc: the low byte's enables and clears here; the high byte's are
-   // the *_hi copies below.
-   if (last_1) e_crc[7:0] <= e_next[7:0];
-   if (last_1_hi) e_crc[15:8] <= e_next[15:8];
-   // acc_clr implies acc_en: the enable and clear pins come straight from flip-flops.
-   if (acc_en) acc[7:0] <= acc_clr ? 8'd0 : acc_next[7:0];
-   if (acc_en_hi) acc[15:8] <= acc_clr_hi ? 8'd0 : acc_next[15:8];
-   if (last_2) crc[7:0] <= crc_next[7:0];
-   if (last_2_hi) crc[15:8] <= crc_next[15:8];
-   if (reset) begin
-      valid_1 <= 1'b0;
-      last_1 <= 1'b0;
-      last_2 <= 1'b0;
-      crc_valid <= 1'b0;
-      acc_en <= 1'b1;
-      acc_clr <= 1'b1;
-   end else begin
-      valid_1 <= valid;
-      last_1 <= valid & last;
-      last_2 <= last_1;
-      crc_valid <= last_2;
-      // Next clock's acc control: a start word now clears acc while it is in stage 1;
-      // a word in stage 1 now is absorbed next clock (or, the last one, clears acc).
-      acc_en <= (valid & start) | valid_1;
-      acc_clr <= (valid & start) | last_1;
-   end
-   // The same values, written without a reset branch so that synthesis keeps them
-   // apart: no control net drives more than 15 flip-flops, or nextpnr moves it onto a
-   // global buffer, whose detour can cost 1.5 ns.
-   last_1_hi <= valid & last & ~reset;
-   last_2_hi <= last_1 & ~reset;
-   acc_en_hi <= reset | (valid & start) | valid_1;
-   acc_clr_hi <= reset | (valid & start) | last_1;
-end
-",
-    );
+    v.push_str("\nendmodule\n`default_nettype wire\n");
     v
+}
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_crc16_dword",
+    path: "crates/rtl/src/crc16_dword/iblink_crc16_dword.v",
+    text: include_str!("iblink_crc16_dword.v"),
+};
+
+/// `hdl_out/iblink_crc16_dword.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "crc16_dword",
+        vec![
+            ("data_width".into(), WIDTH.to_string()),
+            ("latency_last_to_crc".into(), LATENCY.to_string()),
+        ],
+    )
+}
+
+/// `hdl_out/iblink_crc16_dword_xor.v`.
+pub fn xor_module() -> EmittedModule {
+    let n = networks();
+    crate::emit::generated(
+        XOR_MODULE,
+        "crc16_dword",
+        vec![
+            ("network_search_passes".into(), SEARCH_TRIES.to_string()),
+            (
+                "level1_xors".into(),
+                format!(
+                    "y {}, e {}, acc {}, crc {}",
+                    n.y.shared.len() + n.y.private.len(),
+                    n.e.shared.len() + n.e.private.len(),
+                    n.acc.shared.len() + n.acc.private.len(),
+                    n.acc.private.iter().filter(|g| g.extra).count()
+                ),
+            ),
+        ],
+        &xor_module_body(n),
+    )
+}
+
+/// The unit (`iblink_crc16_dword_w32`): no parameters, 32 bits a clock.
+pub fn variant() -> Variant {
+    Variant {
+        name: format!("iblink_crc16_dword_w{WIDTH}"),
+        block: "crc16_dword",
+        top: SOURCE.module.to_string(),
+        params: vec![],
+        modules: vec![module(), xor_module()],
+        ports: crate::io::top_ports(&Crc16DwordW32::default()),
+    }
 }
 
 /// One clock of stimulus.

@@ -1,0 +1,278 @@
+//! SLtoVL mapping table (SPEC.md §7): SL0..SL14 each choose a data VL; SL15 is
+//! management and always uses VL15, whatever was written.
+//!
+//! In this folder: the Verilog module `iblink_sl2vl.v` (parameter `VLS`), and here its
+//! Rust cycle twin [`SlToVlTwin`], the rust-hdl block [`SlToVlUnit`] (ports, emission)
+//! and the port binding. Reference model: `iblink_model::sl2vl::SlToVl`; lockstep of
+//! model, twin and Verilator: `crates/sim/tests/sl2vl_vl15_lockstep.rs` (stimulus:
+//! `iblink_sim::blocks::sl2vl`).
+//!
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `reset` | in | synchronous: back to the default map SL s -> VL (s mod VLCap) |
+//! | `wr_en`, `wr_sl[4]`, `wr_vl[4]` | in | program one entry (the subnet manager's write) |
+//! | `lookup_sl[4]` | in | SL of the packet being queued |
+//! | `lookup_vl[4]` | out | combinational: its VL |
+//! | `wr_reject` | out | registered: the last write named SL15 or a VL at or above VLCap and was ignored |
+//!
+//! A write that would put an unusable VL in the table is refused rather than
+//! truncated: the table can never send a packet to a VL the port does not have.
+//!
+//! # Cycle contract
+//! - `lookup_vl` during clock `t` is the table as it is during `t` at `lookup_sl`
+//!   (latency 0).
+//! - A write in clock `t` takes effect at the end of `t`; `wr_reject` during `t + 1`
+//!   says whether it was refused. A reset in clock `t` restores the default map and
+//!   clears `wr_reject` at the end of `t`.
+//! - Registered: the table (`stored_vl_bits(VLCap)` bits per programmable SL) and
+//!   `wr_reject`.
+
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
+use crate::vl::VL_CAPS;
+use rust_hdl::prelude::*;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_sl2vl",
+    path: "crates/rtl/src/sl2vl/iblink_sl2vl.v",
+    text: include_str!("iblink_sl2vl.v"),
+};
+
+/// Service levels with a programmable entry (SL15 is fixed).
+pub const PROGRAMMABLE_SLS: usize = 15;
+/// SL15 -> VL15.
+pub const VL15: u8 = 15;
+
+/// SL s -> VL (s mod VLCap): every data VL reachable after reset.
+fn default_table(n: usize) -> [u8; PROGRAMMABLE_SLS] {
+    std::array::from_fn(|s| (s % n) as u8)
+}
+
+/// Bits a stored VL needs: every VL this port has (below VLCap `n`) fits in them, so
+/// the upper bits of a table entry would be flip-flops that are always 0 (the
+/// Verilog's `VL_BITS = $clog2(VLS)`).
+pub const fn stored_vl_bits(n: usize) -> usize {
+    // Bits that hold 0..=n-1.
+    (usize::BITS - (n - 1).leading_zeros()) as usize
+}
+
+/// The Rust cycle twin of `iblink_sl2vl` for VLCap `vls`.
+#[derive(Clone, Debug)]
+pub struct SlToVlTwin {
+    vls: usize,
+    table: [u8; PROGRAMMABLE_SLS],
+    wr_reject: bool,
+}
+
+impl SlToVlTwin {
+    pub fn new(vls: usize) -> Self {
+        assert!(VL_CAPS.contains(&vls), "SlToVlTwin: VLCap {vls} is not 1, 2, 4, 8 or 15");
+        Self {
+            vls,
+            table: default_table(vls),
+            wr_reject: false,
+        }
+    }
+    /// The table: SL s's VL at `[s]`.
+    pub fn table(&self) -> &[u8; PROGRAMMABLE_SLS] {
+        &self.table
+    }
+}
+
+impl Twin for SlToVlTwin {
+    type In = SlToVlIn;
+    type Out = SlToVlOut;
+
+    #[inline]
+    fn eval(&self, i: &SlToVlIn) -> SlToVlOut {
+        let sl = (i.lookup_sl & 0xf) as usize;
+        SlToVlOut {
+            lookup_vl: if sl < PROGRAMMABLE_SLS { self.table[sl] } else { VL15 },
+            wr_reject: self.wr_reject,
+        }
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &SlToVlIn) {
+        if i.reset {
+            self.table = default_table(self.vls);
+            self.wr_reject = false;
+            return;
+        }
+        let sl = (i.wr_sl & 0xf) as usize;
+        let vl = i.wr_vl & 0xf;
+        let ok = sl < PROGRAMMABLE_SLS && (vl as usize) < self.vls;
+        self.wr_reject = i.wr_en && !ok;
+        if i.wr_en && ok {
+            self.table[sl] = vl;
+        }
+    }
+}
+
+/// The block for rust-hdl at VLCap `N`: its ports, and its behaviour through the twin.
+#[derive(LogicBlock)]
+pub struct SlToVlUnit<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub wr_en: Signal<In, Bit>,
+    pub wr_sl: Signal<In, Bits<4>>,
+    pub wr_vl: Signal<In, Bits<4>>,
+    pub lookup_sl: Signal<In, Bits<4>>,
+    pub lookup_vl: Signal<Out, Bits<4>>,
+    pub wr_reject: Signal<Out, Bit>,
+    twin: Opaque<SlToVlTwin>,
+}
+
+impl<const N: usize> Default for SlToVlUnit<N> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            wr_en: Default::default(),
+            wr_sl: Default::default(),
+            wr_vl: Default::default(),
+            lookup_sl: Default::default(),
+            lookup_vl: Default::default(),
+            wr_reject: Default::default(),
+            twin: Opaque(SlToVlTwin::new(N)),
+        }
+    }
+}
+
+impl<const N: usize> SlToVlUnit<N> {
+    /// The inputs as the twin takes them.
+    fn inputs(&self) -> SlToVlIn {
+        SlToVlIn {
+            reset: self.reset.val(),
+            wr_en: self.wr_en.val(),
+            wr_sl: self.wr_sl.val().index() as u8,
+            wr_vl: self.wr_vl.val().index() as u8,
+            lookup_sl: self.lookup_sl.val().index() as u8,
+        }
+    }
+}
+
+impl<const N: usize> Logic for SlToVlUnit<N> {
+    fn update(&mut self) {
+        let i = self.inputs();
+        if self.clock.pos_edge() {
+            self.twin.tick(&i);
+        }
+        let o = self.twin.eval(&i);
+        self.lookup_vl.next = (o.lookup_vl as u64).into();
+        self.wr_reject.next = o.wr_reject;
+    }
+
+    fn connect(&mut self) {
+        self.lookup_vl.connect();
+        self.wr_reject.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        rust_hdl_wrapper(self, SOURCE.module, &params(N), SOURCE.text)
+    }
+}
+
+/// The module's parameters for VLCap `vls`.
+pub fn params(vls: usize) -> Vec<(String, String)> {
+    vec![("VLS".to_string(), vls.to_string())]
+}
+
+/// `hdl_out/iblink_sl2vl.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit("sl2vl", vec![("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap)".into())])
+}
+
+/// The table at VLCap `vls` (`iblink_sl2vl_vl<vls>`).
+pub fn variant(vls: usize) -> Variant {
+    Variant {
+        name: format!("iblink_sl2vl_vl{vls}"),
+        block: "sl2vl",
+        top: SOURCE.module.to_string(),
+        params: params(vls),
+        modules: vec![module()],
+        ports: crate::with_sl2vl!(vls, |T| crate::io::top_ports(&T::default()),
+            _ => panic!("SLtoVL: VLCap {vls} is not 1, 2, 4, 8 or 15")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlToVlIn {
+    pub reset: bool,
+    pub wr_en: bool,
+    pub wr_sl: u8,
+    pub wr_vl: u8,
+    pub lookup_sl: u8,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlToVlOut {
+    pub lookup_vl: u8,
+    pub wr_reject: bool,
+}
+
+impl<const N: usize> HdlIo for SlToVlUnit<N> {
+    type In = SlToVlIn;
+    type Out = SlToVlOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("reset"),
+        PortSpec::new("wr_en"),
+        PortSpec::new("wr_sl"),
+        PortSpec::new("wr_vl"),
+        PortSpec::new("lookup_sl"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("lookup_vl"), PortSpec::new("wr_reject")];
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &SlToVlIn) {
+        self.reset.next = i.reset;
+        self.wr_en.next = i.wr_en;
+        self.wr_sl.next = ((i.wr_sl & 0xf) as u64).into();
+        self.wr_vl.next = ((i.wr_vl & 0xf) as u64).into();
+        self.lookup_sl.next = ((i.lookup_sl & 0xf) as u64).into();
+    }
+    fn sample(&self) -> SlToVlOut {
+        SlToVlOut {
+            lookup_vl: self.lookup_vl.val().index() as u8,
+            wr_reject: self.wr_reject.val(),
+        }
+    }
+    fn pack(i: &SlToVlIn, slots: &mut [u64]) {
+        slots[0] = i.reset as u64;
+        slots[1] = i.wr_en as u64;
+        slots[2] = (i.wr_sl & 0xf) as u64;
+        slots[3] = (i.wr_vl & 0xf) as u64;
+        slots[4] = (i.lookup_sl & 0xf) as u64;
+    }
+    fn unpack(slots: &[u64]) -> SlToVlOut {
+        SlToVlOut {
+            lookup_vl: slots[0] as u8,
+            wr_reject: slots[1] & 1 == 1,
+        }
+    }
+}
+
+pub type SlToVlVl1 = SlToVlUnit<1>;
+pub type SlToVlVl2 = SlToVlUnit<2>;
+pub type SlToVlVl4 = SlToVlUnit<4>;
+pub type SlToVlVl8 = SlToVlUnit<8>;
+pub type SlToVlVl15 = SlToVlUnit<15>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stored width holds every VL below VLCap and no more: the highest VL needs its
+    /// top bit.
+    #[test]
+    fn stored_width_fits_the_highest_vl() {
+        for n in [1usize, 2, 4, 8, 15] {
+            let b = stored_vl_bits(n);
+            assert!(n - 1 < 1 << b, "VLCap {n}: {b} bits");
+            assert!(b == 0 || n - 1 >= 1 << (b - 1), "VLCap {n}: {b} bits is wider than needed");
+        }
+    }
+}
