@@ -362,20 +362,12 @@ pub fn vl_arb_module_name(vls: usize) -> String {
     format!("iblink_vl_arb_vl{vls}")
 }
 
-/// Render the data-VL arbiter (SPEC.md §6) for VLCap `vls`: 64 + 64 table entries.
+/// The data-VL arbiter (SPEC.md §6) for VLCap `vls`: 64 + 64 table entries.
 pub fn vl_arb_variant(vls: usize) -> Result<Variant, RequestError> {
-    use crate::vl_arb::{CONFIG_GAP, ENTRIES, HEAD_DELAY, LEN_BITS, TAKE_GAP};
-    let name = vl_arb_module_name(vls);
-    let cfg = vec![
-        ("vl_cap".to_string(), vls.to_string()),
-        ("table_entries".to_string(), format!("{ENTRIES} high + {ENTRIES} low")),
-        ("head_len_width".to_string(), (LEN_BITS * vls).to_string()),
-        ("heads_sampled_before_offer".to_string(), HEAD_DELAY.to_string()),
-        ("take_to_next_offer".to_string(), TAKE_GAP.to_string()),
-        ("config_to_next_offer".to_string(), CONFIG_GAP.to_string()),
-    ];
-    crate::with_vl_arb!(vls, |T| Ok(Variant::rendered(&mut T::default(), &name, "vl_arb", cfg)?),
-        _ => Err(RequestError::UnsupportedVlCap(vls)))
+    if !VL_CAPS.contains(&vls) {
+        return Err(RequestError::UnsupportedVlCap(vls));
+    }
+    Ok(crate::vl_arb::variant(vls))
 }
 
 /// The default emission: what `hdl_out/` holds.

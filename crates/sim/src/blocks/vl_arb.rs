@@ -5,13 +5,13 @@
 //! RTL: [`iblink_rtl::vl_arb`]; reference: [`iblink_model::arbiter::VlArbiter`].
 
 use crate::blocks::crc16::Backend;
-use crate::blocks::{rtl_box, SimBuildError};
+use crate::blocks::{twin_box, SimBuildError};
 use crate::CycleSim;
 use iblink_model::arbiter::{ArbEntry, Grant, LowPolicy, TableId, VlArbiter};
 use iblink_model::sl2vl::{VlCap, DATA_VLS};
 use iblink_rtl::catalog::vl_arb_variant;
 use iblink_rtl::tx_credits::MAX_VLS;
-use iblink_rtl::vl_arb::{VlArbIn, VlArbOut, CONFIG_GAP, ENTRIES, HEAD_DELAY, TAKE_GAP};
+use iblink_rtl::vl_arb::{VlArbIn, VlArbOut, VlArbTwin, CONFIG_GAP, ENTRIES, HEAD_DELAY, TAKE_GAP};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -198,7 +198,7 @@ pub fn vl_arb_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<VlArbSim
         }
         return Ok(Box::new(ArbCycleModel::new(vls)));
     }
-    iblink_rtl::with_vl_arb!(vls, |T| rtl_box::<T>(b, || vl_arb_variant(vls), vcd),
+    iblink_rtl::with_vl_arb!(vls, |T| twin_box::<_, T>(b, VlArbTwin::new(vls), || vl_arb_variant(vls), vcd),
         _ => Err(SimBuildError::VlCap(vls)))
 }
 
