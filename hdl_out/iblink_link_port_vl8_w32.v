@@ -1391,6 +1391,8 @@ module iblink_link_port_vl8_w32$arb(clock,reset,head_valid,head_len,take,wr_en,w
     end
 endmodule // iblink_link_port_vl8_w32$arb
 
+// v-- Setting output parameters to net type for wrapped code.
+
 
 module iblink_link_port_vl8_w32$fcprx(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,upd_valid,upd_op,upd_vl,upd_fctbs,upd_fccl,good_count,short_count,long_count,abort_count,lpcrc_error_count,reserved_op_count,vl15_count,vl_cap_count);
 
@@ -1403,222 +1405,47 @@ module iblink_link_port_vl8_w32$fcprx(clock,reset,rx_valid,rx_data,rx_keep,rx_so
     input wire  rx_sop;
     input wire  rx_eop;
     input wire  rx_link;
-    output reg  upd_valid;
-    output reg  upd_op;
-    output reg  [3:0] upd_vl;
-    output reg  [11:0] upd_fctbs;
-    output reg  [11:0] upd_fccl;
-    output reg  [15:0] good_count;
-    output reg  [15:0] short_count;
-    output reg  [15:0] long_count;
-    output reg  [15:0] abort_count;
-    output reg  [15:0] lpcrc_error_count;
-    output reg  [15:0] reserved_op_count;
-    output reg  [15:0] vl15_count;
-    output reg  [15:0] vl_cap_count;
+    output wire  upd_valid;
+    output wire  upd_op;
+    output wire  [3:0] upd_vl;
+    output wire  [11:0] upd_fctbs;
+    output wire  [11:0] upd_fccl;
+    output wire  [15:0] good_count;
+    output wire  [15:0] short_count;
+    output wire  [15:0] long_count;
+    output wire  [15:0] abort_count;
+    output wire  [15:0] lpcrc_error_count;
+    output wire  [15:0] reserved_op_count;
+    output wire  [15:0] vl15_count;
+    output wire  [15:0] vl_cap_count;
 
-    // Update code (custom)
-    // FCP receive framer (SPEC.md 2, 3, 4), VLCap 8, 32-bit link words (4 bytes).
-    // Link packets (rx_link) are collected, checked as FCPs (exactly 6 bytes; LPCRC over
-    // bytes 0-3 in bytes 4-5, low byte first; Op 0/1; VL below VLCap, not VL15) and a good
-    // one is a one-clock upd_valid: ABR[upd_vl] := upd_fctbs, CL[upd_vl] := upd_fccl.
-    // Verdicts show 3 clocks after the eop word; every discard is counted by reason.
-
-    // Framing state.
-    reg open;              // a link packet is being collected
-    reg [1:0] words;       // its link words so far, saturating at 2
-    reg [31:0] head;       // bytes 0-3: Op|FCTBS|VL|FCCL, byte k in [8k+7:8k]
-    reg [15:0] lpcrc_rx;   // bytes 4-5: the LPCRC as received (byte 4 is its low byte)
-    reg [15:0] lpcrc_exp;  // the LPCRC bytes 0-3 call for, captured with lpcrc_rx
-    // Stage 1: what ended in the previous clock (6 bytes, short or long) or was aborted.
-    reg s1_six, s1_short, s1_long, s1_abort;
-    // Stage 2: the checks on the captured bytes. For a 6-byte packet exactly one of
-    // s2_op_bad, s2_vl15, s2_vl_cap, s2_good is set: its verdict should the LPCRC match,
-    // decided here beside the LPCRC compare so that stage 3 only ANDs.
-    reg s2_six, s2_short, s2_long, s2_abort;
-    reg s2_crc_ok;          // expected LPCRC == received
-    reg s2_op_bad, s2_vl15, s2_vl_cap, s2_good;
-    reg s2_op_init;
-    reg [3:0] s2_vl;
-    reg [11:0] s2_fctbs, s2_fccl;
-
-    initial begin
-       open = 1'b0;
-       words = 2'd0;
-       head = 32'd0;
-       lpcrc_rx = 16'd0;
-       lpcrc_exp = 16'd0;
-       {s1_six, s1_short, s1_long, s1_abort} = 4'd0;
-       {s2_six, s2_short, s2_long, s2_abort} = 4'd0;
-       s2_crc_ok = 1'b0;
-       {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} = 4'd0;
-       s2_op_init = 1'b0;
-       s2_vl = 4'd0;
-       s2_fctbs = 12'd0;
-       s2_fccl = 12'd0;
-       upd_valid = 1'b0;
-       upd_op = 1'b0;
-       upd_vl = 4'd0;
-       upd_fctbs = 12'd0;
-       upd_fccl = 12'd0;
-       good_count = 16'd0;
-       short_count = 16'd0;
-       long_count = 16'd0;
-       abort_count = 16'd0;
-       lpcrc_error_count = 16'd0;
-       reserved_op_count = 16'd0;
-       vl15_count = 16'd0;
-       vl_cap_count = 16'd0;
-    end
-
-    // ---- Stage 0: framing ----
-    // Only words with rx_valid count: gaps inside an item are ignored.
-    wire link_word = rx_valid & rx_link;
-    // Any item's sop while a link packet is open: that packet never got its eop.
-    wire abort = rx_valid & rx_sop & open;
-    wire first = link_word & rx_sop;
-    wire more = link_word & ~rx_sop & open;
-    wire ends = (first | more) & rx_eop;   // the packet's last word
-    // Words before this one in its packet; keep counts on the eop word only (only the
-    // last word of an item may be partial).
-    wire [1:0] prior_words = rx_sop ? 2'd0 : words;
-    reg [3:0] last_bytes;   // highest set keep bit + 1
-    always @(*) begin
-       casez (rx_keep)
-          4'b1???: last_bytes = 4'd4;
-          4'b01??: last_bytes = 4'd3;
-          4'b001?: last_bytes = 4'd2;
-          4'b0001: last_bytes = 4'd1;
-          default: last_bytes = 4'd0;
-       endcase
-    end
-    // Length = 4 * prior_words + last_bytes: 6 only as a full word then 2 bytes.
-    wire len_short = (prior_words == 2'd0) | ((prior_words == 2'd1) & (last_bytes < 4'd2));
-    wire len_six = (prior_words == 2'd1) & (last_bytes == 4'd2);
-
-    // Expected LPCRC of bytes 0-3 (SPEC.md 3: poly 0x100B, init 0xFFFF, reflected,
-    // xorout 0xFFFF), as one XOR per bit ('~' where init and xorout fold in a one),
-    // from the header captured a word earlier, while the second word arrives.
-    wire [31:0] crc_in = head;
-    wire [15:0] lpcrc_calc;
-    assign lpcrc_calc[0] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[9] ^ crc_in[11] ^ crc_in[12] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[24] ^ crc_in[28]);
-    assign lpcrc_calc[1] = ~(crc_in[1] ^ crc_in[2] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[10] ^ crc_in[12] ^ crc_in[13] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[25] ^ crc_in[29]);
-    assign lpcrc_calc[2] = crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[6] ^ crc_in[8] ^ crc_in[11] ^ crc_in[13] ^ crc_in[14] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[26] ^ crc_in[30];
-    assign lpcrc_calc[3] = crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[9] ^ crc_in[12] ^ crc_in[14] ^ crc_in[15] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[27] ^ crc_in[31];
-    assign lpcrc_calc[4] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23]);
-    assign lpcrc_calc[5] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[22] ^ crc_in[24]);
-    assign lpcrc_calc[6] = crc_in[0] ^ crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[23] ^ crc_in[25];
-    assign lpcrc_calc[7] = ~(crc_in[1] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[24] ^ crc_in[26]);
-    assign lpcrc_calc[8] = crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23] ^ crc_in[24] ^ crc_in[25] ^ crc_in[27];
-    assign lpcrc_calc[9] = ~(crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[10] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[20] ^ crc_in[21] ^ crc_in[22] ^ crc_in[24] ^ crc_in[25] ^ crc_in[26] ^ crc_in[28]);
-    assign lpcrc_calc[10] = crc_in[4] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[11] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[21] ^ crc_in[22] ^ crc_in[23] ^ crc_in[25] ^ crc_in[26] ^ crc_in[27] ^ crc_in[29];
-    assign lpcrc_calc[11] = crc_in[0] ^ crc_in[5] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[12] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[22] ^ crc_in[23] ^ crc_in[24] ^ crc_in[26] ^ crc_in[27] ^ crc_in[28] ^ crc_in[30];
-    assign lpcrc_calc[12] = crc_in[0] ^ crc_in[1] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[10] ^ crc_in[11] ^ crc_in[13] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[18] ^ crc_in[19] ^ crc_in[20] ^ crc_in[21] ^ crc_in[23] ^ crc_in[24] ^ crc_in[25] ^ crc_in[27] ^ crc_in[28] ^ crc_in[29] ^ crc_in[31];
-    assign lpcrc_calc[13] = ~(crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[4] ^ crc_in[6] ^ crc_in[7] ^ crc_in[8] ^ crc_in[10] ^ crc_in[14] ^ crc_in[15] ^ crc_in[16] ^ crc_in[18] ^ crc_in[21] ^ crc_in[22] ^ crc_in[25] ^ crc_in[26] ^ crc_in[29] ^ crc_in[30]);
-    assign lpcrc_calc[14] = ~(crc_in[0] ^ crc_in[1] ^ crc_in[3] ^ crc_in[4] ^ crc_in[5] ^ crc_in[7] ^ crc_in[8] ^ crc_in[9] ^ crc_in[11] ^ crc_in[15] ^ crc_in[16] ^ crc_in[17] ^ crc_in[19] ^ crc_in[22] ^ crc_in[23] ^ crc_in[26] ^ crc_in[27] ^ crc_in[30] ^ crc_in[31]);
-    assign lpcrc_calc[15] = crc_in[0] ^ crc_in[2] ^ crc_in[3] ^ crc_in[5] ^ crc_in[8] ^ crc_in[10] ^ crc_in[11] ^ crc_in[16] ^ crc_in[18] ^ crc_in[19] ^ crc_in[23] ^ crc_in[27] ^ crc_in[31];
-
-    always @(posedge clock) begin
-       if (reset) begin
-          open <= 1'b0;
-          words <= 2'd0;
-          {s1_six, s1_short, s1_long, s1_abort} <= 4'd0;
-       end else begin
-          s1_six <= ends & len_six;
-          s1_short <= ends & len_short;
-          s1_long <= ends & ~len_short & ~len_six;
-          s1_abort <= abort;
-          if (first) begin
-             open <= ~rx_eop;
-             words <= 2'd1;
-          end else if (more) begin
-             open <= ~rx_eop;
-             if (words != 2'd2) words <= words + 2'd1;
-          end else if (abort) begin
-             open <= 1'b0;   // a data item's sop
-          end
-       end
-    end
-
-    // The captured bytes need no reset: a packet ends only after its sop wrote them.
-    // The expected LPCRC is captured with the received one.
-    always @(posedge clock) begin
-       if (first) head <= rx_data[31:0];
-       // The second word carries bytes 4-5.
-       if (more & (words == 2'd1)) begin
-          lpcrc_rx <= rx_data[15:0];
-          lpcrc_exp <= lpcrc_calc;
-       end
-    end
-
-    // ---- Stage 2: LPCRC and field checks on the captured bytes ----
-    // Fields (SPEC.md 2): Op = byte 0 [7:4], FCTBS = byte 0 [3:0] . byte 1,
-    // VL = byte 2 [7:4], FCCL = byte 2 [3:0] . byte 3.
-    wire [3:0] head_op = head[7:4];
-    wire [3:0] head_vl = head[23:20];
-    wire op_reserved = head_op >= 4'd2;
-    wire vl15 = head_vl == 4'd15;                      // VL15: no flow control
-    wire vl_over = (head_vl >= 4'd8) & ~vl15;       // no such data VL at VLCap 8
-
-    always @(posedge clock) begin
-       if (reset) begin
-          {s2_six, s2_short, s2_long, s2_abort} <= 4'd0;
-          {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} <= 4'd0;
-       end else begin
-          {s2_six, s2_short, s2_long, s2_abort} <= {s1_six, s1_short, s1_long, s1_abort};
-          // Op before VL, as the model checks them.
-          s2_op_bad <= s1_six & op_reserved;
-          s2_vl15 <= s1_six & ~op_reserved & vl15;
-          s2_vl_cap <= s1_six & ~op_reserved & vl_over;
-          s2_good <= s1_six & ~op_reserved & ~vl15 & ~vl_over;
-       end
-       s2_crc_ok <= lpcrc_exp == lpcrc_rx;
-       s2_op_init <= head_op == 4'd1;
-       s2_vl <= head_vl;
-       s2_fctbs <= {head[3:0], head[15:8]};
-       s2_fccl <= {head[19:16], head[31:24]};
-    end
-
-    // ---- Stage 3: verdict, in the model's order: length, LPCRC, Op, VL15, VLCap ----
-    // (short/long/abort need no LPCRC: they are counted straight from stage 2.)
-    wire v_lpcrc = s2_six & ~s2_crc_ok;
-    wire v_op = s2_op_bad & s2_crc_ok;
-    wire v_vl15 = s2_vl15 & s2_crc_ok;
-    wire v_vl_cap = s2_vl_cap & s2_crc_ok;
-    wire v_good = s2_good & s2_crc_ok;
-
-    always @(posedge clock) begin
-       if (reset) begin
-          upd_valid <= 1'b0;
-          upd_op <= 1'b0;
-          upd_vl <= 4'd0;
-          upd_fctbs <= 12'd0;
-          upd_fccl <= 12'd0;
-       end else begin
-          upd_valid <= v_good;
-          if (v_good) begin
-             upd_op <= s2_op_init;
-             upd_vl <= s2_vl;
-             upd_fctbs <= s2_fctbs;
-             upd_fccl <= s2_fccl;
-          end
-       end
-    end
-
-    // Counters: saturating statistics; a reset (resync) keeps them and counts nothing.
-    always @(posedge clock) begin
-       if (~reset) begin
-          if (v_good & (~&good_count)) good_count <= good_count + 16'd1;   // good FCPs (upd_valid)
-          if (s2_short & (~&short_count)) short_count <= short_count + 16'd1;   // link packets under 6 bytes
-          if (s2_long & (~&long_count)) long_count <= long_count + 16'd1;   // link packets over 6 bytes
-          if (s2_abort & (~&abort_count)) abort_count <= abort_count + 16'd1;   // link packets cut by a new sop
-          if (v_lpcrc & (~&lpcrc_error_count)) lpcrc_error_count <= lpcrc_error_count + 16'd1;   // 6 bytes, LPCRC mismatch
-          if (v_op & (~&reserved_op_count)) reserved_op_count <= reserved_op_count + 16'd1;   // good LPCRC, Op 2-15
-          if (v_vl15 & (~&vl15_count)) vl15_count <= vl15_count + 16'd1;   // good LPCRC and Op, VL15
-          if (v_vl_cap & (~&vl_cap_count)) vl_cap_count <= vl_cap_count + 16'd1;   // good LPCRC and Op, VL at or above VLCap
-       end
-    end
+    // Update code (wrapper)
+    iblink_fcp_rx #(.VLS(8), .DATA_WIDTH(32), .KEEP_WIDTH(4)) core (
+        .clock(clock),
+        .reset(reset),
+        .rx_valid(rx_valid),
+        .rx_data(rx_data),
+        .rx_keep(rx_keep),
+        .rx_sop(rx_sop),
+        .rx_eop(rx_eop),
+        .rx_link(rx_link),
+        .upd_valid(upd_valid),
+        .upd_op(upd_op),
+        .upd_vl(upd_vl),
+        .upd_fctbs(upd_fctbs),
+        .upd_fccl(upd_fccl),
+        .good_count(good_count),
+        .short_count(short_count),
+        .long_count(long_count),
+        .abort_count(abort_count),
+        .lpcrc_error_count(lpcrc_error_count),
+        .reserved_op_count(reserved_op_count),
+        .vl15_count(vl15_count),
+        .vl_cap_count(vl_cap_count)
+    );
 endmodule // iblink_link_port_vl8_w32$fcprx
+
+// v-- Setting output parameters to net type for wrapped code.
 
 
 module iblink_link_port_vl8_w32$fcptx(clock,restart,link_state,refresh_clocks,min_gap_clocks,fctbs,fccl,fcp_start,fcp_pending,pending_vl,fcp_valid,fcp_sop,fcp_eop,fcp_link,fcp_data,fcp_keep);
@@ -1632,292 +1459,34 @@ module iblink_link_port_vl8_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
     input wire  [95:0] fctbs;
     input wire  [95:0] fccl;
     input wire  fcp_start;
-    output reg  fcp_pending;
-    output reg  [3:0] pending_vl;
-    output reg  fcp_valid;
-    output reg  fcp_sop;
-    output reg  fcp_eop;
-    output reg  fcp_link;
-    output reg  [31:0] fcp_data;
-    output reg  [3:0] fcp_keep;
+    output wire  fcp_pending;
+    output wire  [3:0] pending_vl;
+    output wire  fcp_valid;
+    output wire  fcp_sop;
+    output wire  fcp_eop;
+    output wire  fcp_link;
+    output wire  [31:0] fcp_data;
+    output wire  [3:0] fcp_keep;
 
-    // Update code (custom)
-    // FCP transmit framer and scheduler (SPEC.md 2, 3, 5), VLCap 8, 32-bit link words.
-    // Chooses the next data VL due an FCP (refresh timer, or FCCL changed and the minimum gap
-    // passed; refresh first, then round robin after the last VL sent), keeps that FCP built
-    // in the pend_* registers (refreshed every clock) and streams it when fcp_start comes.
-    // The FCP starting in clock p carries link_state/fctbs/fccl as driven in clock p-1.
-    // link_state codes (iblink_rtl::link, shared by every link-path block):
-    //   0 LINK_DOWN: nothing is sent
-    //   1 LINK_INIT: LinkInitialize: FCP Op 1, no data
-    //   2 LINK_ARM: LinkArm: FCP Op 0, no data
-    //   3 LINK_ACTIVE: LinkActive: FCP Op 0, data flows
-    localparam [1:0] LINK_DOWN = 2'd0;
-    localparam [1:0] LINK_INIT = 2'd1;
-
-    localparam VLS = 8;
-    localparam [VLS-1:0] NO_VL = 8'd0;
-    localparam [VLS-1:0] ALL_VLS = {VLS{1'b1}};
-
-    // The time base of the per-VL deadlines: counts every clock, wrapping.
-    reg [15:0] now;
-    // The configuration as a start uses it: c - 1, and c <= 1. Registered, so it takes
-    // effect a clock late: change it together with restart.
-    reg [15:0] refresh_m1;
-    reg refresh_le1;
-    reg [15:0] gap_m1;
-    reg gap_le1;
-    // Round robin: the VLs at or after the one following the last VL sent (all after a
-    // restart). A mask rather than a number, so the search needs no adder or shifter.
-    reg [VLS-1:0] rr_from;
-    // next: the VL to build when the pending FCP starts (or when nothing is pending),
-    // one-hot, and the mask of the VLs after it (its number is encoded from next_oh when it
-    // moves into pend_vl, so the search does not end in an encoder).
-    reg next_valid;
-    reg [VLS-1:0] next_oh;
-    reg [VLS-1:0] next_above;
-    // pending: the built FCP (Op is 1 when pend_init), reloaded from the inputs every clock,
-    // and its VL one-hot and the mask of the VLs after it.
-    reg pend_valid;
-    reg [3:0] pend_vl;
-    reg [VLS-1:0] pend_oh;
-    reg [VLS-1:0] pend_above;
-    reg pend_init;
-    reg [11:0] pend_fctbs;
-    reg [11:0] pend_fccl;
-    // The second word (the LPCRC, in crc_q) goes out this clock.
-    reg busy;
-    reg [15:0] crc_q;
-
-    initial begin
-       now = 16'd0;
-       refresh_m1 = 16'd0;
-       refresh_le1 = 1'b0;
-       gap_m1 = 16'd0;
-       gap_le1 = 1'b0;
-       rr_from = ALL_VLS;
-       next_valid = 1'b0;
-       next_oh = NO_VL;
-       next_above = NO_VL;
-       pend_valid = 1'b0;
-       pend_vl = 4'd0;
-       pend_oh = NO_VL;
-       pend_above = NO_VL;
-       pend_init = 1'b0;
-       pend_fctbs = 12'd0;
-       pend_fccl = 12'd0;
-       busy = 1'b0;
-       crc_q = 16'd0;
-    end
-
-    always @(posedge clock) begin
-       now <= now + 16'd1;
-       // c - 1 wraps to 65535 for c = 0; harmless: with c <= 1 a start sets the flag at
-       // once (le1) and only a start clears it, so that deadline never matters. (A zero
-       // test here would clear 16 flip-flops through one net on a global buffer.)
-       refresh_m1 <= refresh_clocks - 16'd1;
-       refresh_le1 <= refresh_clocks <= 16'd1;
-       gap_m1 <= min_gap_clocks - 16'd1;
-       gap_le1 <= min_gap_clocks <= 16'd1;
-    end
-
-    // Link init or resync, or the link is down: every VL due at once, nothing pending.
-    wire restart_all = restart | (link_state == LINK_DOWN);
-    wire pending = pend_valid & ~busy;
-    // The mux takes the pending FCP: its first word goes out now, the scheduler commits.
-    wire take = fcp_start & pending;
-    wire [VLS-1:0] commit = take ? pend_oh : NO_VL;
-
-    // Deadlines for a start in this clock: the model's since_last is 1 in the next clock
-    // and reaches c (c >= 1) in the clock after the one in which now is now + c - 1.
-    wire [15:0] refresh_at = now + refresh_m1;
-    wire [15:0] gap_at = now + gap_m1;
-
-    // Per data VL, in generate block vl[v]. A flag is set in the clock after now reaches
-    // its deadline and stays set until the VL's next start (deadlines are at most 65535
-    // clocks ahead, so the first match is the right one); no counter or compare per VL.
-    //   refresh_deadline, refresh_due   the model's since_last >= refresh_clocks
-    //   gap_deadline, gap_ok            the model's since_last >= min_gap_clocks
-    //   last_fccl                       the FCCL this VL's last FCP carried
-    //   changed                         the FCCL of the previous clock differs from last_fccl
-    //                                   (registered: no compare in front of the round robin)
-    wire [VLS-1:0] refresh_due;
-    wire [VLS-1:0] change_due;   // FCCL differed from last_fccl a clock ago, and gap_ok
-    genvar v;
-    generate
-       for (v = 0; v < VLS; v = v + 1) begin : vl
-          reg [15:0] refresh_deadline;
-          reg [15:0] gap_deadline;
-          reg due_q;
-          reg gap_ok;
-          reg [11:0] last_fccl;
-          reg changed;
-          initial begin
-             changed = 1'b0;
-             refresh_deadline = 16'd0;
-             gap_deadline = 16'd0;
-             due_q = 1'b1;
-             gap_ok = 1'b1;
-             last_fccl = 12'd0;
-          end
-          assign refresh_due[v] = due_q;
-          assign change_due[v] = changed & gap_ok;
-          wire [11:0] fccl_now = fccl[12*v +: 12];
-          always @(posedge clock) begin
-             // Against last_fccl as this edge leaves it.
-             changed <= (commit[v] & ~restart_all) ? fccl_now != pend_fccl : fccl_now != last_fccl;
-             if (restart_all) begin
-                due_q <= 1'b1;
-                gap_ok <= 1'b1;
-             end else if (commit[v]) begin
-                // The model's on_sent, then this clock's tick.
-                last_fccl <= pend_fccl;
-                refresh_deadline <= refresh_at;
-                gap_deadline <= gap_at;
-                due_q <= refresh_le1;
-                gap_ok <= gap_le1;
-             end else begin
-                if (now == refresh_deadline) due_q <= 1'b1;
-                if (now == gap_deadline) gap_ok <= 1'b1;
-             end
-          end
-       end
-    endgenerate
-
-    // The lowest set bit of vec: {below, one-hot}, below[k] = a bit of vec under k is set
-    // (the VLs after the lowest one).
-    function [2*VLS-1:0] lowest;
-       input [VLS-1:0] vec;
-       reg [VLS-1:0] below;
-       integer k;
-       begin
-          below[0] = 1'b0;
-          for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
-          lowest = {below, vec & ~below};
-       end
-    endfunction
-
-    // One round-robin search (the model's next_due): the lowest VL of the first non-empty
-    // vector among refresh-due VLs at or after `from`, all refresh-due VLs, changed VLs at
-    // or after `from`, all changed VLs. Returns {found, after it, it one-hot}. The four
-    // lowest-bit searches run side by side and the non-empty flags select one, rather than
-    // selecting a vector first and searching it after.
-    function [2*VLS:0] pick;
-       input [VLS-1:0] rdue;
-       input [VLS-1:0] cdue;
-       input [VLS-1:0] from;
-       reg [2*VLS-1:0] l0, l1, l2, l3;
-       begin
-          l0 = lowest(rdue & from);
-          l1 = lowest(rdue);
-          l2 = lowest(cdue & from);
-          l3 = lowest(cdue);
-          if (|(rdue & from)) pick = {1'b1, l0};
-          else if (|rdue) pick = {1'b1, l1};
-          else if (|(cdue & from)) pick = {1'b1, l2};
-          else pick = {|cdue, l3};
-       end
-    endfunction
-
-    // The number of a one-hot VL vector (0 for none).
-    function [3:0] vl_of;
-       input [VLS-1:0] oh;
-       integer k;
-       begin
-          vl_of = 4'd0;
-          for (k = 0; k < VLS; k = k + 1)
-             if (oh[k]) vl_of = vl_of | k[3:0];
-       end
-    endfunction
-
-    // The next VL is chosen as if the FCPs ahead of it were already sent: they are excluded
-    // and round robin starts after the last of them. Both cases are searched; the late
-    // fcp_start only selects between them.
-    // No start this clock: the VL pending after the edge (pending, else next) is ahead.
-    wire [VLS-1:0] excl0 = pend_valid ? pend_oh : next_valid ? next_oh : NO_VL;
-    wire [VLS-1:0] from0 = pend_valid ? pend_above : next_valid ? next_above : rr_from;
-    wire [2*VLS:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
-    // The pending FCP starts now: it and the next one are ahead.
-    wire [VLS-1:0] excl1 = pend_oh | (next_valid ? next_oh : NO_VL);
-    wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
-    wire [2*VLS:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
-
-    // The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
-    wire keep_pend = pend_valid & ~take;
-    // Kept as one net, so the selects below are AND-ORs on it (not one LUT per VL and bit).
-    (* keep *) wire [VLS-1:0] build_oh = keep_pend ? pend_oh : next_oh;
-    reg [11:0] build_fctbs;
-    reg [11:0] build_fccl;
-    integer b;
-    always @(*) begin
-       build_fctbs = 12'd0;
-       build_fccl = 12'd0;
-       for (b = 0; b < VLS; b = b + 1) begin
-          build_fctbs = build_fctbs | (fctbs[12*b +: 12] & {12{build_oh[b]}});
-          build_fccl = build_fccl | (fccl[12*b +: 12] & {12{build_oh[b]}});
-       end
-    end
-
-    always @(posedge clock) begin
-       pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);
-       pend_oh <= build_oh;
-       pend_above <= keep_pend ? pend_above : next_above;
-       pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
-       pend_fctbs <= build_fctbs;
-       pend_fccl <= build_fccl;
-       if (restart_all) begin
-          rr_from <= ALL_VLS;
-          next_valid <= 1'b0;
-          next_oh <= NO_VL;
-          next_above <= NO_VL;
-          pend_valid <= 1'b0;
-       end else begin
-          if (take) rr_from <= pend_above;
-          {next_valid, next_above, next_oh} <= take ? pick1 : pick0;
-          pend_valid <= keep_pend | next_valid;
-       end
-    end
-
-    // The pending FCP's bytes 0-3 in wire order (byte k in [8k+7:8k]): the header
-    // Op<<28 | FCTBS<<16 | VL<<12 | FCCL, big-endian (SPEC.md 2).
-    wire [31:0] hdr = {pend_fccl[7:0], pend_vl, pend_fccl[11:8], pend_fctbs[7:0], 3'b000, pend_init, pend_fctbs[11:8]};
-    // Its LPCRC (SPEC.md 3): the CRC unit's equations after four bytes from init 0xFFFF,
-    // final XOR folded in; bytes 4-5 on the wire, low byte first.
-    wire [15:0] lpcrc;
-    assign lpcrc[0] = ~(hdr[0] ^ hdr[1] ^ hdr[3] ^ hdr[4] ^ hdr[9] ^ hdr[11] ^ hdr[12] ^ hdr[17] ^ hdr[19] ^ hdr[20] ^ hdr[24] ^ hdr[28]);
-    assign lpcrc[1] = ~(hdr[1] ^ hdr[2] ^ hdr[4] ^ hdr[10] ^ hdr[12] ^ hdr[13] ^ hdr[18] ^ hdr[20] ^ hdr[21] ^ hdr[25] ^ hdr[29]);
-    assign lpcrc[2] = hdr[0] ^ hdr[2] ^ hdr[3] ^ hdr[8] ^ hdr[11] ^ hdr[13] ^ hdr[14] ^ hdr[19] ^ hdr[21] ^ hdr[22] ^ hdr[26] ^ hdr[30];
-    assign lpcrc[3] = hdr[1] ^ hdr[3] ^ hdr[4] ^ hdr[9] ^ hdr[12] ^ hdr[14] ^ hdr[15] ^ hdr[20] ^ hdr[22] ^ hdr[23] ^ hdr[27] ^ hdr[31];
-    assign lpcrc[4] = ~(hdr[0] ^ hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[19] ^ hdr[20] ^ hdr[21] ^ hdr[23]);
-    assign lpcrc[5] = ~(hdr[0] ^ hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[20] ^ hdr[21] ^ hdr[22] ^ hdr[24]);
-    assign lpcrc[6] = hdr[0] ^ hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[21] ^ hdr[22] ^ hdr[23] ^ hdr[25];
-    assign lpcrc[7] = ~(hdr[1] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[18] ^ hdr[19] ^ hdr[20] ^ hdr[22] ^ hdr[23] ^ hdr[24] ^ hdr[26]);
-    assign lpcrc[8] = hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[19] ^ hdr[20] ^ hdr[21] ^ hdr[23] ^ hdr[24] ^ hdr[25] ^ hdr[27];
-    assign lpcrc[9] = ~(hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[10] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[20] ^ hdr[21] ^ hdr[22] ^ hdr[24] ^ hdr[25] ^ hdr[26] ^ hdr[28]);
-    assign lpcrc[10] = hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[11] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[21] ^ hdr[22] ^ hdr[23] ^ hdr[25] ^ hdr[26] ^ hdr[27] ^ hdr[29];
-    assign lpcrc[11] = hdr[0] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[12] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[20] ^ hdr[22] ^ hdr[23] ^ hdr[24] ^ hdr[26] ^ hdr[27] ^ hdr[28] ^ hdr[30];
-    assign lpcrc[12] = hdr[0] ^ hdr[1] ^ hdr[8] ^ hdr[9] ^ hdr[10] ^ hdr[11] ^ hdr[13] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[18] ^ hdr[19] ^ hdr[20] ^ hdr[21] ^ hdr[23] ^ hdr[24] ^ hdr[25] ^ hdr[27] ^ hdr[28] ^ hdr[29] ^ hdr[31];
-    assign lpcrc[13] = ~(hdr[0] ^ hdr[2] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[10] ^ hdr[14] ^ hdr[15] ^ hdr[16] ^ hdr[18] ^ hdr[21] ^ hdr[22] ^ hdr[25] ^ hdr[26] ^ hdr[29] ^ hdr[30]);
-    assign lpcrc[14] = ~(hdr[0] ^ hdr[1] ^ hdr[3] ^ hdr[4] ^ hdr[8] ^ hdr[9] ^ hdr[11] ^ hdr[15] ^ hdr[16] ^ hdr[17] ^ hdr[19] ^ hdr[22] ^ hdr[23] ^ hdr[26] ^ hdr[27] ^ hdr[30] ^ hdr[31]);
-    assign lpcrc[15] = hdr[0] ^ hdr[2] ^ hdr[3] ^ hdr[8] ^ hdr[10] ^ hdr[11] ^ hdr[16] ^ hdr[18] ^ hdr[19] ^ hdr[23] ^ hdr[27] ^ hdr[31];
-
-    // The LPCRC goes a clock after the header: registered when the FCP starts.
-    always @(posedge clock) begin
-       busy <= take;
-       if (take) crc_q <= lpcrc;
-    end
-
-    // Word 0: bytes 0-3; word 1: bytes 4-5. Every output is 0 between FCP words.
-    always @(*) begin
-       fcp_pending = pending;
-       pending_vl = pending ? pend_vl : 4'd0;
-       fcp_valid = take | busy;
-       fcp_sop = take;
-       fcp_eop = busy;
-       fcp_link = take | busy;
-       fcp_keep = take ? 4'b1111 : busy ? 4'b0011 : 4'b0000;
-       fcp_data = take ? hdr : busy ? {16'd0, crc_q} : 32'd0;
-    end
+    // Update code (wrapper)
+    iblink_fcp_tx #(.VLS(8), .DATA_WIDTH(32), .KEEP_WIDTH(4)) core (
+        .clock(clock),
+        .restart(restart),
+        .link_state(link_state),
+        .refresh_clocks(refresh_clocks),
+        .min_gap_clocks(min_gap_clocks),
+        .fctbs(fctbs),
+        .fccl(fccl),
+        .fcp_start(fcp_start),
+        .fcp_pending(fcp_pending),
+        .pending_vl(pending_vl),
+        .fcp_valid(fcp_valid),
+        .fcp_sop(fcp_sop),
+        .fcp_eop(fcp_eop),
+        .fcp_link(fcp_link),
+        .fcp_data(fcp_data),
+        .fcp_keep(fcp_keep)
+    );
 endmodule // iblink_link_port_vl8_w32$fcptx
 
 
@@ -2973,6 +2542,689 @@ module iblink_link_port_vl8_w32$vl15(clock,reset,accept,drain,kept,dropped,held,
        end
     end
 endmodule // iblink_link_port_vl8_w32$vl15
+`default_nettype none
+// iblink_fcp_rx: FCP receive framer (SPEC.md 2, 3, 4).
+//
+// Link packets (rx_link) are taken out of the receive link word stream and checked as
+// Flow Control Packets: exactly 6 bytes; LPCRC over bytes 0-3 in bytes 4-5, low byte
+// first; Op 0 or 1; VL below VLCap and not VL15, checked in that order (the model's). A
+// good one is a one-clock upd_valid: the RX credit block takes ABR[upd_vl] := upd_fctbs,
+// the TX credit block CL[upd_vl] := upd_fccl. Every discarded one is counted under its
+// reason; the counters saturate at 16'hFFFF and a reset (resync) keeps them.
+//
+// Framing: a link packet starts on a word with rx_valid & rx_sop & rx_link and ends on
+// the next link word with rx_eop. Its length is DATA_WIDTH/8 bytes per word before the
+// eop word plus the lanes up to the highest set rx_keep bit of the eop word. A word with
+// rx_sop (link or data) while a packet is open aborts it. Words without rx_valid are
+// ignored; so are link words with no open packet and no sop, and data words.
+//
+// Pipeline: stage 0 frames the word and captures the bytes, with the expected LPCRC
+// (iblink_lpcrc, generated from the CRC equations) computed as the LPCRC bytes are
+// captured: at 64 bits from the word itself (one word holds all six bytes), at 32 bits
+// from the captured header while the second word arrives. Stage 1 registers what ended
+// (six bytes, short, long) or was aborted. Stage 2 compares the expected LPCRC with
+// the received one and, beside it, registers the verdict the packet gets should they
+// match (Op, then VL15, then VLCap, or good: one-hot), so stage 3 is one AND into the
+// output registers and the counters' enables.
+//
+// Cycle contract: the verdict for a link packet whose eop word is presented in clock e
+// shows in clock e+3 (upd_valid with upd_*, or its counter one higher); an abort seen in
+// clock s (the aborting sop) is counted from clock s+3. One packet per clock at most, no
+// back-pressure. A reset in clock r drops the inputs of clock r and every verdict not
+// yet shown (those of eops in clocks r-2, r-1, r). All outputs are registers; upd_op,
+// upd_vl, upd_fctbs, upd_fccl hold the last good FCP (0 after a reset).
+module iblink_fcp_rx #(
+    // Data VLs (VLCap): 1, 2, 4, 8 or 15
+    parameter VLS = 4,
+    // Link word width: 32 or 64
+    parameter DATA_WIDTH = 32,
+    parameter KEEP_WIDTH = DATA_WIDTH/8
+) (
+    input  wire                  clock,
+    // Link init or resync (SPEC.md 8): the open packet and the pipeline are dropped
+    input  wire                  reset,
+
+    // Receive link word stream; byte k is rx_data[8k+7:8k], byte 0 first on the wire.
+    // rx_keep is read on the eop word only.
+    input  wire                  rx_valid,
+    input  wire [DATA_WIDTH-1:0] rx_data,
+    input  wire [KEEP_WIDTH-1:0] rx_keep,
+    input  wire                  rx_sop,
+    input  wire                  rx_eop,
+    // The word belongs to a link packet (data-packet words are ignored)
+    input  wire                  rx_link,
+
+    // A good FCP, for one clock: Op (0 normal, 1 init), VL (below VLS), FCTBS, FCCL
+    output reg                   upd_valid,
+    output reg                   upd_op,
+    output reg  [3:0]            upd_vl,
+    output reg  [11:0]           upd_fctbs,
+    output reg  [11:0]           upd_fccl,
+
+    // Saturating counters: good FCPs, and discards by reason
+    output reg  [15:0]           good_count,
+    output reg  [15:0]           short_count,        // fewer than 6 bytes
+    output reg  [15:0]           long_count,         // more than 6 bytes
+    output reg  [15:0]           abort_count,        // cut by a new sop
+    output reg  [15:0]           lpcrc_error_count,  // 6 bytes, LPCRC mismatch
+    output reg  [15:0]           reserved_op_count,  // good LPCRC, Op 2-15
+    output reg  [15:0]           vl15_count,         // good LPCRC and Op, VL15
+    output reg  [15:0]           vl_cap_count        // good LPCRC and Op, VL VLS..14
+);
+
+// VLCap as a 4-bit value, for the compare with a received VL.
+localparam [3:0] VL_CAP = VLS[3:0];
+
+// Framing state.
+reg open;              // a link packet is being collected
+reg [1:0] words;       // its link words so far, saturating at 2
+reg [31:0] head;       // bytes 0-3: Op|FCTBS|VL|FCCL, byte k in [8k+7:8k]
+reg [15:0] lpcrc_rx;   // bytes 4-5: the LPCRC as received (byte 4 is its low byte)
+reg [15:0] lpcrc_exp;  // the LPCRC bytes 0-3 call for, captured with lpcrc_rx
+// Stage 1: what ended in the previous clock (6 bytes, short or long) or was aborted.
+reg s1_six, s1_short, s1_long, s1_abort;
+// Stage 2: the checks on the captured bytes. For a 6-byte packet exactly one of
+// s2_op_bad, s2_vl15, s2_vl_cap, s2_good is set: its verdict should the LPCRC match,
+// decided here beside the LPCRC compare so that stage 3 only ANDs.
+reg s2_six, s2_short, s2_long, s2_abort;
+reg s2_crc_ok;          // expected LPCRC == received
+reg s2_op_bad, s2_vl15, s2_vl_cap, s2_good;
+reg s2_op_init;
+reg [3:0] s2_vl;
+reg [11:0] s2_fctbs, s2_fccl;
+
+initial begin
+   open = 1'b0;
+   words = 2'd0;
+   head = 32'd0;
+   lpcrc_rx = 16'd0;
+   lpcrc_exp = 16'd0;
+   {s1_six, s1_short, s1_long, s1_abort} = 4'd0;
+   {s2_six, s2_short, s2_long, s2_abort} = 4'd0;
+   s2_crc_ok = 1'b0;
+   {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} = 4'd0;
+   s2_op_init = 1'b0;
+   s2_vl = 4'd0;
+   s2_fctbs = 12'd0;
+   s2_fccl = 12'd0;
+   upd_valid = 1'b0;
+   upd_op = 1'b0;
+   upd_vl = 4'd0;
+   upd_fctbs = 12'd0;
+   upd_fccl = 12'd0;
+   good_count = 16'd0;
+   short_count = 16'd0;
+   long_count = 16'd0;
+   abort_count = 16'd0;
+   lpcrc_error_count = 16'd0;
+   reserved_op_count = 16'd0;
+   vl15_count = 16'd0;
+   vl_cap_count = 16'd0;
+end
+
+// ---- Stage 0: framing ----
+// Only words with rx_valid count: gaps inside an item are ignored.
+wire link_word = rx_valid & rx_link;
+// Any item's sop while a link packet is open: that packet never got its eop.
+wire abort = rx_valid & rx_sop & open;
+wire first = link_word & rx_sop;
+wire more = link_word & ~rx_sop & open;
+wire ends = (first | more) & rx_eop;   // the packet's last word
+// Words before this one in its packet; keep counts on the eop word only (only the
+// last word of an item may be partial).
+wire [1:0] prior_words = rx_sop ? 2'd0 : words;
+reg [3:0] last_bytes;   // highest set keep bit + 1
+// Length = DATA_WIDTH/8 * prior_words + last_bytes; 6 is an FCP.
+wire len_short;
+wire len_six;
+// The header bytes the expected LPCRC is computed from (per width, below).
+wire [31:0] crc_in;
+wire [15:0] lpcrc_calc;
+
+generate
+   if (DATA_WIDTH == 32) begin : w32
+      always @(*) begin
+         casez (rx_keep)
+            4'b1???: last_bytes = 4'd4;
+            4'b01??: last_bytes = 4'd3;
+            4'b001?: last_bytes = 4'd2;
+            4'b0001: last_bytes = 4'd1;
+            default: last_bytes = 4'd0;
+         endcase
+      end
+      // 6 only as a full word then 2 bytes.
+      assign len_short = (prior_words == 2'd0) | ((prior_words == 2'd1) & (last_bytes < 4'd2));
+      assign len_six = (prior_words == 2'd1) & (last_bytes == 4'd2);
+      // From the header captured a word earlier, while the second word arrives.
+      assign crc_in = head;
+   end else begin : w64
+      always @(*) begin
+         casez (rx_keep)
+            8'b1???????: last_bytes = 4'd8;
+            8'b01??????: last_bytes = 4'd7;
+            8'b001?????: last_bytes = 4'd6;
+            8'b0001????: last_bytes = 4'd5;
+            8'b00001???: last_bytes = 4'd4;
+            8'b000001??: last_bytes = 4'd3;
+            8'b0000001?: last_bytes = 4'd2;
+            8'b00000001: last_bytes = 4'd1;
+            default: last_bytes = 4'd0;
+         endcase
+      end
+      // 6 only as one word of 6 bytes.
+      assign len_short = (prior_words == 2'd0) & (last_bytes < 4'd6);
+      assign len_six = (prior_words == 2'd0) & (last_bytes == 4'd6);
+      // Lanes 6-7 never hold FCP bytes: on a 6-byte FCP keep leaves them out.
+      wire [15:0] unused_lanes_6_7 = rx_data[63:48];
+      // From the word itself: one word carries all six bytes.
+      assign crc_in = rx_data[31:0];
+   end
+endgenerate
+
+// Expected LPCRC of bytes 0-3: the generated XOR equations (iblink_lpcrc).
+iblink_lpcrc lpcrc_eq (
+    .head(crc_in),
+    .lpcrc(lpcrc_calc)
+);
+
+always @(posedge clock) begin
+   if (reset) begin
+      open <= 1'b0;
+      words <= 2'd0;
+      {s1_six, s1_short, s1_long, s1_abort} <= 4'd0;
+   end else begin
+      s1_six <= ends & len_six;
+      s1_short <= ends & len_short;
+      s1_long <= ends & ~len_short & ~len_six;
+      s1_abort <= abort;
+      if (first) begin
+         open <= ~rx_eop;
+         words <= 2'd1;
+      end else if (more) begin
+         open <= ~rx_eop;
+         if (words != 2'd2) words <= words + 2'd1;
+      end else if (abort) begin
+         open <= 1'b0;   // a data item's sop
+      end
+   end
+end
+
+// The captured bytes need no reset: a packet ends only after its sop wrote them.
+// The expected LPCRC is captured with the received one.
+generate
+   if (DATA_WIDTH == 32) begin : capture_w32
+      always @(posedge clock) begin
+         if (first) head <= rx_data[31:0];
+         // The second word carries bytes 4-5.
+         if (more & (words == 2'd1)) begin
+            lpcrc_rx <= rx_data[15:0];
+            lpcrc_exp <= lpcrc_calc;
+         end
+      end
+   end else begin : capture_w64
+      always @(posedge clock) begin
+         // One word carries all six bytes.
+         if (first) begin
+            head <= rx_data[31:0];
+            lpcrc_rx <= rx_data[47:32];
+            lpcrc_exp <= lpcrc_calc;
+         end
+      end
+   end
+endgenerate
+
+// ---- Stage 2: LPCRC and field checks on the captured bytes ----
+// Fields (SPEC.md 2): Op = byte 0 [7:4], FCTBS = byte 0 [3:0] . byte 1,
+// VL = byte 2 [7:4], FCCL = byte 2 [3:0] . byte 3.
+wire [3:0] head_op = head[7:4];
+wire [3:0] head_vl = head[23:20];
+wire op_reserved = head_op >= 4'd2;
+wire vl15 = head_vl == 4'd15;                  // VL15: no flow control
+wire vl_over = (head_vl >= VL_CAP) & ~vl15;    // no such data VL at this VLCap
+
+always @(posedge clock) begin
+   if (reset) begin
+      {s2_six, s2_short, s2_long, s2_abort} <= 4'd0;
+      {s2_op_bad, s2_vl15, s2_vl_cap, s2_good} <= 4'd0;
+   end else begin
+      {s2_six, s2_short, s2_long, s2_abort} <= {s1_six, s1_short, s1_long, s1_abort};
+      // Op before VL, as the model checks them.
+      s2_op_bad <= s1_six & op_reserved;
+      s2_vl15 <= s1_six & ~op_reserved & vl15;
+      s2_vl_cap <= s1_six & ~op_reserved & vl_over;
+      s2_good <= s1_six & ~op_reserved & ~vl15 & ~vl_over;
+   end
+   s2_crc_ok <= lpcrc_exp == lpcrc_rx;
+   s2_op_init <= head_op == 4'd1;
+   s2_vl <= head_vl;
+   s2_fctbs <= {head[3:0], head[15:8]};
+   s2_fccl <= {head[19:16], head[31:24]};
+end
+
+// ---- Stage 3: verdict, in the model's order: length, LPCRC, Op, VL15, VLCap ----
+// (short/long/abort need no LPCRC: they are counted straight from stage 2.)
+wire v_lpcrc = s2_six & ~s2_crc_ok;
+wire v_op = s2_op_bad & s2_crc_ok;
+wire v_vl15 = s2_vl15 & s2_crc_ok;
+wire v_vl_cap = s2_vl_cap & s2_crc_ok;
+wire v_good = s2_good & s2_crc_ok;
+
+always @(posedge clock) begin
+   if (reset) begin
+      upd_valid <= 1'b0;
+      upd_op <= 1'b0;
+      upd_vl <= 4'd0;
+      upd_fctbs <= 12'd0;
+      upd_fccl <= 12'd0;
+   end else begin
+      upd_valid <= v_good;
+      if (v_good) begin
+         upd_op <= s2_op_init;
+         upd_vl <= s2_vl;
+         upd_fctbs <= s2_fctbs;
+         upd_fccl <= s2_fccl;
+      end
+   end
+end
+
+// Counters: saturating statistics; a reset (resync) keeps them and counts nothing.
+always @(posedge clock) begin
+   if (~reset) begin
+      if (v_good & (~&good_count)) good_count <= good_count + 16'd1;
+      if (s2_short & (~&short_count)) short_count <= short_count + 16'd1;
+      if (s2_long & (~&long_count)) long_count <= long_count + 16'd1;
+      if (s2_abort & (~&abort_count)) abort_count <= abort_count + 16'd1;
+      if (v_lpcrc & (~&lpcrc_error_count)) lpcrc_error_count <= lpcrc_error_count + 16'd1;
+      if (v_op & (~&reserved_op_count)) reserved_op_count <= reserved_op_count + 16'd1;
+      if (v_vl15 & (~&vl15_count)) vl15_count <= vl15_count + 16'd1;
+      if (v_vl_cap & (~&vl_cap_count)) vl_cap_count <= vl_cap_count + 16'd1;
+   end
+end
+
+endmodule
+`default_nettype wire
+
+`default_nettype none
+// iblink_lpcrc: the LPCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected, init 0xFFFF, xorout
+// 0xFFFF) of a link packet's four header bytes, combinational: the CRC unit's equations
+// after four bytes, with the init value and the final XOR folded into the '~' of the
+// bits where they add a one. Each bit is the XOR of 13 to 24 header bits (about three
+// LUT4 levels). Used by iblink_fcp_rx (the LPCRC a received FCP must carry) and
+// iblink_fcp_tx (the one it sends); a header bit tied to a constant folds away.
+module iblink_lpcrc (
+    // Bytes 0-3 of the link packet, byte k at [8k+7:8k] (byte 0 first on the wire)
+    input  wire [31:0] head,
+    // Its LPCRC: byte 4 on the wire is [7:0], byte 5 is [15:8]
+    output wire [15:0] lpcrc
+);
+
+assign lpcrc[0] = ~(head[0] ^ head[1] ^ head[3] ^ head[4] ^ head[6] ^ head[9] ^ head[11] ^ head[12] ^ head[17] ^ head[19] ^ head[20] ^ head[24] ^ head[28]);
+assign lpcrc[1] = ~(head[1] ^ head[2] ^ head[4] ^ head[5] ^ head[7] ^ head[10] ^ head[12] ^ head[13] ^ head[18] ^ head[20] ^ head[21] ^ head[25] ^ head[29]);
+assign lpcrc[2] = head[0] ^ head[2] ^ head[3] ^ head[5] ^ head[6] ^ head[8] ^ head[11] ^ head[13] ^ head[14] ^ head[19] ^ head[21] ^ head[22] ^ head[26] ^ head[30];
+assign lpcrc[3] = head[1] ^ head[3] ^ head[4] ^ head[6] ^ head[7] ^ head[9] ^ head[12] ^ head[14] ^ head[15] ^ head[20] ^ head[22] ^ head[23] ^ head[27] ^ head[31];
+assign lpcrc[4] = ~(head[0] ^ head[1] ^ head[2] ^ head[3] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[15] ^ head[16] ^ head[17] ^ head[19] ^ head[20] ^ head[21] ^ head[23]);
+assign lpcrc[5] = ~(head[0] ^ head[1] ^ head[2] ^ head[3] ^ head[4] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[16] ^ head[17] ^ head[18] ^ head[20] ^ head[21] ^ head[22] ^ head[24]);
+assign lpcrc[6] = head[0] ^ head[1] ^ head[2] ^ head[3] ^ head[4] ^ head[5] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[17] ^ head[18] ^ head[19] ^ head[21] ^ head[22] ^ head[23] ^ head[25];
+assign lpcrc[7] = ~(head[1] ^ head[2] ^ head[3] ^ head[4] ^ head[5] ^ head[6] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[18] ^ head[19] ^ head[20] ^ head[22] ^ head[23] ^ head[24] ^ head[26]);
+assign lpcrc[8] = head[2] ^ head[3] ^ head[4] ^ head[5] ^ head[6] ^ head[7] ^ head[9] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[19] ^ head[20] ^ head[21] ^ head[23] ^ head[24] ^ head[25] ^ head[27];
+assign lpcrc[9] = ~(head[3] ^ head[4] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[10] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[20] ^ head[21] ^ head[22] ^ head[24] ^ head[25] ^ head[26] ^ head[28]);
+assign lpcrc[10] = head[4] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[11] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[19] ^ head[21] ^ head[22] ^ head[23] ^ head[25] ^ head[26] ^ head[27] ^ head[29];
+assign lpcrc[11] = head[0] ^ head[5] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[12] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[19] ^ head[20] ^ head[22] ^ head[23] ^ head[24] ^ head[26] ^ head[27] ^ head[28] ^ head[30];
+assign lpcrc[12] = head[0] ^ head[1] ^ head[6] ^ head[7] ^ head[8] ^ head[9] ^ head[10] ^ head[11] ^ head[13] ^ head[14] ^ head[15] ^ head[16] ^ head[17] ^ head[18] ^ head[19] ^ head[20] ^ head[21] ^ head[23] ^ head[24] ^ head[25] ^ head[27] ^ head[28] ^ head[29] ^ head[31];
+assign lpcrc[13] = ~(head[0] ^ head[2] ^ head[3] ^ head[4] ^ head[6] ^ head[7] ^ head[8] ^ head[10] ^ head[14] ^ head[15] ^ head[16] ^ head[18] ^ head[21] ^ head[22] ^ head[25] ^ head[26] ^ head[29] ^ head[30]);
+assign lpcrc[14] = ~(head[0] ^ head[1] ^ head[3] ^ head[4] ^ head[5] ^ head[7] ^ head[8] ^ head[9] ^ head[11] ^ head[15] ^ head[16] ^ head[17] ^ head[19] ^ head[22] ^ head[23] ^ head[26] ^ head[27] ^ head[30] ^ head[31]);
+assign lpcrc[15] = head[0] ^ head[2] ^ head[3] ^ head[5] ^ head[8] ^ head[10] ^ head[11] ^ head[16] ^ head[18] ^ head[19] ^ head[23] ^ head[27] ^ head[31];
+
+endmodule
+`default_nettype wire
+`default_nettype none
+// iblink_fcp_tx: FCP transmit framer and scheduler (SPEC.md 2, 3, 5).
+//
+// Chooses the next data VL due an FCP (its refresh period passed, or its FCCL changed
+// and the minimum gap passed; refresh first, then round robin after the last VL sent),
+// keeps that FCP built in the pend_* registers (reloaded from the inputs every clock)
+// and streams it when the link TX mux grants it with fcp_start. Bytes (SPEC.md 2, 3):
+// header Op<<28 | FCTBS<<16 | VL<<12 | FCCL big-endian, then its LPCRC (iblink_lpcrc,
+// generated from the CRC equations), low byte first. At 32 bits word 0 is bytes 0-3
+// (keep 4'b1111) and word 1 the LPCRC (keep 4'b0011); at 64 bits one word, bytes 0-5
+// (keep 8'h3F). Every stream output is 0 while fcp_valid is 0.
+//
+// Scheduling without per-VL timers: one free-running 16-bit now; a start stores
+// now + period - 1 as the VL's two deadlines (refresh, minimum gap), and a flag is set
+// in the clock after now equals the deadline and held until the VL's next start. The
+// round robin is kept as masks (the VLs after a VL) and one-hot VLs, so a search is
+// masks, a prefix OR and an encoder. Two registers hold VLs: next (chosen one FCP ahead,
+// as if the FCPs ahead of it were already sent) and pending (the built FCP); both
+// searches, with and without this clock's start, run side by side and the late
+// fcp_start selects one, so due VLs go back to back.
+//
+// Cycle contract: fcp_start in clock p while fcp_pending: the first word is on fcp_* in
+// clock p (combinational from fcp_start; everything else is a register or a gated
+// register), at 32 bits the second word in p+1. The FCP carries link_state, fctbs and
+// fccl as driven in clock p-1. With nothing pending or chosen, a VL whose refresh falls
+// due in clock t is pending in t+2; an FCCL change driven in t (gap passed) in t+3.
+// After restart (or LINK_DOWN) in clock r nothing is pending from r+1 and VL0's FCP is
+// pending in r+3. refresh_clocks and min_gap_clocks are registered and apply to each VL
+// from its next FCP (change them together with restart); 0 acts as 1.
+module iblink_fcp_tx #(
+    // Data VLs (VLCap): 1, 2, 4, 8 or 15
+    parameter VLS = 4,
+    // Link word width: 32 or 64
+    parameter DATA_WIDTH = 32,
+    parameter KEEP_WIDTH = DATA_WIDTH/8
+) (
+    input  wire                  clock,
+    // Link init or resync (SPEC.md 8): every VL due at once (round robin from VL0);
+    // the FCP being chosen or pending is dropped (one already started finishes)
+    input  wire                  restart,
+    // Link state code: 0 LINK_DOWN (held in restart), 1 LINK_INIT (Op 1),
+    // 2 LINK_ARM, 3 LINK_ACTIVE (Op 0)
+    input  wire [1:0]            link_state,
+
+    // A VL is refresh-due this many clocks after its last FCP started
+    input  wire [15:0]           refresh_clocks,
+    // A VL whose FCCL changed is due this many clocks after its last FCP started
+    input  wire [15:0]           min_gap_clocks,
+
+    // This port's FCTBS (TX credits) and FCCL (RX credits) of VL v at [12v+11:12v]
+    input  wire [12*VLS-1:0]     fctbs,
+    input  wire [12*VLS-1:0]     fccl,
+
+    // From the link TX mux: the pending FCP's first word goes out this clock
+    input  wire                  fcp_start,
+    // A fully built FCP waits for fcp_start, and its VL (0 while none)
+    output reg                   fcp_pending,
+    output reg  [3:0]            pending_vl,
+
+    // FCP words on the link word stream (fcp_link set on every FCP word)
+    output reg                   fcp_valid,
+    output reg                   fcp_sop,
+    output reg                   fcp_eop,
+    output reg                   fcp_link,
+    output reg  [DATA_WIDTH-1:0] fcp_data,
+    output reg  [KEEP_WIDTH-1:0] fcp_keep
+);
+
+// link_state codes (iblink_rtl::link).
+localparam [1:0] LINK_DOWN = 2'd0;
+localparam [1:0] LINK_INIT = 2'd1;
+
+localparam [VLS-1:0] NO_VL = {VLS{1'b0}};
+localparam [VLS-1:0] ALL_VLS = {VLS{1'b1}};
+
+// The time base of the per-VL deadlines: counts every clock, wrapping.
+reg [15:0] now;
+// The configuration as a start uses it: c - 1, and c <= 1. Registered, so it takes
+// effect a clock late: change it together with restart.
+reg [15:0] refresh_m1;
+reg refresh_le1;
+reg [15:0] gap_m1;
+reg gap_le1;
+// Round robin: the VLs at or after the one following the last VL sent (all after a
+// restart). A mask rather than a number, so the search needs no adder or shifter.
+reg [VLS-1:0] rr_from;
+// next: the VL to build when the pending FCP starts (or when nothing is pending),
+// one-hot, and the mask of the VLs after it (its number is encoded from next_oh when it
+// moves into pend_vl, so the search does not end in an encoder).
+reg next_valid;
+reg [VLS-1:0] next_oh;
+reg [VLS-1:0] next_above;
+// pending: the built FCP (Op is 1 when pend_init), reloaded from the inputs every clock,
+// and its VL one-hot and the mask of the VLs after it.
+reg pend_valid;
+reg [3:0] pend_vl;
+reg [VLS-1:0] pend_oh;
+reg [VLS-1:0] pend_above;
+reg pend_init;
+reg [11:0] pend_fctbs;
+reg [11:0] pend_fccl;
+
+initial begin
+   now = 16'd0;
+   refresh_m1 = 16'd0;
+   refresh_le1 = 1'b0;
+   gap_m1 = 16'd0;
+   gap_le1 = 1'b0;
+   rr_from = ALL_VLS;
+   next_valid = 1'b0;
+   next_oh = NO_VL;
+   next_above = NO_VL;
+   pend_valid = 1'b0;
+   pend_vl = 4'd0;
+   pend_oh = NO_VL;
+   pend_above = NO_VL;
+   pend_init = 1'b0;
+   pend_fctbs = 12'd0;
+   pend_fccl = 12'd0;
+end
+
+always @(posedge clock) begin
+   now <= now + 16'd1;
+   // c - 1 wraps to 65535 for c = 0; harmless: with c <= 1 a start sets the flag at
+   // once (le1) and only a start clears it, so that deadline never matters. (A zero
+   // test here would clear 16 flip-flops through one net on a global buffer.)
+   refresh_m1 <= refresh_clocks - 16'd1;
+   refresh_le1 <= refresh_clocks <= 16'd1;
+   gap_m1 <= min_gap_clocks - 16'd1;
+   gap_le1 <= min_gap_clocks <= 16'd1;
+end
+
+// Link init or resync, or the link is down: every VL due at once, nothing pending.
+wire restart_all = restart | (link_state == LINK_DOWN);
+// The pending FCP can start (at 32 bits: not while its predecessor's second word goes).
+wire pending;
+// The mux takes the pending FCP: its first word goes out now, the scheduler commits.
+wire take = fcp_start & pending;
+wire [VLS-1:0] commit = take ? pend_oh : NO_VL;
+
+// Deadlines for a start in this clock: the model's since_last is 1 in the next clock
+// and reaches c (c >= 1) in the clock after the one in which now is now + c - 1.
+wire [15:0] refresh_at = now + refresh_m1;
+wire [15:0] gap_at = now + gap_m1;
+
+// Per data VL, in generate block vl[v]. A flag is set in the clock after now reaches
+// its deadline and stays set until the VL's next start (deadlines are at most 65535
+// clocks ahead, so the first match is the right one); no counter or compare per VL.
+//   refresh_deadline, refresh_due   the model's since_last >= refresh_clocks
+//   gap_deadline, gap_ok            the model's since_last >= min_gap_clocks
+//   last_fccl                       the FCCL this VL's last FCP carried
+//   changed                         the FCCL of the previous clock differs from last_fccl
+//                                   (registered: no compare in front of the round robin)
+wire [VLS-1:0] refresh_due;
+wire [VLS-1:0] change_due;   // FCCL differed from last_fccl a clock ago, and gap_ok
+genvar v;
+generate
+   for (v = 0; v < VLS; v = v + 1) begin : vl
+      reg [15:0] refresh_deadline;
+      reg [15:0] gap_deadline;
+      reg due_q;
+      reg gap_ok;
+      reg [11:0] last_fccl;
+      reg changed;
+      initial begin
+         changed = 1'b0;
+         refresh_deadline = 16'd0;
+         gap_deadline = 16'd0;
+         due_q = 1'b1;
+         gap_ok = 1'b1;
+         last_fccl = 12'd0;
+      end
+      assign refresh_due[v] = due_q;
+      assign change_due[v] = changed & gap_ok;
+      wire [11:0] fccl_now = fccl[12*v +: 12];
+      always @(posedge clock) begin
+         // Against last_fccl as this edge leaves it.
+         changed <= (commit[v] & ~restart_all) ? fccl_now != pend_fccl : fccl_now != last_fccl;
+         if (restart_all) begin
+            due_q <= 1'b1;
+            gap_ok <= 1'b1;
+         end else if (commit[v]) begin
+            // The model's on_sent, then this clock's tick.
+            last_fccl <= pend_fccl;
+            refresh_deadline <= refresh_at;
+            gap_deadline <= gap_at;
+            due_q <= refresh_le1;
+            gap_ok <= gap_le1;
+         end else begin
+            if (now == refresh_deadline) due_q <= 1'b1;
+            if (now == gap_deadline) gap_ok <= 1'b1;
+         end
+      end
+   end
+endgenerate
+
+// The lowest set bit of vec: {below, one-hot}, below[k] = a bit of vec under k is set
+// (the VLs after the lowest one).
+function [2*VLS-1:0] lowest;
+   input [VLS-1:0] vec;
+   reg [VLS-1:0] below;
+   integer k;
+   begin
+      below[0] = 1'b0;
+      for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
+      lowest = {below, vec & ~below};
+   end
+endfunction
+
+// One round-robin search (the model's next_due): the lowest VL of the first non-empty
+// vector among refresh-due VLs at or after `from`, all refresh-due VLs, changed VLs at
+// or after `from`, all changed VLs. Returns {found, after it, it one-hot}. The four
+// lowest-bit searches run side by side and the non-empty flags select one, rather than
+// selecting a vector first and searching it after.
+function [2*VLS:0] pick;
+   input [VLS-1:0] rdue;
+   input [VLS-1:0] cdue;
+   input [VLS-1:0] from;
+   reg [2*VLS-1:0] l0, l1, l2, l3;
+   begin
+      l0 = lowest(rdue & from);
+      l1 = lowest(rdue);
+      l2 = lowest(cdue & from);
+      l3 = lowest(cdue);
+      if (|(rdue & from)) pick = {1'b1, l0};
+      else if (|rdue) pick = {1'b1, l1};
+      else if (|(cdue & from)) pick = {1'b1, l2};
+      else pick = {|cdue, l3};
+   end
+endfunction
+
+// The number of a one-hot VL vector (0 for none).
+function [3:0] vl_of;
+   input [VLS-1:0] oh;
+   integer k;
+   begin
+      vl_of = 4'd0;
+      for (k = 0; k < VLS; k = k + 1)
+         if (oh[k]) vl_of = vl_of | k[3:0];
+   end
+endfunction
+
+// The next VL is chosen as if the FCPs ahead of it were already sent: they are excluded
+// and round robin starts after the last of them. Both cases are searched; the late
+// fcp_start only selects between them.
+// No start this clock: the VL pending after the edge (pending, else next) is ahead.
+wire [VLS-1:0] excl0 = pend_valid ? pend_oh : next_valid ? next_oh : NO_VL;
+wire [VLS-1:0] from0 = pend_valid ? pend_above : next_valid ? next_above : rr_from;
+wire [2*VLS:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
+// The pending FCP starts now: it and the next one are ahead.
+wire [VLS-1:0] excl1 = pend_oh | (next_valid ? next_oh : NO_VL);
+wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
+wire [2*VLS:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
+
+// The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
+wire keep_pend = pend_valid & ~take;
+// Kept as one net, so the selects below are AND-ORs on it (not one LUT per VL and bit).
+(* keep *) wire [VLS-1:0] build_oh = keep_pend ? pend_oh : next_oh;
+reg [11:0] build_fctbs;
+reg [11:0] build_fccl;
+integer b;
+always @(*) begin
+   build_fctbs = 12'd0;
+   build_fccl = 12'd0;
+   for (b = 0; b < VLS; b = b + 1) begin
+      build_fctbs = build_fctbs | (fctbs[12*b +: 12] & {12{build_oh[b]}});
+      build_fccl = build_fccl | (fccl[12*b +: 12] & {12{build_oh[b]}});
+   end
+end
+
+always @(posedge clock) begin
+   pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);
+   pend_oh <= build_oh;
+   pend_above <= keep_pend ? pend_above : next_above;
+   pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
+   pend_fctbs <= build_fctbs;
+   pend_fccl <= build_fccl;
+   if (restart_all) begin
+      rr_from <= ALL_VLS;
+      next_valid <= 1'b0;
+      next_oh <= NO_VL;
+      next_above <= NO_VL;
+      pend_valid <= 1'b0;
+   end else begin
+      if (take) rr_from <= pend_above;
+      {next_valid, next_above, next_oh} <= take ? pick1 : pick0;
+      pend_valid <= keep_pend | next_valid;
+   end
+end
+
+// The pending FCP's bytes 0-3 in wire order (byte k in [8k+7:8k]): the header
+// Op<<28 | FCTBS<<16 | VL<<12 | FCCL, big-endian (SPEC.md 2).
+wire [31:0] hdr = {pend_fccl[7:0], pend_vl, pend_fccl[11:8], pend_fctbs[7:0], 3'b000, pend_init, pend_fctbs[11:8]};
+// Its LPCRC (SPEC.md 3): the generated XOR equations (iblink_lpcrc); bytes 4-5 on the
+// wire, low byte first. hdr[7:5] (the Op's upper bits) are 0 and fold away.
+wire [15:0] lpcrc;
+iblink_lpcrc lpcrc_eq (
+    .head(hdr),
+    .lpcrc(lpcrc)
+);
+
+generate
+   if (DATA_WIDTH == 32) begin : w32
+      // The second word (the LPCRC, in crc_q) goes out this clock.
+      reg busy;
+      reg [15:0] crc_q;
+      initial begin
+         busy = 1'b0;
+         crc_q = 16'd0;
+      end
+      assign pending = pend_valid & ~busy;
+
+      // The LPCRC goes a clock after the header: registered when the FCP starts.
+      always @(posedge clock) begin
+         busy <= take;
+         if (take) crc_q <= lpcrc;
+      end
+
+      // Word 0: bytes 0-3; word 1: bytes 4-5. Every output is 0 between FCP words.
+      always @(*) begin
+         fcp_pending = pending;
+         pending_vl = pending ? pend_vl : 4'd0;
+         fcp_valid = take | busy;
+         fcp_sop = take;
+         fcp_eop = busy;
+         fcp_link = take | busy;
+         fcp_keep = take ? 4'b1111 : busy ? 4'b0011 : 4'b0000;
+         fcp_data = take ? hdr : busy ? {16'd0, crc_q} : 32'd0;
+      end
+   end else begin : w64
+      assign pending = pend_valid;
+
+      // One word: bytes 0-5. Every output is 0 between FCPs.
+      always @(*) begin
+         fcp_pending = pending;
+         pending_vl = pending ? pend_vl : 4'd0;
+         fcp_valid = take;
+         fcp_sop = take;
+         fcp_eop = take;
+         fcp_link = take;
+         fcp_keep = take ? 8'h3f : 8'h00;
+         fcp_data = take ? {16'd0, lpcrc, hdr} : 64'd0;
+      end
+   end
+endgenerate
+
+endmodule
+`default_nettype wire
 `default_nettype none
 // iblink_tx_credits: transmitter credits, one set per data VL (SPEC.md 4, 8).
 //
