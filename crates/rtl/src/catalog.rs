@@ -286,46 +286,33 @@ pub fn link_tx_variant(width: usize) -> Result<Variant, RequestError> {
         _ => Err(RequestError::UnsupportedLinkTxWidth(width)))
 }
 
-/// Name of the FCP receive framer for VLCap `vls` and `width`-bit link words.
+/// Name of the FCP receive framer configuration for VLCap `vls` and `width`-bit link
+/// words (the module is `iblink_fcp_rx`, parameterised).
 pub fn fcp_rx_module_name(vls: usize, width: usize) -> String {
     format!("iblink_fcp_rx_vl{vls}_w{width}")
 }
 
-/// Render the FCP receive framer (SPEC.md §2–§4) for VLCap `vls`, `width`-bit words.
+/// The FCP receive framer (SPEC.md §2–§4) for VLCap `vls`, `width`-bit words.
 pub fn fcp_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
-    use crate::fcp_rx::{COUNT_BITS, LATENCY};
-    let name = fcp_rx_module_name(vls, width);
-    let cfg = vec![
-        ("vl_cap".to_string(), vls.to_string()),
-        ("data_width".to_string(), width.to_string()),
-        ("keep_width".to_string(), (width / 8).to_string()),
-        ("latency_eop_to_upd".to_string(), LATENCY.to_string()),
-        ("counter_bits".to_string(), COUNT_BITS.to_string()),
-    ];
-    crate::with_fcp_rx!((vls, width), |T| Ok(Variant::rendered(&mut T::default(), &name, "fcp_rx", cfg)?),
-        _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
+    if !VL_CAPS.contains(&vls) || !crate::fcp_rx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedLinkVariant { vls, width });
+    }
+    Ok(crate::fcp_rx::variant(vls, width))
 }
 
-/// Name of the FCP transmit framer for VLCap `vls` and `width`-bit link words.
+/// Name of the FCP transmit framer configuration for VLCap `vls` and `width`-bit link
+/// words (the module is `iblink_fcp_tx`, parameterised).
 pub fn fcp_tx_module_name(vls: usize, width: usize) -> String {
     format!("iblink_fcp_tx_vl{vls}_w{width}")
 }
 
-/// Render the FCP transmit framer and scheduler (SPEC.md §2, §3, §5) for VLCap `vls`,
+/// The FCP transmit framer and scheduler (SPEC.md §2, §3, §5) for VLCap `vls`,
 /// `width`-bit words.
 pub fn fcp_tx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
-    use crate::fcp_tx::TIMER_BITS;
-    let name = fcp_tx_module_name(vls, width);
-    let cfg = vec![
-        ("vl_cap".to_string(), vls.to_string()),
-        ("data_width".to_string(), width.to_string()),
-        ("keep_width".to_string(), (width / 8).to_string()),
-        ("timer_bits".to_string(), TIMER_BITS.to_string()),
-        ("latency_due_to_pending".to_string(), "2".to_string()),
-        ("sample_to_sop".to_string(), "1".to_string()),
-    ];
-    crate::with_fcp_tx!((vls, width), |T| Ok(Variant::rendered(&mut T::default(), &name, "fcp_tx", cfg)?),
-        _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
+    if !VL_CAPS.contains(&vls) || !crate::fcp_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedLinkVariant { vls, width });
+    }
+    Ok(crate::fcp_tx::variant(vls, width))
 }
 
 /// Name of the SLtoVL table module for VLCap `vls`.

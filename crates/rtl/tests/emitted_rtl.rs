@@ -74,14 +74,24 @@ fn vl_arb_interface() {
     insta::assert_snapshot!("vl_arb_interface", s);
 }
 
-/// FCP RX framer, one snapshot per VLCap and link word width (SPEC.md §2-§4).
+/// FCP RX framer: the module's ports and parameters at every VLCap and link word width
+/// (SPEC.md §2-§4).
 #[test]
-fn fcp_rx_snapshots() {
+fn fcp_rx_interface() {
+    let mut s = String::new();
     for w in [32, 64] {
         for n in [1, 2, 4, 8, 15] {
-            insta::assert_snapshot!(format!("fcp_rx_vl{n}_w{w}"), iblink_rtl::catalog::fcp_rx_variant(n, w).unwrap().text());
+            s.push_str(&iblink_rtl::catalog::fcp_rx_variant(n, w).unwrap().interface());
         }
     }
+    insta::assert_snapshot!("fcp_rx_interface", s);
+}
+
+/// The LPCRC equations (SPEC.md §3) as the generated module both FCP framers
+/// instantiate.
+#[test]
+fn lpcrc_module() {
+    insta::assert_snapshot!("lpcrc_module", iblink_rtl::fcp_rx::lpcrc::module().text);
 }
 
 /// Link TX path, one snapshot per link word width (SPEC.md §2, §3, §5).
@@ -103,15 +113,17 @@ fn link_rx_snapshots() {
     }
 }
 
-/// FCP TX framer and scheduler, one snapshot per VLCap and link word width (SPEC.md §2,
-/// §3, §5).
+/// FCP TX framer and scheduler: the module's ports and parameters at every VLCap and
+/// link word width (SPEC.md §2, §3, §5).
 #[test]
-fn fcp_tx_snapshots() {
+fn fcp_tx_interface() {
+    let mut s = String::new();
     for w in [32, 64] {
         for n in [1, 2, 4, 8, 15] {
-            insta::assert_snapshot!(format!("fcp_tx_vl{n}_w{w}"), iblink_rtl::catalog::fcp_tx_variant(n, w).unwrap().text());
+            s.push_str(&iblink_rtl::catalog::fcp_tx_variant(n, w).unwrap().interface());
         }
     }
+    insta::assert_snapshot!("fcp_tx_interface", s);
 }
 
 /// Failsafe (update monitor, overrun threshold), one snapshot per VLCap (SPEC.md §8).

@@ -5,12 +5,12 @@
 //! only reassembles link packets from the word stream by the framing rules the RTL
 //! documents and delays the verdicts by [`LATENCY`] clocks.
 
-use crate::blocks::{rtl_box, Backend, SimBuildError};
+use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::fcp::{encode_fields, Fcp, FcpDecodeError, FcpOp, FCP_BYTES};
 use iblink_model::sl2vl::VlCap;
 use iblink_rtl::catalog::fcp_rx_variant;
-use iblink_rtl::fcp_rx::{FcpRxCounts, FcpRxIn, FcpRxOut, LATENCY, VL_CAPS, WIDTHS};
+use iblink_rtl::fcp_rx::{FcpRxCounts, FcpRxIn, FcpRxOut, FcpRxTwin, LATENCY, VL_CAPS, WIDTHS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -199,7 +199,7 @@ pub fn fcp_rx_sim(vls: usize, width_bits: usize, b: Backend, vcd: Option<&Path>)
     }
     match b {
         Backend::Model => Ok(Box::new(FcpRxModelSim::new(vls, width_bits))),
-        _ => iblink_rtl::with_fcp_rx!((vls, width_bits), |T| rtl_box::<T>(b, || fcp_rx_variant(vls, width_bits), vcd),
+        _ => iblink_rtl::with_fcp_rx!((vls, width_bits), |T| twin_box::<_, T>(b, FcpRxTwin::new(vls, width_bits), || fcp_rx_variant(vls, width_bits), vcd),
             _ => Err(SimBuildError::Variant(format!("fcp_rx VLCap {vls} width {width_bits}")))),
     }
 }

@@ -7,7 +7,7 @@
 //! *next* and *pending* registers, one clock from the inputs to the pending FCP, the
 //! first word in the `fcp_start` clock.
 
-use crate::blocks::{rtl_box, Backend, SimBuildError};
+use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::config::{PortConfig, DEFAULT_REFRESH_SYMBOLS};
 use iblink_model::fcp::{Fcp, FcpOp, FCP_BYTES};
@@ -15,7 +15,7 @@ use iblink_model::port::LinkState;
 use iblink_model::scheduler::FcpScheduler;
 use iblink_model::sl2vl::{VlCap, DATA_VLS};
 use iblink_rtl::catalog::fcp_tx_variant;
-use iblink_rtl::fcp_tx::{FcpTxIn, FcpTxOut, WIDTHS};
+use iblink_rtl::fcp_tx::{FcpTxIn, FcpTxOut, FcpTxTwin, WIDTHS};
 use iblink_rtl::link::{LINK_ACTIVE, LINK_ARM, LINK_DOWN, LINK_INIT};
 use iblink_rtl::tx_credits::VL_CAPS;
 use rand::{Rng, SeedableRng};
@@ -322,7 +322,7 @@ pub fn fcp_tx_sim(
     match b {
         Backend::Model => Ok(Box::new(FcpTxModelSim::new(vls, width_bits))),
         _ => {
-            iblink_rtl::with_fcp_tx!((vls, width_bits), |T| rtl_box::<T>(b, || fcp_tx_variant(vls, width_bits), vcd),
+            iblink_rtl::with_fcp_tx!((vls, width_bits), |T| twin_box::<_, T>(b, FcpTxTwin::new(vls, width_bits), || fcp_tx_variant(vls, width_bits), vcd),
             _ => Err(SimBuildError::Variant(format!("fcp_tx VLCap {vls} w{width_bits}"))))
         }
     }

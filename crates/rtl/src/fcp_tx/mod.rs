@@ -2,13 +2,17 @@
 //! Control Packet goes next, keeps it built in registers (header and LPCRC), and streams
 //! its 6 bytes onto the link word stream when the link TX mux grants it.
 //!
-//! Reference-model twin: `iblink_model::scheduler::FcpScheduler` (per-VL refresh timers,
-//! on-change requests with a minimum gap, refresh beats on-change, round robin after the
-//! last VL sent, `restart`) and `iblink_model::fcp::Fcp::encode` (the bytes), wrapped by
+//! In this folder: the Verilog module `iblink_fcp_tx.v` (parameters `VLS`, `DATA_WIDTH`,
+//! `KEEP_WIDTH`; it instantiates the generated LPCRC module `iblink_lpcrc`,
+//! [`crate::fcp_rx::lpcrc`]), and here its Rust cycle twin [`FcpTxTwin`], the rust-hdl
+//! block [`FcpTxUnit`] (ports, emission) and the port binding. Reference model:
+//! `iblink_model::scheduler::FcpScheduler` (per-VL refresh timers, on-change requests
+//! with a minimum gap, refresh beats on-change, round robin after the last VL sent,
+//! `restart`) and `iblink_model::fcp::Fcp::encode` (the bytes), wrapped by
 //! `iblink_sim::blocks::fcp_tx` in a cycle adapter that applies the contract below;
-//! snapshots: `tests/snapshots`.
+//! lockstep of model, twin and Verilator: `crates/sim/tests/fcp_tx_lockstep.rs`.
 //!
-//! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits, fixed at generation)
+//! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits: `VLS`, `DATA_WIDTH`)
 //! | port | dir | meaning |
 //! |---|---|---|
 //! | `restart` | in | link init / resync (SPEC.md §8): every VL is due at once (round robin from VL0); the FCP being chosen or pending is dropped. An FCP already started still finishes. |
@@ -97,16 +101,17 @@
 //!   assumes they go back to back). Choosing ahead needs two round-robin searches (with
 //!   and without this clock's start) selected by the late `fcp_start` at the register.
 //! - *LPCRC.* Over four bytes from a fixed init it is one XOR network
-//!   ([`LpcrcEquations`], shared with the FCP RX framer: the CRC unit's equations after
-//!   four bytes, the init folded into constant inversions): 16 bits, each the XOR of
-//!   12–21 header bits, three LUT4 levels. At 32 bits it goes out a clock after the
-//!   header, so it is registered at `sop` from the pending header; at 64 bits it is
-//!   computed from the pending header registers on the way out (the only output that is
-//!   not a register or a gated register).
+//!   ([`LpcrcEquations`], the generated module `iblink_lpcrc` shared with the FCP RX
+//!   framer: the CRC unit's equations after four bytes, the init folded into constant
+//!   inversions): 16 bits, each the XOR of 12–21 header bits (the Op's upper three
+//!   bits are 0 here and fold away), three LUT4 levels. At 32 bits it goes out a clock
+//!   after the header, so it is registered at `sop` from the pending header; at 64 bits
+//!   it is computed from the pending header registers on the way out (the only output
+//!   that is not a register or a gated register).
 //! - *Deadlines, not timers.* The model counts `since_last` per VL and compares it with
 //!   the two periods. Two up-counters and two magnitude compares per VL (carry chains)
-//!   cost about 60 LUT4 per VL on an iCE40 and put a compare in front of the round
-//!   robin. Instead one free-running 16-bit `now` is shared; a start stores
+//!   cost far more logic (`docs/synthesis-history.md`) and put a compare in front of the
+//!   round robin. Instead one free-running 16-bit `now` is shared; a start stores
 //!   `now + period - 1` as the VL's deadline (one shared adder per period: one VL starts
 //!   at a time, so the deadline registers load through their enables), and a flag is
 //!   set in the clock after `now` equals the deadline (a 16-bit equality) and held until
@@ -119,31 +124,22 @@
 //!   lowest set bit is exactly the mask of the VLs after it, stored with the choice.
 //! - *One builder.* The two `N:1` selects of the `fctbs`/`fccl` buses are AND-ORs on
 //!   one one-hot select (kept as a net so they are not re-synthesised per VL and bit).
-//!
-//! # Measured
-//! `iblink synth --target ice40-hx8k` (Yosys 0.23, nextpnr-ice40 0.4), seeds 1/2/3:
-//! VLCap 4 at 32 bits 623 LUT4, 100 carry, 301 FF, 119.8 / 122.3 / 118.8 MHz; at 64
-//! bits 633 LUT4, 116.2 / 119.3 / 118.0; VLCap 15 at 32 bits 1735 LUT4, 875 FF, 69.8 /
-//! 70.9 / 73.3; at 64 bits 1724 LUT4, 69.3 / 72.5 / 71.3. Before the four searches ran
-//! side by side (a vector was selected first, then searched, then encoded to a number)
-//! and while the configuration registers cleared through a zero test (a 16-input AND
-//! on a global buffer, the VLCap 4 critical path): VLCap 4 w32 611 LUT4, 97.4 / 101.4
-//! / 111.1; VLCap 15 w64 1633 LUT4, 59.6 / 62.7 / 61.6. The critical path at 15 VLs is
-//! still the choice of *next*, a loop (the masks of the VLs ahead come from *next* and
-//! *pending*): masks → non-empty flags and lowest-bit searches of 15 bits → select →
-//! `fcp_start` select → `next_oh`/`next_above`, about eight LUT levels. At 4 VLs it is
-//! a deadline compare (`now` = deadline, 16 bits) into a flag. The first version
-//! (up-counting timers with magnitude compares in front of the search, a variable
-//! part-select builder) was 711 / 2318 LUT4 at 80.5 / 58.0 MHz.
 
-use crate::crc16::mask;
-use crate::fcp_rx::LpcrcEquations;
+use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
+use crate::fcp_rx::lpcrc::{self, LpcrcEquations};
 use crate::io::{HdlIo, Opaque, PortSpec};
-use crate::link::{link_state_localparams, LINK_DOWN, LINK_INIT};
-use crate::bits::{bits_from_words, field, pack_fields, read_words};
-use crate::tx_credits::{MAX_VLS, VL_CAPS};
+use crate::link::{LINK_DOWN, LINK_INIT};
+use crate::twin::Twin;
+pub use crate::vl::{MAX_VLS, VL_CAPS};
 use rust_hdl::prelude::*;
-use std::fmt::Write as _;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_fcp_tx",
+    path: "crates/rtl/src/fcp_tx/iblink_fcp_tx.v",
+    text: include_str!("iblink_fcp_tx.v"),
+};
 
 /// Link word widths in bits (the link word stream contract).
 pub const WIDTHS: [usize; 2] = [32, 64];
@@ -193,8 +189,8 @@ pub struct FcpTxOut {
     pub fcp_keep: u8,
 }
 
-/// Every register of the block: plain data for the stepper; the Verilog body declares
-/// the same registers by name.
+/// Every register of the block (the Verilog module's registers, the per-VL one-hot
+/// vectors and masks kept here as VL numbers).
 #[derive(Clone, Copy, Debug)]
 pub struct FcpTxRegs {
     /// Free-running clock counter, the time base of every VL's deadlines.
@@ -437,8 +433,53 @@ impl FcpTxRegs {
     }
 }
 
-/// The FCP TX framer for `N` data VLs, `W` data bits, `K = W / 8` keep bits and
-/// `FB = 12 N` bits of each per-VL bus.
+/// The Rust cycle twin of `iblink_fcp_tx` for `vls` data VLs and `width_bits`-bit link
+/// words. `eval` is pure and reads `fcp_start` (the first FCP word is combinational
+/// from it), so a port stepper may call it after the link TX mux's `eval`.
+#[derive(Clone, Debug)]
+pub struct FcpTxTwin {
+    vls: usize,
+    /// Bytes per link word.
+    lanes: usize,
+    /// The LPCRC equations (fixed data, the generated module's).
+    crc: LpcrcEquations,
+    regs: FcpTxRegs,
+}
+
+impl FcpTxTwin {
+    pub fn new(vls: usize, width_bits: usize) -> Self {
+        assert!(VL_CAPS.contains(&vls), "FcpTxTwin: VLCap {vls} is not 1, 2, 4, 8 or 15");
+        assert!(WIDTHS.contains(&width_bits), "FcpTxTwin: {width_bits}-bit link words (32 or 64)");
+        Self {
+            vls,
+            lanes: width_bits / 8,
+            crc: LpcrcEquations::derive(),
+            regs: FcpTxRegs::default(),
+        }
+    }
+    pub fn regs(&self) -> &FcpTxRegs {
+        &self.regs
+    }
+}
+
+impl Twin for FcpTxTwin {
+    type In = FcpTxIn;
+    type Out = FcpTxOut;
+
+    #[inline]
+    fn eval(&self, i: &FcpTxIn) -> FcpTxOut {
+        self.regs.outputs(i, self.lanes, &self.crc)
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &FcpTxIn) {
+        self.regs.clock(i, self.vls, self.lanes, &self.crc);
+    }
+}
+
+/// The FCP TX framer for rust-hdl: its ports, and its behaviour through the twin. `N`
+/// data VLs, `W` data bits, `K = W / 8` keep bits and `FB = 12 N` bits of each per-VL
+/// bus.
 #[derive(LogicBlock)]
 pub struct FcpTxUnit<const N: usize, const W: usize, const K: usize, const FB: usize> {
     pub clock: Signal<In, Clock>,
@@ -457,9 +498,7 @@ pub struct FcpTxUnit<const N: usize, const W: usize, const K: usize, const FB: u
     pub fcp_link: Signal<Out, Bit>,
     pub fcp_data: Signal<Out, Bits<W>>,
     pub fcp_keep: Signal<Out, Bits<K>>,
-    regs: Opaque<FcpTxRegs>,
-    /// Fixed data, not hardware.
-    crc: Opaque<LpcrcEquations>,
+    twin: Opaque<FcpTxTwin>,
 }
 
 impl<const N: usize, const W: usize, const K: usize, const FB: usize> Default
@@ -487,14 +526,13 @@ impl<const N: usize, const W: usize, const K: usize, const FB: usize> Default
             fcp_link: Default::default(),
             fcp_data: Default::default(),
             fcp_keep: Default::default(),
-            regs: Opaque(FcpTxRegs::default()),
-            crc: Opaque(LpcrcEquations::derive()),
+            twin: Opaque(FcpTxTwin::new(N, W)),
         }
     }
 }
 
 impl<const N: usize, const W: usize, const K: usize, const FB: usize> FcpTxUnit<N, W, K, FB> {
-    /// This clock's inputs as a record.
+    /// This clock's inputs as the twin takes them.
     fn inputs(&self) -> FcpTxIn {
         let fctbs = read_words::<FB>(&self.fctbs.val());
         let fccl = read_words::<FB>(&self.fccl.val());
@@ -520,10 +558,9 @@ impl<const N: usize, const W: usize, const K: usize, const FB: usize> Logic
     fn update(&mut self) {
         let i = self.inputs();
         if self.clock.pos_edge() {
-            let crc = *self.crc;
-            self.regs.clock(&i, N, K, &crc);
+            self.twin.tick(&i);
         }
-        let o = self.regs.outputs(&i, K, &self.crc);
+        let o = self.twin.eval(&i);
         self.fcp_pending.next = o.fcp_pending;
         self.pending_vl.next = (o.pending_vl as u64).into();
         self.fcp_valid.next = o.fcp_valid;
@@ -545,320 +582,49 @@ impl<const N: usize, const W: usize, const K: usize, const FB: usize> Logic
         self.fcp_keep.connect();
     }
 
+    /// The module instantiated with this block's parameters. Its core text leaves out
+    /// the generated `iblink_lpcrc` it instantiates: the FCP RX block's core carries it,
+    /// once for a rust-hdl design that holds both framers (the link port); the block on
+    /// its own is emitted through [`variant`], which lists both files.
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(fcp_tx_verilog_body(N, W, &self.crc))
+        rust_hdl_wrapper(self, SOURCE.module, &params(N, W), SOURCE.text)
     }
 }
 
-/// Verilog for the LPCRC of the 32-bit wire-order header `hdr` into `out`.
-fn lpcrc_assigns(v: &mut String, crc: &LpcrcEquations, hdr: &str, out: &str) {
-    for j in 0..16 {
-        let terms: Vec<String> = (0..32)
-            .filter(|b| crc.data_mask[j] >> b & 1 == 1)
-            // Bits 5-7 of byte 0 are the Op's upper bits: always 0 here.
-            .filter(|b| !(5..8).contains(b))
-            .map(|b| format!("{hdr}[{b}]"))
-            .collect();
-        let x = terms.join(" ^ ");
-        let rhs = if crc.invert[j] { format!("~({x})") } else { x };
-        let _ = writeln!(v, "assign {out}[{j}] = {rhs};");
-    }
+/// The module's parameters for VLCap `vls` and `width`-bit link words.
+pub fn params(vls: usize, width: usize) -> Vec<(String, String)> {
+    vec![
+        ("VLS".to_string(), vls.to_string()),
+        ("DATA_WIDTH".to_string(), width.to_string()),
+        ("KEEP_WIDTH".to_string(), (width / 8).to_string()),
+    ]
 }
 
-/// The module body for VLCap `vls` and `width` data bits.
-pub fn fcp_tx_verilog_body(vls: usize, width: usize, crc: &LpcrcEquations) -> String {
-    let w32 = width == 32;
-    let mut v = String::new();
-    let _ = write!(
-        v,
-        "\
-// FCP transmit framer and scheduler (SPEC.md 2, 3, 5), VLCap {vls}, {width}-bit link words.
-// Chooses the next data VL due an FCP (refresh timer, or FCCL changed and the minimum gap
-// passed; refresh first, then round robin after the last VL sent), keeps that FCP built
-// in the pend_* registers (refreshed every clock) and streams it when fcp_start comes.
-// The FCP starting in clock p carries link_state/fctbs/fccl as driven in clock p-1.
-{params}
-localparam VLS = {vls};
-localparam [VLS-1:0] NO_VL = {vls}'d0;
-localparam [VLS-1:0] ALL_VLS = {{VLS{{1'b1}}}};
+/// `hdl_out/iblink_fcp_tx.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "fcp_tx",
+        vec![
+            ("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap); DATA_WIDTH = 32 or 64; KEEP_WIDTH = DATA_WIDTH/8".into()),
+            ("timer_bits".into(), TIMER_BITS.to_string()),
+            ("latency_due_to_pending".into(), "2".into()),
+            ("sample_to_sop".into(), "1".into()),
+        ],
+    )
+}
 
-// The time base of the per-VL deadlines: counts every clock, wrapping.
-reg [15:0] now;
-// The configuration as a start uses it: c - 1, and c <= 1. Registered, so it takes
-// effect a clock late: change it together with restart.
-reg [15:0] refresh_m1;
-reg refresh_le1;
-reg [15:0] gap_m1;
-reg gap_le1;
-// Round robin: the VLs at or after the one following the last VL sent (all after a
-// restart). A mask rather than a number, so the search needs no adder or shifter.
-reg [VLS-1:0] rr_from;
-// next: the VL to build when the pending FCP starts (or when nothing is pending),
-// one-hot, and the mask of the VLs after it (its number is encoded from next_oh when it
-// moves into pend_vl, so the search does not end in an encoder).
-reg next_valid;
-reg [VLS-1:0] next_oh;
-reg [VLS-1:0] next_above;
-// pending: the built FCP (Op is 1 when pend_init), reloaded from the inputs every clock,
-// and its VL one-hot and the mask of the VLs after it.
-reg pend_valid;
-reg [3:0] pend_vl;
-reg [VLS-1:0] pend_oh;
-reg [VLS-1:0] pend_above;
-reg pend_init;
-reg [11:0] pend_fctbs;
-reg [11:0] pend_fccl;
-",
-        params = link_state_localparams(&[LINK_DOWN, LINK_INIT]),
-    );
-    if w32 {
-        v.push_str(
-            "// The second word (the LPCRC, in crc_q) goes out this clock.\n\
-             reg busy;\n\
-             reg [15:0] crc_q;\n",
-        );
+/// The block at VLCap `vls` and `width`-bit link words (`iblink_fcp_tx_vl<vls>_w<width>`):
+/// the hand-written module and the generated `iblink_lpcrc` it instantiates.
+pub fn variant(vls: usize, width: usize) -> Variant {
+    Variant {
+        name: format!("iblink_fcp_tx_vl{vls}_w{width}"),
+        block: "fcp_tx",
+        top: SOURCE.module.to_string(),
+        params: params(vls, width),
+        modules: vec![module(), lpcrc::module()],
+        ports: crate::with_fcp_tx!((vls, width), |T| crate::io::top_ports(&T::default()),
+            _ => panic!("FCP TX: VLCap {vls} at {width} bits is not generated")),
     }
-    let _ = write!(
-        v,
-        "
-initial begin
-   now = 16'd0;
-   refresh_m1 = 16'd0;
-   refresh_le1 = 1'b0;
-   gap_m1 = 16'd0;
-   gap_le1 = 1'b0;
-   rr_from = ALL_VLS;
-   next_valid = 1'b0;
-   next_oh = NO_VL;
-   next_above = NO_VL;
-   pend_valid = 1'b0;
-   pend_vl = 4'd0;
-   pend_oh = NO_VL;
-   pend_above = NO_VL;
-   pend_init = 1'b0;
-   pend_fctbs = 12'd0;
-   pend_fccl = 12'd0;
-{busy_init}end
-
-always @(posedge clock) begin
-   now <= now + 16'd1;
-   // c - 1 wraps to 65535 for c = 0; harmless: with c <= 1 a start sets the flag at
-   // once (le1) and only a start clears it, so that deadline never matters. (A zero
-   // test here would clear 16 flip-flops through one net on a global buffer.)
-   refresh_m1 <= refresh_clocks - 16'd1;
-   refresh_le1 <= refresh_clocks <= 16'd1;
-   gap_m1 <= min_gap_clocks - 16'd1;
-   gap_le1 <= min_gap_clocks <= 16'd1;
-end
-
-// Link init or resync, or the link is down: every VL due at once, nothing pending.
-wire restart_all = restart | (link_state == LINK_DOWN);
-wire pending = {pending};
-// The mux takes the pending FCP: its first word goes out now, the scheduler commits.
-wire take = fcp_start & pending;
-wire [VLS-1:0] commit = take ? pend_oh : NO_VL;
-
-// Deadlines for a start in this clock: the model's since_last is 1 in the next clock
-// and reaches c (c >= 1) in the clock after the one in which now is now + c - 1.
-wire [15:0] refresh_at = now + refresh_m1;
-wire [15:0] gap_at = now + gap_m1;
-
-// Per data VL, in generate block vl[v]. A flag is set in the clock after now reaches
-// its deadline and stays set until the VL's next start (deadlines are at most 65535
-// clocks ahead, so the first match is the right one); no counter or compare per VL.
-//   refresh_deadline, refresh_due   the model's since_last >= refresh_clocks
-//   gap_deadline, gap_ok            the model's since_last >= min_gap_clocks
-//   last_fccl                       the FCCL this VL's last FCP carried
-//   changed                         the FCCL of the previous clock differs from last_fccl
-//                                   (registered: no compare in front of the round robin)
-wire [VLS-1:0] refresh_due;
-wire [VLS-1:0] change_due;   // FCCL differed from last_fccl a clock ago, and gap_ok
-genvar v;
-generate
-   for (v = 0; v < VLS; v = v + 1) begin : vl
-      reg [15:0] refresh_deadline;
-      reg [15:0] gap_deadline;
-      reg due_q;
-      reg gap_ok;
-      reg [11:0] last_fccl;
-      reg changed;
-      initial begin
-         changed = 1'b0;
-         refresh_deadline = 16'd0;
-         gap_deadline = 16'd0;
-         due_q = 1'b1;
-         gap_ok = 1'b1;
-         last_fccl = 12'd0;
-      end
-      assign refresh_due[v] = due_q;
-      assign change_due[v] = changed & gap_ok;
-      wire [11:0] fccl_now = fccl[12*v +: 12];
-      always @(posedge clock) begin
-         // Against last_fccl as this edge leaves it.
-         changed <= (commit[v] & ~restart_all) ? fccl_now != pend_fccl : fccl_now != last_fccl;
-         if (restart_all) begin
-            due_q <= 1'b1;
-            gap_ok <= 1'b1;
-         end else if (commit[v]) begin
-            // The model's on_sent, then this clock's tick.
-            last_fccl <= pend_fccl;
-            refresh_deadline <= refresh_at;
-            gap_deadline <= gap_at;
-            due_q <= refresh_le1;
-            gap_ok <= gap_le1;
-         end else begin
-            if (now == refresh_deadline) due_q <= 1'b1;
-            if (now == gap_deadline) gap_ok <= 1'b1;
-         end
-      end
-   end
-endgenerate
-
-// The lowest set bit of vec: {{below, one-hot}}, below[k] = a bit of vec under k is set
-// (the VLs after the lowest one).
-function [2*VLS-1:0] lowest;
-   input [VLS-1:0] vec;
-   reg [VLS-1:0] below;
-   integer k;
-   begin
-      below[0] = 1'b0;
-      for (k = 1; k < VLS; k = k + 1) below[k] = below[k-1] | vec[k-1];
-      lowest = {{below, vec & ~below}};
-   end
-endfunction
-
-// One round-robin search (the model's next_due): the lowest VL of the first non-empty
-// vector among refresh-due VLs at or after `from`, all refresh-due VLs, changed VLs at
-// or after `from`, all changed VLs. Returns {{found, after it, it one-hot}}. The four
-// lowest-bit searches run side by side and the non-empty flags select one, rather than
-// selecting a vector first and searching it after.
-function [2*VLS:0] pick;
-   input [VLS-1:0] rdue;
-   input [VLS-1:0] cdue;
-   input [VLS-1:0] from;
-   reg [2*VLS-1:0] l0, l1, l2, l3;
-   begin
-      l0 = lowest(rdue & from);
-      l1 = lowest(rdue);
-      l2 = lowest(cdue & from);
-      l3 = lowest(cdue);
-      if (|(rdue & from)) pick = {{1'b1, l0}};
-      else if (|rdue) pick = {{1'b1, l1}};
-      else if (|(cdue & from)) pick = {{1'b1, l2}};
-      else pick = {{|cdue, l3}};
-   end
-endfunction
-
-// The number of a one-hot VL vector (0 for none).
-function [3:0] vl_of;
-   input [VLS-1:0] oh;
-   integer k;
-   begin
-      vl_of = 4'd0;
-      for (k = 0; k < VLS; k = k + 1)
-         if (oh[k]) vl_of = vl_of | k[3:0];
-   end
-endfunction
-
-// The next VL is chosen as if the FCPs ahead of it were already sent: they are excluded
-// and round robin starts after the last of them. Both cases are searched; the late
-// fcp_start only selects between them.
-// No start this clock: the VL pending after the edge (pending, else next) is ahead.
-wire [VLS-1:0] excl0 = pend_valid ? pend_oh : next_valid ? next_oh : NO_VL;
-wire [VLS-1:0] from0 = pend_valid ? pend_above : next_valid ? next_above : rr_from;
-wire [2*VLS:0] pick0 = pick(refresh_due & ~excl0, change_due & ~excl0, from0);
-// The pending FCP starts now: it and the next one are ahead.
-wire [VLS-1:0] excl1 = pend_oh | (next_valid ? next_oh : NO_VL);
-wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
-wire [2*VLS:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
-
-// The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
-wire keep_pend = pend_valid & ~take;
-// Kept as one net, so the selects below are AND-ORs on it (not one LUT per VL and bit).
-(* keep *) wire [VLS-1:0] build_oh = keep_pend ? pend_oh : next_oh;
-reg [11:0] build_fctbs;
-reg [11:0] build_fccl;
-integer b;
-always @(*) begin
-   build_fctbs = 12'd0;
-   build_fccl = 12'd0;
-   for (b = 0; b < VLS; b = b + 1) begin
-      build_fctbs = build_fctbs | (fctbs[12*b +: 12] & {{12{{build_oh[b]}}}});
-      build_fccl = build_fccl | (fccl[12*b +: 12] & {{12{{build_oh[b]}}}});
-   end
-end
-
-always @(posedge clock) begin
-   pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);
-   pend_oh <= build_oh;
-   pend_above <= keep_pend ? pend_above : next_above;
-   pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
-   pend_fctbs <= build_fctbs;
-   pend_fccl <= build_fccl;
-   if (restart_all) begin
-      rr_from <= ALL_VLS;
-      next_valid <= 1'b0;
-      next_oh <= NO_VL;
-      next_above <= NO_VL;
-      pend_valid <= 1'b0;
-   end else begin
-      if (take) rr_from <= pend_above;
-      {{next_valid, next_above, next_oh}} <= take ? pick1 : pick0;
-      pend_valid <= keep_pend | next_valid;
-   end
-end
-
-// The pending FCP's bytes 0-3 in wire order (byte k in [8k+7:8k]): the header
-// Op<<28 | FCTBS<<16 | VL<<12 | FCCL, big-endian (SPEC.md 2).
-wire [31:0] hdr = {{pend_fccl[7:0], pend_vl, pend_fccl[11:8], pend_fctbs[7:0], 3'b000, pend_init, pend_fctbs[11:8]}};
-// Its LPCRC (SPEC.md 3): the CRC unit's equations after four bytes from init 0xFFFF,
-// final XOR folded in; bytes 4-5 on the wire, low byte first.
-wire [15:0] lpcrc;
-",
-        busy_init = if w32 { "   busy = 1'b0;\n   crc_q = 16'd0;\n" } else { "" },
-        pending = if w32 { "pend_valid & ~busy" } else { "pend_valid" },
-    );
-    lpcrc_assigns(&mut v, crc, "hdr", "lpcrc");
-    if w32 {
-        v.push_str(
-            "
-// The LPCRC goes a clock after the header: registered when the FCP starts.
-always @(posedge clock) begin
-   busy <= take;
-   if (take) crc_q <= lpcrc;
-end
-
-// Word 0: bytes 0-3; word 1: bytes 4-5. Every output is 0 between FCP words.
-always @(*) begin
-   fcp_pending = pending;
-   pending_vl = pending ? pend_vl : 4'd0;
-   fcp_valid = take | busy;
-   fcp_sop = take;
-   fcp_eop = busy;
-   fcp_link = take | busy;
-   fcp_keep = take ? 4'b1111 : busy ? 4'b0011 : 4'b0000;
-   fcp_data = take ? hdr : busy ? {16'd0, crc_q} : 32'd0;
-end
-",
-        );
-    } else {
-        v.push_str(
-            "
-// One word: bytes 0-5. Every output is 0 between FCPs.
-always @(*) begin
-   fcp_pending = pending;
-   pending_vl = pending ? pend_vl : 4'd0;
-   fcp_valid = take;
-   fcp_sop = take;
-   fcp_eop = take;
-   fcp_link = take;
-   fcp_keep = take ? 8'h3f : 8'h00;
-   fcp_data = take ? {16'd0, lpcrc, hdr} : 64'd0;
-end
-",
-        );
-    }
-    v
 }
 
 impl<const N: usize, const W: usize, const K: usize, const FB: usize> HdlIo
@@ -978,6 +744,14 @@ mod tests {
             header_wire(false, 0xabc, 3, 0x123).to_le_bytes(),
             [0x0a, 0xbc, 0x31, 0x23]
         );
+    }
+
+    #[test]
+    fn verilog_link_state_codes_are_the_crates() {
+        for (code, name) in [(LINK_DOWN, "LINK_DOWN"), (LINK_INIT, "LINK_INIT")] {
+            let decl = format!("localparam [1:0] {name} = 2'd{code};");
+            assert!(SOURCE.text.contains(&decl), "iblink_fcp_tx.v lacks `{decl}`");
+        }
     }
 
     #[test]
