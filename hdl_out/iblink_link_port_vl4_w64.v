@@ -2146,6 +2146,8 @@ module iblink_link_port_vl4_w64$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     always @(*) fcp_late = late_w;
 endmodule // iblink_link_port_vl4_w64$fs
 
+// v-- Setting output parameters to net type for wrapped code.
+
 
 module iblink_link_port_vl4_w64$lrx(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,rx_eop,rx_link,out_valid,out_data,out_keep,out_sop,out_eop,out_vl,out_abort,done,done_status,acc_valid,acc_vl,acc_blocks,vl15_accept,good_count,vcrc_error_count,length_error_count,bad_vl_count,abort_count);
 
@@ -2158,326 +2160,57 @@ module iblink_link_port_vl4_w64$lrx(clock,reset,rx_valid,rx_data,rx_keep,rx_sop,
     input wire  rx_sop;
     input wire  rx_eop;
     input wire  rx_link;
-    output reg  out_valid;
-    output reg  [63:0] out_data;
-    output reg  [7:0] out_keep;
-    output reg  out_sop;
-    output reg  out_eop;
-    output reg  [3:0] out_vl;
-    output reg  out_abort;
-    output reg  done;
-    output reg  [1:0] done_status;
-    output reg  acc_valid;
-    output reg  [3:0] acc_vl;
-    output reg  [6:0] acc_blocks;
-    output reg  vl15_accept;
-    output reg  [15:0] good_count;
-    output reg  [15:0] vcrc_error_count;
-    output reg  [15:0] length_error_count;
-    output reg  [15:0] bad_vl_count;
-    output reg  [15:0] abort_count;
+    output wire  out_valid;
+    output wire  [63:0] out_data;
+    output wire  [7:0] out_keep;
+    output wire  out_sop;
+    output wire  out_eop;
+    output wire  [3:0] out_vl;
+    output wire  out_abort;
+    output wire  done;
+    output wire  [1:0] done_status;
+    output wire  acc_valid;
+    output wire  [3:0] acc_vl;
+    output wire  [6:0] acc_blocks;
+    output wire  vl15_accept;
+    output wire  [15:0] good_count;
+    output wire  [15:0] vcrc_error_count;
+    output wire  [15:0] length_error_count;
+    output wire  [15:0] bad_vl_count;
+    output wire  [15:0] abort_count;
 
-    // Update code (custom)
-    // Link RX classifier (SPEC.md 1, 3, 4, 7), VLCap 4, 64-bit link words (8 bytes).
-    // Data packets (rx_link = 0) are passed to out_* one clock later, VCRC kept; each is
-    // checked for length (bytes = PktLen*4 + 2, PktLen 6..1048), VCRC and VL, and judged
-    // 4 clocks after its eop word: done/done_status, and for a good packet one accept
-    // (acc_* to the RX credits for a data VL, vl15_accept for VL15). Link packets belong to
-    // the FCP RX framer; their sop only cuts an open data packet (out_abort).
-    localparam [1:0] STATUS_GOOD = 2'd0;
-    localparam [1:0] STATUS_VCRC = 2'd1;
-    localparam [1:0] STATUS_LENGTH = 2'd2;
-    localparam [1:0] STATUS_BAD_VL = 2'd3;
-
-    // Framing state.
-    reg open;               // a data packet is being received
-    reg [10:0] rem;         // PktLen / 2, loaded by word 0, less the words after it: 0 on a right eop, counted down
-    reg over;               // more words came than rem allowed
-    reg [10:0] hdr_pktlen;  // LRH:PktLen of the packet (its VL is out_vl)
-    reg r0_short;           // the stage-0 item ended by the word carrying PktLen (<= 8 bytes)
-    // Derived from the header a clock after its capture.
-    reg hd_range_ok;        // PktLen within 6..1048
-    reg [6:0] hd_blocks;    // ceil((PktLen*4 - 8) / 64) (SPEC.md 1)
-    reg hd_vl15, hd_bad_vl;
-    // Stage 1: the word's CRC contribution and the length verdict.
-    reg s1_valid, s1_eop, s1_len_ok;
-    reg [15:0] s1_d;
-    reg [3:0] s1_vl;
-    reg s1_vl15, s1_bad_vl;
-    reg [6:0] s1_blocks;
-    // Stage 2: the CRC register (reflected LFSR state) and its value after a packet.
-    reg [15:0] state;
-    reg [15:0] fin;         // zero when the VCRC is good (see s1_d)
-    reg s2_end, s2_len_ok;
-    reg [3:0] s2_vl;
-    reg s2_vl15, s2_bad_vl;
-    reg [6:0] s2_blocks;
-
-    initial begin
-       open = 1'b0;
-       rem = 11'd0;
-       over = 1'b0;
-       hdr_pktlen = 11'd0;
-       r0_short = 1'b0;
-       hd_range_ok = 1'b0;
-       hd_blocks = 7'd0;
-       {hd_vl15, hd_bad_vl} = 2'd0;
-       {s1_valid, s1_eop, s1_len_ok} = 3'd0;
-       s1_d = 16'd0;
-       s1_vl = 4'd0;
-       {s1_vl15, s1_bad_vl} = 2'd0;
-       s1_blocks = 7'd0;
-       state = 16'hffff;
-       fin = 16'd0;
-       {s2_end, s2_len_ok} = 2'd0;
-       s2_vl = 4'd0;
-       {s2_vl15, s2_bad_vl} = 2'd0;
-       s2_blocks = 7'd0;
-       out_valid = 1'b0;
-       out_data = 64'd0;
-       out_keep = 8'd0;
-       out_sop = 1'b0;
-       out_eop = 1'b0;
-       out_vl = 4'd0;
-       out_abort = 1'b0;
-       done = 1'b0;
-       done_status = STATUS_GOOD;
-       acc_valid = 1'b0;
-       acc_vl = 4'd0;
-       acc_blocks = 7'd0;
-       vl15_accept = 1'b0;
-       good_count = 16'd0;
-       vcrc_error_count = 16'd0;
-       length_error_count = 16'd0;
-       bad_vl_count = 16'd0;
-       abort_count = 16'd0;
-    end
-
-    // ---- Stage 0: framing and the input register (out_*) ----
-    // Only words with rx_valid count: gaps inside an item are ignored.
-    wire data_word = rx_valid & ~rx_link;
-    // Any item's sop while a data packet is open: that packet never got its eop.
-    wire abort = rx_valid & rx_sop & open;
-    wire first = data_word & rx_sop;
-    wire more = data_word & ~rx_sop & open;
-    wire take = first | more;
-    // keep counts on the eop word only: lanes up to its highest set bit carry bytes.
-    wire [7:0] keep_n;
-    assign keep_n[0] = ~rx_eop | (|rx_keep[7:0]);
-    assign keep_n[1] = ~rx_eop | (|rx_keep[7:1]);
-    assign keep_n[2] = ~rx_eop | (|rx_keep[7:2]);
-    assign keep_n[3] = ~rx_eop | (|rx_keep[7:3]);
-    assign keep_n[4] = ~rx_eop | (|rx_keep[7:4]);
-    assign keep_n[5] = ~rx_eop | (|rx_keep[7:5]);
-    assign keep_n[6] = ~rx_eop | (|rx_keep[7:6]);
-    assign keep_n[7] = ~rx_eop | (|rx_keep[7:7]);
-    // Lanes past the packet's end are zeroed (the CRC absorbs them as zero bytes).
-    wire [63:0] data_n;
-    assign data_n[7:0] = rx_data[7:0] & {8{keep_n[0]}};
-    assign data_n[15:8] = rx_data[15:8] & {8{keep_n[1]}};
-    assign data_n[23:16] = rx_data[23:16] & {8{keep_n[2]}};
-    assign data_n[31:24] = rx_data[31:24] & {8{keep_n[3]}};
-    assign data_n[39:32] = rx_data[39:32] & {8{keep_n[4]}};
-    assign data_n[47:40] = rx_data[47:40] & {8{keep_n[5]}};
-    assign data_n[55:48] = rx_data[55:48] & {8{keep_n[6]}};
-    assign data_n[63:56] = rx_data[63:56] & {8{keep_n[7]}};
-    // LRH (IBA; iblink_model::iba): VL = byte 0 [7:4]; PktLen = byte 4 [2:0] . byte 5
-    // (5 reserved bits first), here LRH bytes 4-5 are the first word's lanes 4-5.
-    wire [10:0] rx_pktlen = {rx_data[34:32], rx_data[47:40]};
-    wire pk_word = first;
-
-    always @(posedge clock) begin
-       if (reset) begin
-          open <= 1'b0;
-          {out_valid, out_sop, out_eop, out_abort, r0_short} <= 5'd0;
-       end else begin
-          out_valid <= take;
-          out_sop <= first;
-          out_eop <= take & rx_eop;
-          out_abort <= abort;
-          r0_short <= (first | pk_word) & rx_eop;
-          if (first) begin
-             open <= ~rx_eop;
-             over <= 1'b0;
-          end else if (more) begin
-             open <= ~rx_eop;
-          end else if (abort) begin
-             open <= 1'b0;   // cut by a link packet's sop
-          end
-          // Count the words after the one carrying PktLen down from what it says.
-          if (pk_word) rem <= {1'b0, rx_pktlen[10:1]};
-          else if (more) begin
-             if (rem == 11'd0) over <= 1'b1;
-             else rem <= rem - 11'd1;
-          end
-       end
-    end
-
-    // The word is registered every clock, valid or not (out_data and out_keep mean
-    // something only with out_valid): no enable with a fanout of every data bit. The
-    // header is loaded by the words that carry it (VL: the sop word; PktLen: pk_word) and
-    // never reset (only a packet long enough to have written it can pass the length check).
-    always @(posedge clock) begin
-       out_data <= data_n;
-       out_keep <= keep_n;
-       if (first & ~reset) out_vl <= rx_data[7:4];
-       if (pk_word & ~reset) hdr_pktlen <= rx_pktlen;
-    end
-
-    // Header-derived, a clock after the capture (every item longer than the word carrying
-    // PktLen has it by its eop; a shorter one is a length error whatever it holds).
-    always @(posedge clock) begin
-       // PktLen within 6..1048 as plain logic (comparators would become carry chains):
-       // >= 6: some bit of [10:3], or [2:1] both set; <= 1048 = 11'b100_0001_1000:
-       // bit 10 clear, or bits [9:5] clear and [4:0] <= 24 (not 11xxx with xxx non-zero).
-       hd_range_ok <= ((|hdr_pktlen[10:3]) | (&hdr_pktlen[2:1]))
-                    & (~hdr_pktlen[10] | (~|hdr_pktlen[9:5] & ~(&hdr_pktlen[4:3] & (|hdr_pktlen[2:0]))));
-       // (PktLen + 13) >> 4, without a 12-bit sum.
-       hd_blocks <= hdr_pktlen[10:4] + {6'd0, hdr_pktlen[3:0] >= 4'd3};
-       hd_vl15 <= out_vl == 4'd15;   // management: the VL15 buffer
-       hd_bad_vl <= (out_vl >= 4'd4) & (out_vl != 4'd15);   // no such data VL here
-    end
-
-    // ---- Stage 1: the word's CRC contribution; the length verdict ----
-    // B * word: the data part of the CRC-16 next-state function over 8 bytes (SPEC.md 3:
-    // poly 0x100B, init 0xFFFF, reflected), one XOR per bit.
-    wire [15:0] d_word;
-    assign d_word[0] = out_data[0] ^ out_data[2] ^ out_data[3] ^ out_data[4] ^ out_data[5] ^ out_data[7] ^ out_data[8] ^ out_data[11] ^ out_data[12] ^ out_data[14] ^ out_data[18] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[23] ^ out_data[27] ^ out_data[30] ^ out_data[32] ^ out_data[33] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[41] ^ out_data[43] ^ out_data[44] ^ out_data[49] ^ out_data[51] ^ out_data[52] ^ out_data[56] ^ out_data[60];
-    assign d_word[1] = out_data[0] ^ out_data[1] ^ out_data[3] ^ out_data[4] ^ out_data[5] ^ out_data[6] ^ out_data[8] ^ out_data[9] ^ out_data[12] ^ out_data[13] ^ out_data[15] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[24] ^ out_data[28] ^ out_data[31] ^ out_data[33] ^ out_data[34] ^ out_data[36] ^ out_data[37] ^ out_data[39] ^ out_data[42] ^ out_data[44] ^ out_data[45] ^ out_data[50] ^ out_data[52] ^ out_data[53] ^ out_data[57] ^ out_data[61];
-    assign d_word[2] = out_data[0] ^ out_data[1] ^ out_data[2] ^ out_data[4] ^ out_data[5] ^ out_data[6] ^ out_data[7] ^ out_data[9] ^ out_data[10] ^ out_data[13] ^ out_data[14] ^ out_data[16] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[25] ^ out_data[29] ^ out_data[32] ^ out_data[34] ^ out_data[35] ^ out_data[37] ^ out_data[38] ^ out_data[40] ^ out_data[43] ^ out_data[45] ^ out_data[46] ^ out_data[51] ^ out_data[53] ^ out_data[54] ^ out_data[58] ^ out_data[62];
-    assign d_word[3] = out_data[0] ^ out_data[1] ^ out_data[2] ^ out_data[3] ^ out_data[5] ^ out_data[6] ^ out_data[7] ^ out_data[8] ^ out_data[10] ^ out_data[11] ^ out_data[14] ^ out_data[15] ^ out_data[17] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[26] ^ out_data[30] ^ out_data[33] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[39] ^ out_data[41] ^ out_data[44] ^ out_data[46] ^ out_data[47] ^ out_data[52] ^ out_data[54] ^ out_data[55] ^ out_data[59] ^ out_data[63];
-    assign d_word[4] = out_data[1] ^ out_data[5] ^ out_data[6] ^ out_data[9] ^ out_data[14] ^ out_data[15] ^ out_data[16] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[24] ^ out_data[25] ^ out_data[30] ^ out_data[31] ^ out_data[32] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[51] ^ out_data[52] ^ out_data[53] ^ out_data[55];
-    assign d_word[5] = out_data[2] ^ out_data[6] ^ out_data[7] ^ out_data[10] ^ out_data[15] ^ out_data[16] ^ out_data[17] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[25] ^ out_data[26] ^ out_data[31] ^ out_data[32] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[52] ^ out_data[53] ^ out_data[54] ^ out_data[56];
-    assign d_word[6] = out_data[0] ^ out_data[3] ^ out_data[7] ^ out_data[8] ^ out_data[11] ^ out_data[16] ^ out_data[17] ^ out_data[18] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[26] ^ out_data[27] ^ out_data[32] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[53] ^ out_data[54] ^ out_data[55] ^ out_data[57];
-    assign d_word[7] = out_data[0] ^ out_data[1] ^ out_data[4] ^ out_data[8] ^ out_data[9] ^ out_data[12] ^ out_data[17] ^ out_data[18] ^ out_data[19] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[25] ^ out_data[27] ^ out_data[28] ^ out_data[33] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[50] ^ out_data[51] ^ out_data[52] ^ out_data[54] ^ out_data[55] ^ out_data[56] ^ out_data[58];
-    assign d_word[8] = out_data[0] ^ out_data[1] ^ out_data[2] ^ out_data[5] ^ out_data[9] ^ out_data[10] ^ out_data[13] ^ out_data[18] ^ out_data[19] ^ out_data[20] ^ out_data[23] ^ out_data[24] ^ out_data[25] ^ out_data[26] ^ out_data[28] ^ out_data[29] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[51] ^ out_data[52] ^ out_data[53] ^ out_data[55] ^ out_data[56] ^ out_data[57] ^ out_data[59];
-    assign d_word[9] = out_data[1] ^ out_data[2] ^ out_data[3] ^ out_data[6] ^ out_data[10] ^ out_data[11] ^ out_data[14] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[24] ^ out_data[25] ^ out_data[26] ^ out_data[27] ^ out_data[29] ^ out_data[30] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[42] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[52] ^ out_data[53] ^ out_data[54] ^ out_data[56] ^ out_data[57] ^ out_data[58] ^ out_data[60];
-    assign d_word[10] = out_data[2] ^ out_data[3] ^ out_data[4] ^ out_data[7] ^ out_data[11] ^ out_data[12] ^ out_data[15] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[25] ^ out_data[26] ^ out_data[27] ^ out_data[28] ^ out_data[30] ^ out_data[31] ^ out_data[36] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[43] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[53] ^ out_data[54] ^ out_data[55] ^ out_data[57] ^ out_data[58] ^ out_data[59] ^ out_data[61];
-    assign d_word[11] = out_data[0] ^ out_data[3] ^ out_data[4] ^ out_data[5] ^ out_data[8] ^ out_data[12] ^ out_data[13] ^ out_data[16] ^ out_data[21] ^ out_data[22] ^ out_data[23] ^ out_data[26] ^ out_data[27] ^ out_data[28] ^ out_data[29] ^ out_data[31] ^ out_data[32] ^ out_data[37] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[44] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[52] ^ out_data[54] ^ out_data[55] ^ out_data[56] ^ out_data[58] ^ out_data[59] ^ out_data[60] ^ out_data[62];
-    assign d_word[12] = out_data[1] ^ out_data[4] ^ out_data[5] ^ out_data[6] ^ out_data[9] ^ out_data[13] ^ out_data[14] ^ out_data[17] ^ out_data[22] ^ out_data[23] ^ out_data[24] ^ out_data[27] ^ out_data[28] ^ out_data[29] ^ out_data[30] ^ out_data[32] ^ out_data[33] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[42] ^ out_data[43] ^ out_data[45] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[50] ^ out_data[51] ^ out_data[52] ^ out_data[53] ^ out_data[55] ^ out_data[56] ^ out_data[57] ^ out_data[59] ^ out_data[60] ^ out_data[61] ^ out_data[63];
-    assign d_word[13] = out_data[3] ^ out_data[4] ^ out_data[6] ^ out_data[8] ^ out_data[10] ^ out_data[11] ^ out_data[12] ^ out_data[15] ^ out_data[19] ^ out_data[20] ^ out_data[21] ^ out_data[24] ^ out_data[25] ^ out_data[27] ^ out_data[28] ^ out_data[29] ^ out_data[31] ^ out_data[32] ^ out_data[34] ^ out_data[35] ^ out_data[36] ^ out_data[38] ^ out_data[39] ^ out_data[40] ^ out_data[42] ^ out_data[46] ^ out_data[47] ^ out_data[48] ^ out_data[50] ^ out_data[53] ^ out_data[54] ^ out_data[57] ^ out_data[58] ^ out_data[61] ^ out_data[62];
-    assign d_word[14] = out_data[0] ^ out_data[4] ^ out_data[5] ^ out_data[7] ^ out_data[9] ^ out_data[11] ^ out_data[12] ^ out_data[13] ^ out_data[16] ^ out_data[20] ^ out_data[21] ^ out_data[22] ^ out_data[25] ^ out_data[26] ^ out_data[28] ^ out_data[29] ^ out_data[30] ^ out_data[32] ^ out_data[33] ^ out_data[35] ^ out_data[36] ^ out_data[37] ^ out_data[39] ^ out_data[40] ^ out_data[41] ^ out_data[43] ^ out_data[47] ^ out_data[48] ^ out_data[49] ^ out_data[51] ^ out_data[54] ^ out_data[55] ^ out_data[58] ^ out_data[59] ^ out_data[62] ^ out_data[63];
-    assign d_word[15] = out_data[1] ^ out_data[2] ^ out_data[3] ^ out_data[4] ^ out_data[6] ^ out_data[7] ^ out_data[10] ^ out_data[11] ^ out_data[13] ^ out_data[17] ^ out_data[18] ^ out_data[19] ^ out_data[20] ^ out_data[22] ^ out_data[26] ^ out_data[29] ^ out_data[31] ^ out_data[32] ^ out_data[34] ^ out_data[35] ^ out_data[37] ^ out_data[40] ^ out_data[42] ^ out_data[43] ^ out_data[48] ^ out_data[50] ^ out_data[51] ^ out_data[55] ^ out_data[59] ^ out_data[63];
-    // The last word of a packet of the right length holds 2 bytes (PktLen even) or 6.
-    wire lb_ok = hdr_pktlen[0] ? (out_keep[5] & ~out_keep[6]) : (out_keep[1] & ~out_keep[2]);
-
-    always @(posedge clock) begin
-       if (reset) begin
-          {s1_valid, s1_eop, s1_len_ok} <= 3'd0;
-       end else begin
-          s1_valid <= out_valid;
-          s1_eop <= out_eop;
-          s1_len_ok <= out_eop & ~r0_short & (rem == 11'd0) & ~over & lb_ok & hd_range_ok;
-       end
-       // On the eop word, fold in what a good packet leaves in the register, so that fin is
-       // zero exactly when the VCRC is good: A^6 * residue = 16'h9f66 after a 2-byte last word, A^2 * residue = 16'h9d4c after a 6-byte one (lane 2 tells them apart).
-       s1_d <= d_word ^ (out_eop ? (out_keep[2] ? 16'h9d4c : 16'h9f66) : 16'h0000);
-       s1_vl <= out_vl;
-       s1_vl15 <= hd_vl15;
-       s1_bad_vl <= hd_bad_vl;
-       s1_blocks <= hd_blocks;
-    end
-
-    // ---- Stage 2: the CRC register ----
-    // A * state ^ s1_d: the state part of the next-state function (at most 15 bits).
-    wire [15:0] crc_next;
-    assign crc_next[0] = state[0] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[11] ^ state[12] ^ state[14] ^ s1_d[0];
-    assign crc_next[1] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[8] ^ state[9] ^ state[12] ^ state[13] ^ state[15] ^ s1_d[1];
-    assign crc_next[2] = state[0] ^ state[1] ^ state[2] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[9] ^ state[10] ^ state[13] ^ state[14] ^ s1_d[2];
-    assign crc_next[3] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[11] ^ state[14] ^ state[15] ^ s1_d[3];
-    assign crc_next[4] = state[1] ^ state[5] ^ state[6] ^ state[9] ^ state[14] ^ state[15] ^ s1_d[4];
-    assign crc_next[5] = state[2] ^ state[6] ^ state[7] ^ state[10] ^ state[15] ^ s1_d[5];
-    assign crc_next[6] = state[0] ^ state[3] ^ state[7] ^ state[8] ^ state[11] ^ s1_d[6];
-    assign crc_next[7] = state[0] ^ state[1] ^ state[4] ^ state[8] ^ state[9] ^ state[12] ^ s1_d[7];
-    assign crc_next[8] = state[0] ^ state[1] ^ state[2] ^ state[5] ^ state[9] ^ state[10] ^ state[13] ^ s1_d[8];
-    assign crc_next[9] = state[1] ^ state[2] ^ state[3] ^ state[6] ^ state[10] ^ state[11] ^ state[14] ^ s1_d[9];
-    assign crc_next[10] = state[2] ^ state[3] ^ state[4] ^ state[7] ^ state[11] ^ state[12] ^ state[15] ^ s1_d[10];
-    assign crc_next[11] = state[0] ^ state[3] ^ state[4] ^ state[5] ^ state[8] ^ state[12] ^ state[13] ^ s1_d[11];
-    assign crc_next[12] = state[1] ^ state[4] ^ state[5] ^ state[6] ^ state[9] ^ state[13] ^ state[14] ^ s1_d[12];
-    assign crc_next[13] = state[3] ^ state[4] ^ state[6] ^ state[8] ^ state[10] ^ state[11] ^ state[12] ^ state[15] ^ s1_d[13];
-    assign crc_next[14] = state[0] ^ state[4] ^ state[5] ^ state[7] ^ state[9] ^ state[11] ^ state[12] ^ state[13] ^ s1_d[14];
-    assign crc_next[15] = state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[10] ^ state[11] ^ state[13] ^ s1_d[15];
-    wire s1_end = s1_valid & s1_eop;
-
-    always @(posedge clock) begin
-       // Restart before the next packet's first word (now in stage 0) is absorbed, and after
-       // a packet's last word: a synchronous set.
-       if (reset | (out_valid & out_sop) | s1_end) state <= 16'hffff;
-       else if (s1_valid) state <= crc_next;
-       if (s1_end) fin <= crc_next;
-       if (reset) begin
-          {s2_end, s2_len_ok} <= 2'd0;
-       end else begin
-          s2_end <= s1_end;
-          s2_len_ok <= s1_len_ok;
-       end
-       s2_vl <= s1_vl;
-       s2_vl15 <= s1_vl15;
-       s2_bad_vl <= s1_bad_vl;
-       s2_blocks <= s1_blocks;
-    end
-
-    // ---- Stage 3: the verdict, in the order length, VCRC, VL ----
-    wire crc_ok = fin == 16'd0;
-    wire v_length = s2_end & ~s2_len_ok;
-    wire v_vcrc = s2_len_ok & ~crc_ok;
-    wire v_bad_vl = s2_len_ok & crc_ok & s2_bad_vl;
-    wire v_good = s2_len_ok & crc_ok & ~s2_bad_vl;
-
-    always @(posedge clock) begin
-       if (reset) begin
-          {done, acc_valid, vl15_accept} <= 3'd0;
-          done_status <= STATUS_GOOD;
-          acc_vl <= 4'd0;
-          acc_blocks <= 7'd0;
-       end else begin
-          done <= s2_end;
-          if (s2_end) done_status <= v_length ? STATUS_LENGTH : v_vcrc ? STATUS_VCRC : v_bad_vl ? STATUS_BAD_VL : STATUS_GOOD;
-          acc_valid <= v_good & ~s2_vl15;   // to the RX credits (SPEC.md 4)
-          vl15_accept <= v_good & s2_vl15;  // to the VL15 buffer: no credits
-          // Loaded for every packet of the right length (a register as the enable, not the
-          // VCRC verdict): a good one's values come with its accept.
-          if (s2_len_ok) begin
-             acc_vl <= s2_vl;
-             acc_blocks <= s2_blocks;
-          end
-       end
-    end
-
-    // Counters: saturating statistics of what was shown; a reset (resync) keeps them.
-    // Each adds its event (0 or 1) on its carry chain, so no enable net fans out to its 16
-    // flip-flops (nextpnr would route it through a global buffer), and has a flag set as
-    // it reaches 16'hffff, so the event is gated by one flip-flop, not a 16-bit AND.
-    reg good_count_full;
-    reg vcrc_error_count_full;
-    reg length_error_count_full;
-    reg bad_vl_count_full;
-    reg abort_count_full;
-    initial begin
-       good_count_full = 1'b0;
-       vcrc_error_count_full = 1'b0;
-       length_error_count_full = 1'b0;
-       bad_vl_count_full = 1'b0;
-       abort_count_full = 1'b0;
-    end
-    always @(posedge clock) begin
-       // good packets, data VLs and VL15
-       good_count <= good_count + {15'd0, (done & (done_status == STATUS_GOOD)) & ~good_count_full};
-       if ((done & (done_status == STATUS_GOOD)) & (good_count == 16'hfffe)) good_count_full <= 1'b1;
-       // right length, VCRC mismatch
-       vcrc_error_count <= vcrc_error_count + {15'd0, (done & (done_status == STATUS_VCRC)) & ~vcrc_error_count_full};
-       if ((done & (done_status == STATUS_VCRC)) & (vcrc_error_count == 16'hfffe)) vcrc_error_count_full <= 1'b1;
-       // bytes != PktLen*4 + 2, or PktLen out of 6..1048
-       length_error_count <= length_error_count + {15'd0, (done & (done_status == STATUS_LENGTH)) & ~length_error_count_full};
-       if ((done & (done_status == STATUS_LENGTH)) & (length_error_count == 16'hfffe)) length_error_count_full <= 1'b1;
-       // good packet on a VL this port lacks
-       bad_vl_count <= bad_vl_count + {15'd0, (done & (done_status == STATUS_BAD_VL)) & ~bad_vl_count_full};
-       if ((done & (done_status == STATUS_BAD_VL)) & (bad_vl_count == 16'hfffe)) bad_vl_count_full <= 1'b1;
-       // packets cut off before their eop
-       abort_count <= abort_count + {15'd0, (out_abort) & ~abort_count_full};
-       if ((out_abort) & (abort_count == 16'hfffe)) abort_count_full <= 1'b1;
-    end
+    // Update code (wrapper)
+    iblink_link_rx #(.VLS(4), .DATA_WIDTH(64), .KEEP_WIDTH(8)) core (
+        .clock(clock),
+        .reset(reset),
+        .rx_valid(rx_valid),
+        .rx_data(rx_data),
+        .rx_keep(rx_keep),
+        .rx_sop(rx_sop),
+        .rx_eop(rx_eop),
+        .rx_link(rx_link),
+        .out_valid(out_valid),
+        .out_data(out_data),
+        .out_keep(out_keep),
+        .out_sop(out_sop),
+        .out_eop(out_eop),
+        .out_vl(out_vl),
+        .out_abort(out_abort),
+        .done(done),
+        .done_status(done_status),
+        .acc_valid(acc_valid),
+        .acc_vl(acc_vl),
+        .acc_blocks(acc_blocks),
+        .vl15_accept(vl15_accept),
+        .good_count(good_count),
+        .vcrc_error_count(vcrc_error_count),
+        .length_error_count(length_error_count),
+        .bad_vl_count(bad_vl_count),
+        .abort_count(abort_count)
+    );
 endmodule // iblink_link_port_vl4_w64$lrx
+
+// v-- Setting output parameters to net type for wrapped code.
 
 
 module iblink_link_port_vl4_w64$ltx(clock,reset,link_active,vl15_valid,vl15_len,vl15_take,fcp_pending,fcp_start,fcp_valid,fcp_data,fcp_keep,fcp_sop,fcp_eop,offer_valid,offer_vl,offer_len,take,src_rd,src_vl,src_data,tx_valid,tx_data,tx_keep,tx_sop,tx_eop,tx_link,fcp_framing_error,vl15_starts,fcp_starts,data_starts);
@@ -2488,9 +2221,9 @@ module iblink_link_port_vl4_w64$ltx(clock,reset,link_active,vl15_valid,vl15_len,
     input wire  link_active;
     input wire  vl15_valid;
     input wire  [10:0] vl15_len;
-    output reg  vl15_take;
+    output wire  vl15_take;
     input wire  fcp_pending;
-    output reg  fcp_start;
+    output wire  fcp_start;
     input wire  fcp_valid;
     input wire  [63:0] fcp_data;
     input wire  [7:0] fcp_keep;
@@ -2499,375 +2232,54 @@ module iblink_link_port_vl4_w64$ltx(clock,reset,link_active,vl15_valid,vl15_len,
     input wire  offer_valid;
     input wire  [3:0] offer_vl;
     input wire  [10:0] offer_len;
-    output reg  take;
-    output reg  src_rd;
-    output reg  [3:0] src_vl;
+    output wire  take;
+    output wire  src_rd;
+    output wire  [3:0] src_vl;
     input wire  [63:0] src_data;
-    output reg  tx_valid;
-    output reg  [63:0] tx_data;
-    output reg  [7:0] tx_keep;
-    output reg  tx_sop;
-    output reg  tx_eop;
-    output reg  tx_link;
-    output reg  fcp_framing_error;
-    output reg  [15:0] vl15_starts;
-    output reg  [15:0] fcp_starts;
-    output reg  [15:0] data_starts;
+    output wire  tx_valid;
+    output wire  [63:0] tx_data;
+    output wire  [7:0] tx_keep;
+    output wire  tx_sop;
+    output wire  tx_eop;
+    output wire  tx_link;
+    output wire  fcp_framing_error;
+    output wire  [15:0] vl15_starts;
+    output wire  [15:0] fcp_starts;
+    output wire  [15:0] data_starts;
 
-    // Update code (custom)
-    // Link TX path, 64-bit words (SPEC.md 5): at each item boundary VL15 > FCP > data
-    // (data only in LinkActive), items never fragmented, back to back without a bubble.
-    // Data and VL15 packets get their VCRC (SPEC.md 3, CRC-16, low byte first) appended.
-    //
-    // Pipeline (decision clock s, item of n words):
-    //   s          decision: vl15_take / fcp_start / take (combinational); FCP word 0 arrives
-    //   s+1+k      stage A, slot k: src_rd reads source word k (queue src_vl); FCP word k is
-    //              taken from fcp_q (it arrived in clock s+k)
-    //   s+2+k      stage B: word k and its kind; the data's share of the VCRC update is formed
-    //   s+3+k      stage C: the VCRC register absorbs word k; the wire word is formed
-    //   s+4+k      tx_*: word k on the wire
-    // The next decision is the last slot (s+n): the next sop follows the eop directly.
-    // The VCRC update is linear, next = A(state) ^ B(data): B(data) is registered a stage
-    // ahead, so the loop through crc_state is A(state) ^ p_q alone (timing).
-
-    // ---- Stage A: slot sequencer ----
-    // a_active: this clock is a slot of an item; a_fcp: it is an FCP; a_first: its first slot;
-    // a_left: slots of the item after this one; a_last: a_left == 0, a register of its own
-    // so the boundary below is one gate from flip-flops.
-    reg a_active;
-    reg a_fcp;
-    reg a_first;
-    reg [9:0] a_left;
-    reg a_last;
-    // a_odd: odd PktLen, so the last slot reads 4 data bytes and carries the VCRC.
-    reg a_odd;
-    // The start pulses of the previous clock, {data, FCP, VL15}, for the counters.
-    reg [2:0] started_q;
-    // The framer's FCP word of the previous clock: FCP word k is used in slot k, one clock
-    // after it arrives, where a packet's word k is read.
-    reg [63:0] fcp_q;
-
-    wire last_slot = a_active & a_last;
-    // Item boundary: idle, or the last slot of the current item (SPEC.md 5: never fragment).
-    wire boundary = ~a_active | a_last;
-    // Transmit priority VL15 > FCP > data (SPEC.md 5); data only in LinkActive. The *_wins
-    // terms depend on inputs only; a start is a win at a boundary.
-    wire fcp_wins = ~vl15_valid & fcp_pending;
-    wire data_wins = ~vl15_valid & ~fcp_pending & link_active & offer_valid;
-    wire pick_vl15 = boundary & vl15_valid;
-    wire pick_fcp = boundary & fcp_wins;
-    wire pick_data = boundary & data_wins;
-    // The winner's length and slot count (used at a boundary only).
-    wire [10:0] pkt_len = vl15_valid ? vl15_len : offer_len;
-    // Slots after the first: ceil((4 PktLen + 2) / 8) - 1 for a packet, 0 for an FCP.
-    wire [9:0] left_init = fcp_wins ? 10'd0 : pkt_len[10:1];
-    // The framer's word must look like a 6-byte FCP's: one word, keep 0x3f.
-    wire fcp_word_bad = pick_fcp & ~(fcp_valid & fcp_sop & fcp_eop & (fcp_keep == 8'h3f));
-
-    always @(*) begin
-       vl15_take = pick_vl15 & ~reset;
-       fcp_start = pick_fcp & ~reset;
-       take = pick_data & ~reset;
-       // Every slot of a packet reads, except the VCRC-only word (an odd PktLen has none).
-       src_rd = a_active & ~a_fcp & (~a_last | a_odd) & ~reset;
-    end
-
-    // ---- Stage B: the slot's word and its kind ----
-    // b_crc: the VCRC-only word ending a packet; b_merge: the 64-bit odd ending, 4 data bytes then the VCRC.
-    // b_zero_*: lanes that carry none of the word's bytes (cleared on the way to stage C).
-    reg b_valid;
-    reg b_sop;
-    reg b_eop;
-    reg b_link;
-    reg b_crc;
-    reg b_merge;
-    reg b_zero_mid;
-    reg b_zero_hi;
-    reg [63:0] b_data;
-
-    // The data's share of the VCRC update: 8 bytes, and the low 4 of an odd ending,
-    // each split by pairs of lanes (at most 16 terms a part: two LUT levels).
-    wire [15:0] dpart_8b_0;
-    assign dpart_8b_0[0] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[11] ^ b_data[12] ^ b_data[14];
-    assign dpart_8b_0[1] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[12] ^ b_data[13] ^ b_data[15];
-    assign dpart_8b_0[2] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[13] ^ b_data[14];
-    assign dpart_8b_0[3] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[14] ^ b_data[15];
-    assign dpart_8b_0[4] = b_data[1] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[14] ^ b_data[15];
-    assign dpart_8b_0[5] = b_data[2] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[15];
-    assign dpart_8b_0[6] = b_data[0] ^ b_data[3] ^ b_data[7] ^ b_data[8] ^ b_data[11];
-    assign dpart_8b_0[7] = b_data[0] ^ b_data[1] ^ b_data[4] ^ b_data[8] ^ b_data[9] ^ b_data[12];
-    assign dpart_8b_0[8] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[5] ^ b_data[9] ^ b_data[10] ^ b_data[13];
-    assign dpart_8b_0[9] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[6] ^ b_data[10] ^ b_data[11] ^ b_data[14];
-    assign dpart_8b_0[10] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[7] ^ b_data[11] ^ b_data[12] ^ b_data[15];
-    assign dpart_8b_0[11] = b_data[0] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[8] ^ b_data[12] ^ b_data[13];
-    assign dpart_8b_0[12] = b_data[1] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[9] ^ b_data[13] ^ b_data[14];
-    assign dpart_8b_0[13] = b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[15];
-    assign dpart_8b_0[14] = b_data[0] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13];
-    assign dpart_8b_0[15] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[10] ^ b_data[11] ^ b_data[13];
-    wire [15:0] dpart_8b_1;
-    assign dpart_8b_1[0] = b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[27] ^ b_data[30];
-    assign dpart_8b_1[1] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[28] ^ b_data[31];
-    assign dpart_8b_1[2] = b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[29];
-    assign dpart_8b_1[3] = b_data[17] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[30];
-    assign dpart_8b_1[4] = b_data[16] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[30] ^ b_data[31];
-    assign dpart_8b_1[5] = b_data[16] ^ b_data[17] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[31];
-    assign dpart_8b_1[6] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27];
-    assign dpart_8b_1[7] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28];
-    assign dpart_8b_1[8] = b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29];
-    assign dpart_8b_1[9] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29] ^ b_data[30];
-    assign dpart_8b_1[10] = b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30] ^ b_data[31];
-    assign dpart_8b_1[11] = b_data[16] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
-    assign dpart_8b_1[12] = b_data[17] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[30];
-    assign dpart_8b_1[13] = b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
-    assign dpart_8b_1[14] = b_data[16] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[28] ^ b_data[29] ^ b_data[30];
-    assign dpart_8b_1[15] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[26] ^ b_data[29] ^ b_data[31];
-    wire [15:0] dpart_8b_2;
-    assign dpart_8b_2[0] = b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[41] ^ b_data[43] ^ b_data[44];
-    assign dpart_8b_2[1] = b_data[33] ^ b_data[34] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[42] ^ b_data[44] ^ b_data[45];
-    assign dpart_8b_2[2] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[43] ^ b_data[45] ^ b_data[46];
-    assign dpart_8b_2[3] = b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[44] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[4] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[47];
-    assign dpart_8b_2[5] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46];
-    assign dpart_8b_2[6] = b_data[32] ^ b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[7] = b_data[33] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[8] = b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[9] = b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[10] = b_data[36] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[11] = b_data[32] ^ b_data[37] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[44] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[12] = b_data[32] ^ b_data[33] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[42] ^ b_data[43] ^ b_data[45] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[13] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[36] ^ b_data[38] ^ b_data[39] ^ b_data[40] ^ b_data[42] ^ b_data[46] ^ b_data[47];
-    assign dpart_8b_2[14] = b_data[32] ^ b_data[33] ^ b_data[35] ^ b_data[36] ^ b_data[37] ^ b_data[39] ^ b_data[40] ^ b_data[41] ^ b_data[43] ^ b_data[47];
-    assign dpart_8b_2[15] = b_data[32] ^ b_data[34] ^ b_data[35] ^ b_data[37] ^ b_data[40] ^ b_data[42] ^ b_data[43];
-    wire [15:0] dpart_8b_3;
-    assign dpart_8b_3[0] = b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[56] ^ b_data[60];
-    assign dpart_8b_3[1] = b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[57] ^ b_data[61];
-    assign dpart_8b_3[2] = b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[58] ^ b_data[62];
-    assign dpart_8b_3[3] = b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[59] ^ b_data[63];
-    assign dpart_8b_3[4] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55];
-    assign dpart_8b_3[5] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56];
-    assign dpart_8b_3[6] = b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57];
-    assign dpart_8b_3[7] = b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58];
-    assign dpart_8b_3[8] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59];
-    assign dpart_8b_3[9] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[52] ^ b_data[53] ^ b_data[54] ^ b_data[56] ^ b_data[57] ^ b_data[58] ^ b_data[60];
-    assign dpart_8b_3[10] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[53] ^ b_data[54] ^ b_data[55] ^ b_data[57] ^ b_data[58] ^ b_data[59] ^ b_data[61];
-    assign dpart_8b_3[11] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[54] ^ b_data[55] ^ b_data[56] ^ b_data[58] ^ b_data[59] ^ b_data[60] ^ b_data[62];
-    assign dpart_8b_3[12] = b_data[48] ^ b_data[49] ^ b_data[50] ^ b_data[51] ^ b_data[52] ^ b_data[53] ^ b_data[55] ^ b_data[56] ^ b_data[57] ^ b_data[59] ^ b_data[60] ^ b_data[61] ^ b_data[63];
-    assign dpart_8b_3[13] = b_data[48] ^ b_data[50] ^ b_data[53] ^ b_data[54] ^ b_data[57] ^ b_data[58] ^ b_data[61] ^ b_data[62];
-    assign dpart_8b_3[14] = b_data[48] ^ b_data[49] ^ b_data[51] ^ b_data[54] ^ b_data[55] ^ b_data[58] ^ b_data[59] ^ b_data[62] ^ b_data[63];
-    assign dpart_8b_3[15] = b_data[48] ^ b_data[50] ^ b_data[51] ^ b_data[55] ^ b_data[59] ^ b_data[63];
-    wire [15:0] dpart_4b_0;
-    assign dpart_4b_0[0] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[9] ^ b_data[11] ^ b_data[12];
-    assign dpart_4b_0[1] = b_data[1] ^ b_data[2] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[10] ^ b_data[12] ^ b_data[13];
-    assign dpart_4b_0[2] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[11] ^ b_data[13] ^ b_data[14];
-    assign dpart_4b_0[3] = b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[12] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[4] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[15];
-    assign dpart_4b_0[5] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14];
-    assign dpart_4b_0[6] = b_data[0] ^ b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[7] = b_data[1] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[8] = b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[9] = b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[10] = b_data[4] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[11] = b_data[0] ^ b_data[5] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[12] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[12] = b_data[0] ^ b_data[1] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[10] ^ b_data[11] ^ b_data[13] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[13] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[4] ^ b_data[6] ^ b_data[7] ^ b_data[8] ^ b_data[10] ^ b_data[14] ^ b_data[15];
-    assign dpart_4b_0[14] = b_data[0] ^ b_data[1] ^ b_data[3] ^ b_data[4] ^ b_data[5] ^ b_data[7] ^ b_data[8] ^ b_data[9] ^ b_data[11] ^ b_data[15];
-    assign dpart_4b_0[15] = b_data[0] ^ b_data[2] ^ b_data[3] ^ b_data[5] ^ b_data[8] ^ b_data[10] ^ b_data[11];
-    wire [15:0] dpart_4b_1;
-    assign dpart_4b_1[0] = b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[24] ^ b_data[28];
-    assign dpart_4b_1[1] = b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[25] ^ b_data[29];
-    assign dpart_4b_1[2] = b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[26] ^ b_data[30];
-    assign dpart_4b_1[3] = b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[27] ^ b_data[31];
-    assign dpart_4b_1[4] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23];
-    assign dpart_4b_1[5] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24];
-    assign dpart_4b_1[6] = b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25];
-    assign dpart_4b_1[7] = b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26];
-    assign dpart_4b_1[8] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27];
-    assign dpart_4b_1[9] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[20] ^ b_data[21] ^ b_data[22] ^ b_data[24] ^ b_data[25] ^ b_data[26] ^ b_data[28];
-    assign dpart_4b_1[10] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[21] ^ b_data[22] ^ b_data[23] ^ b_data[25] ^ b_data[26] ^ b_data[27] ^ b_data[29];
-    assign dpart_4b_1[11] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[22] ^ b_data[23] ^ b_data[24] ^ b_data[26] ^ b_data[27] ^ b_data[28] ^ b_data[30];
-    assign dpart_4b_1[12] = b_data[16] ^ b_data[17] ^ b_data[18] ^ b_data[19] ^ b_data[20] ^ b_data[21] ^ b_data[23] ^ b_data[24] ^ b_data[25] ^ b_data[27] ^ b_data[28] ^ b_data[29] ^ b_data[31];
-    assign dpart_4b_1[13] = b_data[16] ^ b_data[18] ^ b_data[21] ^ b_data[22] ^ b_data[25] ^ b_data[26] ^ b_data[29] ^ b_data[30];
-    assign dpart_4b_1[14] = b_data[16] ^ b_data[17] ^ b_data[19] ^ b_data[22] ^ b_data[23] ^ b_data[26] ^ b_data[27] ^ b_data[30] ^ b_data[31];
-    assign dpart_4b_1[15] = b_data[16] ^ b_data[18] ^ b_data[19] ^ b_data[23] ^ b_data[27] ^ b_data[31];
-
-    // ---- Stage C: the VCRC register and the wire word ----
-    reg c_valid;
-    reg c_sop;
-    reg c_eop;
-    reg c_link;
-    reg c_crc;
-    reg c_merge;
-    reg [7:0] c_keep;
-    // The word, lanes past its bytes already 0.
-    reg [63:0] c_data;
-    // The data's share, registered: p_q0, p_q1, p_q2, p_q3, p4_q0, p4_q1.
-    reg [15:0] p_q0;
-    reg [15:0] p_q1;
-    reg [15:0] p_q2;
-    reg [15:0] p_q3;
-    reg [15:0] p4_q0;
-    reg [15:0] p4_q1;
-    // The running VCRC (reflected LFSR state), 0xFFFF between packets.
-    reg [15:0] crc_state;
-
-    // The state's share of the VCRC update: 8 bytes, and 4 (an odd ending).
-    wire [15:0] spart_8b;
-    assign spart_8b[0] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[8] ^ crc_state[11] ^ crc_state[12] ^ crc_state[14];
-    assign spart_8b[1] = crc_state[0] ^ crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[8] ^ crc_state[9] ^ crc_state[12] ^ crc_state[13] ^ crc_state[15];
-    assign spart_8b[2] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[9] ^ crc_state[10] ^ crc_state[13] ^ crc_state[14];
-    assign spart_8b[3] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11] ^ crc_state[14] ^ crc_state[15];
-    assign spart_8b[4] = crc_state[1] ^ crc_state[5] ^ crc_state[6] ^ crc_state[9] ^ crc_state[14] ^ crc_state[15];
-    assign spart_8b[5] = crc_state[2] ^ crc_state[6] ^ crc_state[7] ^ crc_state[10] ^ crc_state[15];
-    assign spart_8b[6] = crc_state[0] ^ crc_state[3] ^ crc_state[7] ^ crc_state[8] ^ crc_state[11];
-    assign spart_8b[7] = crc_state[0] ^ crc_state[1] ^ crc_state[4] ^ crc_state[8] ^ crc_state[9] ^ crc_state[12];
-    assign spart_8b[8] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[5] ^ crc_state[9] ^ crc_state[10] ^ crc_state[13];
-    assign spart_8b[9] = crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[6] ^ crc_state[10] ^ crc_state[11] ^ crc_state[14];
-    assign spart_8b[10] = crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[7] ^ crc_state[11] ^ crc_state[12] ^ crc_state[15];
-    assign spart_8b[11] = crc_state[0] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[8] ^ crc_state[12] ^ crc_state[13];
-    assign spart_8b[12] = crc_state[1] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[9] ^ crc_state[13] ^ crc_state[14];
-    assign spart_8b[13] = crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[15];
-    assign spart_8b[14] = crc_state[0] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[9] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13];
-    assign spart_8b[15] = crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[10] ^ crc_state[11] ^ crc_state[13];
-    wire [15:0] spart_4b;
-    assign spart_4b[0] = crc_state[0] ^ crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[9] ^ crc_state[11] ^ crc_state[12];
-    assign spart_4b[1] = crc_state[1] ^ crc_state[2] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[10] ^ crc_state[12] ^ crc_state[13];
-    assign spart_4b[2] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[6] ^ crc_state[8] ^ crc_state[11] ^ crc_state[13] ^ crc_state[14];
-    assign spart_4b[3] = crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[9] ^ crc_state[12] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[4] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[15];
-    assign spart_4b[5] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14];
-    assign spart_4b[6] = crc_state[0] ^ crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[7] = crc_state[1] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[8] = crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[9] = crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[10] = crc_state[4] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[11] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[11] = crc_state[0] ^ crc_state[5] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[12] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[12] = crc_state[0] ^ crc_state[1] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[10] ^ crc_state[11] ^ crc_state[13] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[13] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[4] ^ crc_state[6] ^ crc_state[7] ^ crc_state[8] ^ crc_state[10] ^ crc_state[14] ^ crc_state[15];
-    assign spart_4b[14] = crc_state[0] ^ crc_state[1] ^ crc_state[3] ^ crc_state[4] ^ crc_state[5] ^ crc_state[7] ^ crc_state[8] ^ crc_state[9] ^ crc_state[11] ^ crc_state[15];
-    assign spart_4b[15] = crc_state[0] ^ crc_state[2] ^ crc_state[3] ^ crc_state[5] ^ crc_state[8] ^ crc_state[10] ^ crc_state[11];
-
-    initial begin
-       a_active = 1'b0;
-       a_fcp = 1'b0;
-       a_first = 1'b0;
-       a_left = 10'd0;
-       a_last = 1'b0;
-       a_odd = 1'b0;
-       src_vl = 4'd0;
-       started_q = 3'd0;
-       fcp_q = 64'd0;
-       b_valid = 1'b0;
-       b_sop = 1'b0;
-       b_eop = 1'b0;
-       b_link = 1'b0;
-       b_crc = 1'b0;
-       b_merge = 1'b0;
-       b_zero_mid = 1'b0;
-       b_zero_hi = 1'b0;
-       b_data = 64'd0;
-       c_valid = 1'b0;
-       c_sop = 1'b0;
-       c_eop = 1'b0;
-       c_link = 1'b0;
-       c_crc = 1'b0;
-       c_merge = 1'b0;
-       c_keep = 8'd0;
-       c_data = 64'd0;
-       p_q0 = 16'd0;
-       p_q1 = 16'd0;
-       p_q2 = 16'd0;
-       p_q3 = 16'd0;
-       p4_q0 = 16'd0;
-       p4_q1 = 16'd0;
-       crc_state = 16'hffff;
-       tx_valid = 1'b0;
-       tx_data = 64'd0;
-       tx_keep = 8'd0;
-       tx_sop = 1'b0;
-       tx_eop = 1'b0;
-       tx_link = 1'b0;
-       fcp_framing_error = 1'b0;
-       vl15_starts = 16'd0;
-       fcp_starts = 16'd0;
-       data_starts = 16'd0;
-    end
-
-    always @(posedge clock) begin
-       // Loaded every clock: read only where a slot or a valid says so.
-       fcp_q <= fcp_data;
-       b_data <= a_fcp ? fcp_q : src_data;
-       c_sop <= b_sop;
-       c_eop <= b_eop;
-       c_link <= b_link;
-       c_crc <= b_crc;
-       c_merge <= b_merge;
-       c_keep <= b_crc ? 8'h03 : b_zero_hi ? 8'h3f : 8'hff;
-       c_data <= {b_zero_hi ? 16'd0 : b_data[63:48], b_zero_mid ? 16'd0 : b_data[47:32], b_crc ? 32'd0 : b_data[31:0]};
-       p_q0 <= dpart_8b_0;
-       p_q1 <= dpart_8b_1;
-       p_q2 <= dpart_8b_2;
-       p_q3 <= dpart_8b_3;
-       p4_q0 <= dpart_4b_0;
-       p4_q1 <= dpart_4b_1;
-       // Statistics: items started, by kind (wrapping), counted a clock after the pulse so
-       // the 16-bit adders stay off the boundary path; a reset does not clear them.
-       started_q <= {pick_data, pick_fcp, pick_vl15} & {3{~reset}};
-       vl15_starts <= vl15_starts + {15'd0, started_q[0]};
-       fcp_starts <= fcp_starts + {15'd0, started_q[1]};
-       data_starts <= data_starts + {15'd0, started_q[2]};
-       if (reset) begin
-          // Link Down or resync: the item in progress and the pipeline are dropped.
-          a_active <= 1'b0;
-          b_valid <= 1'b0;
-          c_valid <= 1'b0;
-          crc_state <= 16'hffff;
-          tx_valid <= 1'b0;
-          tx_data <= 64'd0;
-          tx_keep <= 8'd0;
-          tx_sop <= 1'b0;
-          tx_eop <= 1'b0;
-          tx_link <= 1'b0;
-          fcp_framing_error <= 1'b0;
-       end else begin
-          // Stage C -> wire (all 0 without a word).
-          tx_valid <= c_valid;
-          tx_data <= c_valid ? c_data | {16'd0, c_merge ? ~(spart_4b ^ p4_q0 ^ p4_q1) : 16'd0, 16'd0, c_crc ? ~crc_state : 16'd0} : 64'd0;
-          tx_keep <= c_valid ? c_keep : 8'd0;
-          tx_sop <= c_valid & c_sop;
-          tx_eop <= c_valid & c_eop;
-          tx_link <= c_valid & c_link;
-          // The VCRC covers every data byte; after a packet's ending word it restarts.
-          if (c_valid & ~c_link) crc_state <= (c_crc | c_merge) ? 16'hffff : spart_8b ^ p_q0 ^ p_q1 ^ p_q2 ^ p_q3;
-          // Stage B -> C.
-          c_valid <= b_valid;
-          // Stage A -> B.
-          b_valid <= a_active;
-          b_sop <= a_first;
-          b_eop <= last_slot;
-          b_link <= a_fcp;
-          b_crc <= last_slot & ~a_fcp & ~a_odd;
-          b_merge <= last_slot & ~a_fcp & a_odd;
-          // Lanes 4-5 carry no data in a packet's ending word; 6-7 none in an FCP either.
-          b_zero_mid <= last_slot & ~a_fcp;
-          b_zero_hi <= last_slot | a_fcp;
-          // Stage A: the next slot, or the next item.
-          if (boundary) begin
-             a_active <= vl15_valid | fcp_wins | data_wins;
-             a_fcp <= fcp_wins;
-             a_first <= 1'b1;
-             a_left <= left_init;
-             a_last <= left_init == 10'd0;
-             a_odd <= ~fcp_wins & pkt_len[0];
-             if (vl15_valid) src_vl <= 4'd15;
-             else if (data_wins) src_vl <= offer_vl;
-          end else begin
-             a_first <= 1'b0;
-             a_left <= a_left - 10'd1;
-             a_last <= a_left == 10'd1;
-          end
-          if (fcp_word_bad) fcp_framing_error <= 1'b1;
-       end
-    end
+    // Update code (wrapper)
+    iblink_link_tx #(.DATA_WIDTH(64), .KEEP_WIDTH(8)) core (
+        .clock(clock),
+        .reset(reset),
+        .link_active(link_active),
+        .vl15_valid(vl15_valid),
+        .vl15_len(vl15_len),
+        .vl15_take(vl15_take),
+        .fcp_pending(fcp_pending),
+        .fcp_start(fcp_start),
+        .fcp_valid(fcp_valid),
+        .fcp_data(fcp_data),
+        .fcp_keep(fcp_keep),
+        .fcp_sop(fcp_sop),
+        .fcp_eop(fcp_eop),
+        .offer_valid(offer_valid),
+        .offer_vl(offer_vl),
+        .offer_len(offer_len),
+        .take(take),
+        .src_rd(src_rd),
+        .src_vl(src_vl),
+        .src_data(src_data),
+        .tx_valid(tx_valid),
+        .tx_data(tx_data),
+        .tx_keep(tx_keep),
+        .tx_sop(tx_sop),
+        .tx_eop(tx_eop),
+        .tx_link(tx_link),
+        .fcp_framing_error(fcp_framing_error),
+        .vl15_starts(vl15_starts),
+        .fcp_starts(fcp_starts),
+        .data_starts(data_starts)
+    );
 endmodule // iblink_link_port_vl4_w64$ltx
 
 
@@ -3096,6 +2508,1121 @@ module iblink_link_port_vl4_w64$vl15(clock,reset,accept,drain,kept,dropped,held,
        end
     end
 endmodule // iblink_link_port_vl4_w64$vl15
+`default_nettype none
+// iblink_link_rx: the link receive classifier (SPEC.md 1, 3, 4, 7). Data packets
+// (rx_link = 0) are passed to out_* one clock later, VCRC kept; each is checked for
+// length (bytes = PktLen*4 + 2, PktLen 6..1048), VCRC and VL, and judged 4 clocks after
+// its eop word: done/done_status, and for a good packet one accept (acc_* to the RX
+// credits for a data VL, vl15_accept for VL15). Link packets belong to the FCP RX
+// framer; their sop only cuts an open data packet (out_abort).
+//
+// The VCRC is checked by running the CRC over the whole packet, VCRC included, every
+// word absorbed whole with the lanes past the packet's end zeroed; on a packet of the
+// right length the constant a good one leaves (the residue moved on by the zero padding)
+// is folded into the last word's contribution, so a good packet ends with fin == 0. The
+// next-state function is split: stage 1 registers the data part B * word, so the loop
+// through the CRC register is A * state ^ s1_d. The equations come from the generated
+// modules iblink_link_rx_vcrc_w32 / _w64.
+//
+// Cycle contract: every output is a register. out_* in clock t+1 is the data-packet
+// word presented in clock t; out_abort in t+1 for a cutting sop in t. The verdict on a
+// packet whose eop word is in clock e shows in e+4 (done, done_status, acc_* or
+// vl15_accept). A verdict or out_abort shown in clock t is counted from t+1. A reset in
+// clock r drops the word of clock r and every verdict not yet shown; the counters
+// (saturating) are kept.
+module iblink_link_rx #(
+    // Data VLs (VLCap): 1, 2, 4, 8 or 15
+    parameter VLS = 4,
+    // Link word width: 32 or 64 bits
+    parameter DATA_WIDTH = 32,
+    // Byte lanes of a word
+    parameter KEEP_WIDTH = DATA_WIDTH/8
+) (
+    input  wire                  clock,
+    // Link resync (SPEC.md 8): the open packet and the pipeline are dropped
+    input  wire                  reset,
+
+    // The receive link word stream; rx_keep counts on the eop word only (its highest
+    // set bit i: lanes 0..i carry bytes); rx_link: a link packet's word (an FCP)
+    input  wire                  rx_valid,
+    input  wire [DATA_WIDTH-1:0] rx_data,
+    input  wire [KEEP_WIDTH-1:0] rx_keep,
+    input  wire                  rx_sop,
+    input  wire                  rx_eop,
+    input  wire                  rx_link,
+
+    // Data packets for the user's receive buffer, VCRC kept (lanes past the packet's
+    // last byte are 0); out_vl: the packet's LRH VL; out_abort: the packet being
+    // delivered was cut off by the next item's sop (discard it, it gets no done)
+    output reg                   out_valid,
+    output reg  [DATA_WIDTH-1:0] out_data,
+    output reg  [KEEP_WIDTH-1:0] out_keep,
+    output reg                   out_sop,
+    output reg                   out_eop,
+    output reg  [3:0]            out_vl,
+    output reg                   out_abort,
+
+    // The verdict on the latest packet delivered with out_eop: done for one clock,
+    // done_status held (0 good, 1 VCRC error, 2 length error, 3 bad VL)
+    output reg                   done,
+    output reg  [1:0]            done_status,
+    // A good packet on a data VL: the RX credits' accept (VL, blocks); on VL15: the
+    // VL15 buffer's accept
+    output reg                   acc_valid,
+    output reg  [3:0]            acc_vl,
+    output reg  [6:0]            acc_blocks,
+    output reg                   vl15_accept,
+
+    // Saturating statistics, kept across a reset
+    output reg  [15:0]           good_count,
+    output reg  [15:0]           vcrc_error_count,
+    output reg  [15:0]           length_error_count,
+    output reg  [15:0]           bad_vl_count,
+    output reg  [15:0]           abort_count
+);
+
+localparam [1:0] STATUS_GOOD = 2'd0;
+localparam [1:0] STATUS_VCRC = 2'd1;
+localparam [1:0] STATUS_LENGTH = 2'd2;
+localparam [1:0] STATUS_BAD_VL = 2'd3;
+
+// The constants a good packet leaves in the CRC register once its last word is
+// absorbed with z zero bytes after its VCRC: A^z * residue (residue = the register
+// after any good packet). The last word of a packet of the right length has z = 2 at
+// 32 bits; at 64 bits z = 6 (2 bytes in it) or 2 (6 bytes).
+localparam [15:0] FOLD_PAD2 = 16'h9d4c;
+localparam [15:0] FOLD_PAD6 = 16'h9f66;
+
+// Framing state.
+reg open;               // a data packet is being received
+reg [10:0] rem;         // the words still to come after the word carrying PktLen, counted down
+reg over;               // more words came than rem allowed
+reg [10:0] hdr_pktlen;  // LRH:PktLen of the packet (its VL is out_vl)
+reg r0_short;           // the stage-0 item ended by the word carrying PktLen (<= 8 bytes)
+// Derived from the header a clock after its capture.
+reg hd_range_ok;        // PktLen within 6..1048
+reg [6:0] hd_blocks;    // ceil((PktLen*4 - 8) / 64) (SPEC.md 1)
+reg hd_vl15, hd_bad_vl;
+// Stage 1: the word's CRC contribution and the length verdict.
+reg s1_valid, s1_eop, s1_len_ok;
+reg [15:0] s1_d;
+reg [3:0] s1_vl;
+reg s1_vl15, s1_bad_vl;
+reg [6:0] s1_blocks;
+// Stage 2: the CRC register (reflected LFSR state) and its value after a packet.
+reg [15:0] state;
+reg [15:0] fin;         // zero when the VCRC is good (see s1_d)
+reg s2_end, s2_len_ok;
+reg [3:0] s2_vl;
+reg s2_vl15, s2_bad_vl;
+reg [6:0] s2_blocks;
+
+initial begin
+   open = 1'b0;
+   rem = 11'd0;
+   over = 1'b0;
+   hdr_pktlen = 11'd0;
+   r0_short = 1'b0;
+   hd_range_ok = 1'b0;
+   hd_blocks = 7'd0;
+   {hd_vl15, hd_bad_vl} = 2'd0;
+   {s1_valid, s1_eop, s1_len_ok} = 3'd0;
+   s1_d = 16'd0;
+   s1_vl = 4'd0;
+   {s1_vl15, s1_bad_vl} = 2'd0;
+   s1_blocks = 7'd0;
+   state = 16'hffff;
+   fin = 16'd0;
+   {s2_end, s2_len_ok} = 2'd0;
+   s2_vl = 4'd0;
+   {s2_vl15, s2_bad_vl} = 2'd0;
+   s2_blocks = 7'd0;
+   out_valid = 1'b0;
+   out_data = {DATA_WIDTH{1'b0}};
+   out_keep = {KEEP_WIDTH{1'b0}};
+   out_sop = 1'b0;
+   out_eop = 1'b0;
+   out_vl = 4'd0;
+   out_abort = 1'b0;
+   done = 1'b0;
+   done_status = STATUS_GOOD;
+   acc_valid = 1'b0;
+   acc_vl = 4'd0;
+   acc_blocks = 7'd0;
+   vl15_accept = 1'b0;
+   good_count = 16'd0;
+   vcrc_error_count = 16'd0;
+   length_error_count = 16'd0;
+   bad_vl_count = 16'd0;
+   abort_count = 16'd0;
+end
+
+// ---- Stage 0: framing and the input register (out_*) ----
+// Only words with rx_valid count: gaps inside an item are ignored.
+wire data_word = rx_valid & ~rx_link;
+// Any item's sop while a data packet is open: that packet never got its eop.
+wire abort = rx_valid & rx_sop & open;
+wire first = data_word & rx_sop;
+wire more = data_word & ~rx_sop & open;
+wire take = first | more;
+// keep counts on the eop word only: lanes up to its highest set bit carry bytes.
+// Lanes past the packet's end are zeroed (the CRC absorbs them as zero bytes).
+wire [KEEP_WIDTH-1:0] keep_n;
+wire [DATA_WIDTH-1:0] data_n;
+genvar l;
+generate
+   for (l = 0; l < KEEP_WIDTH; l = l + 1) begin : lane
+      assign keep_n[l] = ~rx_eop | (|rx_keep[KEEP_WIDTH-1:l]);
+      assign data_n[8*l +: 8] = rx_data[8*l +: 8] & {8{keep_n[l]}};
+   end
+endgenerate
+// LRH (IBA; iblink_model::iba): VL = byte 0 [7:4]; PktLen = byte 4 [2:0] . byte 5
+// (5 reserved bits first). pk_word: the word that carries it (see the width's section).
+wire [10:0] rx_pktlen;
+wire pk_word;
+// What rem loads: the words after the one carrying PktLen on a packet of the right
+// length, plus the value rem ends at on its eop word (REM_END).
+wire [10:0] rx_words;
+
+always @(posedge clock) begin
+   if (reset) begin
+      open <= 1'b0;
+      {out_valid, out_sop, out_eop, out_abort, r0_short} <= 5'd0;
+   end else begin
+      out_valid <= take;
+      out_sop <= first;
+      out_eop <= take & rx_eop;
+      out_abort <= abort;
+      r0_short <= (first | pk_word) & rx_eop;
+      if (first) begin
+         open <= ~rx_eop;
+         over <= 1'b0;
+      end else if (more) begin
+         open <= ~rx_eop;
+      end else if (abort) begin
+         open <= 1'b0;   // cut by a link packet's sop
+      end
+      // Count the words after the one carrying PktLen down from what it says.
+      if (pk_word) rem <= rx_words;
+      else if (more) begin
+         if (rem == 11'd0) over <= 1'b1;
+         else rem <= rem - 11'd1;
+      end
+   end
+end
+
+// The word is registered every clock, valid or not (out_data and out_keep mean
+// something only with out_valid): no enable with a fanout of every data bit. The
+// header is loaded by the words that carry it (VL: the sop word; PktLen: pk_word) and
+// never reset (only a packet long enough to have written it can pass the length check).
+always @(posedge clock) begin
+   out_data <= data_n;
+   out_keep <= keep_n;
+   if (first & ~reset) out_vl <= rx_data[7:4];
+   if (pk_word & ~reset) hdr_pktlen <= rx_pktlen;
+end
+
+// The packet's VL is one this port lacks: VLCap..14.
+wire no_such_vl;
+generate
+if (VLS == 15) begin : all_vls
+   // VLCap 15: every VL but 15 is a data VL.
+   assign no_such_vl = 1'b0;
+end else begin : some_vls
+   localparam [3:0] VL_CAP = VLS[3:0];
+   assign no_such_vl = (out_vl >= VL_CAP) & (out_vl != 4'd15);
+end
+endgenerate
+
+// Header-derived, a clock after the capture (every item longer than the word carrying
+// PktLen has it by its eop; a shorter one is a length error whatever it holds).
+always @(posedge clock) begin
+   // PktLen within 6..1048 as plain logic (comparators would become carry chains):
+   // >= 6: some bit of [10:3], or [2:1] both set; <= 1048 = 11'b100_0001_1000:
+   // bit 10 clear, or bits [9:5] clear and [4:0] <= 24 (not 11xxx with xxx non-zero).
+   hd_range_ok <= ((|hdr_pktlen[10:3]) | (&hdr_pktlen[2:1]))
+                & (~hdr_pktlen[10] | (~|hdr_pktlen[9:5] & ~(&hdr_pktlen[4:3] & (|hdr_pktlen[2:0]))));
+   // (PktLen + 13) >> 4, without a 12-bit sum.
+   hd_blocks <= hdr_pktlen[10:4] + {6'd0, hdr_pktlen[3:0] >= 4'd3};
+   hd_vl15 <= out_vl == 4'd15;   // management: the VL15 buffer
+   hd_bad_vl <= no_such_vl;
+end
+
+// ---- Stage 1: the word's CRC contribution; the length verdict ----
+// B * word: the data part of the CRC-16 next-state function over KEEP_WIDTH bytes
+// (SPEC.md 3: poly 0x100B, init 0xFFFF, reflected), from the width's VCRC module.
+wire [15:0] d_word;
+// The last word of a packet of the right length holds the bytes it should.
+wire lb_ok;
+// What a good packet leaves in the register after its last word (see FOLD_*).
+wire [15:0] fold;
+// rem on the eop word of a packet of the right length.
+wire [10:0] rem_end;
+
+always @(posedge clock) begin
+   if (reset) begin
+      {s1_valid, s1_eop, s1_len_ok} <= 3'd0;
+   end else begin
+      s1_valid <= out_valid;
+      s1_eop <= out_eop;
+      s1_len_ok <= out_eop & ~r0_short & (rem == rem_end) & ~over & lb_ok & hd_range_ok;
+   end
+   // On the eop word, fold in what a good packet leaves in the register, so that fin is
+   // zero exactly when the VCRC is good.
+   s1_d <= d_word ^ (out_eop ? fold : 16'h0000);
+   s1_vl <= out_vl;
+   s1_vl15 <= hd_vl15;
+   s1_bad_vl <= hd_bad_vl;
+   s1_blocks <= hd_blocks;
+end
+
+// ---- Stage 2: the CRC register ----
+// A * state: the state part of the next-state function (at most 15 bits each), from the
+// width's VCRC module.
+wire [15:0] s_state;
+wire [15:0] crc_next = s_state ^ s1_d;
+wire s1_end = s1_valid & s1_eop;
+
+always @(posedge clock) begin
+   // Restart before the next packet's first word (now in stage 0) is absorbed, and after
+   // a packet's last word: a synchronous set.
+   if (reset | (out_valid & out_sop) | s1_end) state <= 16'hffff;
+   else if (s1_valid) state <= crc_next;
+   if (s1_end) fin <= crc_next;
+   if (reset) begin
+      {s2_end, s2_len_ok} <= 2'd0;
+   end else begin
+      s2_end <= s1_end;
+      s2_len_ok <= s1_len_ok;
+   end
+   s2_vl <= s1_vl;
+   s2_vl15 <= s1_vl15;
+   s2_bad_vl <= s1_bad_vl;
+   s2_blocks <= s1_blocks;
+end
+
+// ---- The width's own logic: where PktLen is, the last word's bytes, the VCRC ----
+generate
+if (DATA_WIDTH == 64) begin : w64
+   iblink_link_rx_vcrc_w64 vcrc (
+       .data(out_data),
+       .state(state),
+       .dpart(d_word),
+       .spart(s_state)
+   );
+   // LRH bytes 4-5 are the first word's lanes 4-5.
+   assign rx_pktlen = {rx_data[34:32], rx_data[47:40]};
+   assign pk_word = first;
+   // PktLen / 2, loaded by word 0, less the words after it: 0 on a right eop.
+   assign rx_words = {1'b0, rx_pktlen[10:1]};
+   assign rem_end = 11'd0;
+   // The last word of a packet of the right length holds 2 bytes (PktLen even) or 6.
+   assign lb_ok = hdr_pktlen[0] ? (out_keep[5] & ~out_keep[6]) : (out_keep[1] & ~out_keep[2]);
+   // Lane 2 tells a 6-byte last word (z = 2) from a 2-byte one (z = 6).
+   assign fold = out_keep[2] ? FOLD_PAD2 : FOLD_PAD6;
+end else begin : w32
+   iblink_link_rx_vcrc_w32 vcrc (
+       .data(out_data),
+       .state(state),
+       .dpart(d_word),
+       .spart(s_state)
+   );
+   // PktLen comes with the word after the sop, which hdr_next marks: LRH bytes 4-5 are
+   // the second word's lanes 0-1.
+   reg hdr_next;
+   initial hdr_next = 1'b0;
+   always @(posedge clock) begin
+      if (~reset) begin
+         if (first) hdr_next <= ~rx_eop;
+         else if (more) hdr_next <= 1'b0;
+      end
+   end
+   assign rx_pktlen = {rx_data[2:0], rx_data[15:8]};
+   assign pk_word = more & hdr_next;
+   // PktLen, loaded by word 1, less the words after it: 1 on a right eop.
+   assign rx_words = rx_pktlen;
+   assign rem_end = 11'd1;
+   // The last word of a packet of the right length holds 2 bytes (the VCRC).
+   assign lb_ok = out_keep[1] & ~out_keep[2];
+   assign fold = FOLD_PAD2;
+end
+endgenerate
+
+// ---- Stage 3: the verdict, in the order length, VCRC, VL ----
+wire crc_ok = fin == 16'd0;
+wire v_length = s2_end & ~s2_len_ok;
+wire v_vcrc = s2_len_ok & ~crc_ok;
+wire v_bad_vl = s2_len_ok & crc_ok & s2_bad_vl;
+wire v_good = s2_len_ok & crc_ok & ~s2_bad_vl;
+
+always @(posedge clock) begin
+   if (reset) begin
+      {done, acc_valid, vl15_accept} <= 3'd0;
+      done_status <= STATUS_GOOD;
+      acc_vl <= 4'd0;
+      acc_blocks <= 7'd0;
+   end else begin
+      done <= s2_end;
+      if (s2_end) done_status <= v_length ? STATUS_LENGTH : v_vcrc ? STATUS_VCRC : v_bad_vl ? STATUS_BAD_VL : STATUS_GOOD;
+      acc_valid <= v_good & ~s2_vl15;   // to the RX credits (SPEC.md 4)
+      vl15_accept <= v_good & s2_vl15;  // to the VL15 buffer: no credits
+      // Loaded for every packet of the right length (a register as the enable, not the
+      // VCRC verdict): a good one's values come with its accept.
+      if (s2_len_ok) begin
+         acc_vl <= s2_vl;
+         acc_blocks <= s2_blocks;
+      end
+   end
+end
+
+// Counters: saturating statistics of what was shown; a reset (resync) keeps them.
+// Each adds its event (0 or 1) on its carry chain, so no enable net fans out to its 16
+// flip-flops (nextpnr would route it through a global buffer), and has a flag set as
+// it reaches 16'hffff, so the event is gated by one flip-flop, not a 16-bit AND.
+wire ev_good = done & (done_status == STATUS_GOOD);          // data VLs and VL15
+wire ev_vcrc = done & (done_status == STATUS_VCRC);          // right length, VCRC mismatch
+wire ev_length = done & (done_status == STATUS_LENGTH);      // bytes != PktLen*4 + 2, or PktLen out of 6..1048
+wire ev_bad_vl = done & (done_status == STATUS_BAD_VL);      // good packet on a VL this port lacks
+wire ev_abort = out_abort;                                   // packets cut off before their eop
+reg good_count_full;
+reg vcrc_error_count_full;
+reg length_error_count_full;
+reg bad_vl_count_full;
+reg abort_count_full;
+initial begin
+   good_count_full = 1'b0;
+   vcrc_error_count_full = 1'b0;
+   length_error_count_full = 1'b0;
+   bad_vl_count_full = 1'b0;
+   abort_count_full = 1'b0;
+end
+always @(posedge clock) begin
+   good_count <= good_count + {15'd0, ev_good & ~good_count_full};
+   if (ev_good & (good_count == 16'hfffe)) good_count_full <= 1'b1;
+   vcrc_error_count <= vcrc_error_count + {15'd0, ev_vcrc & ~vcrc_error_count_full};
+   if (ev_vcrc & (vcrc_error_count == 16'hfffe)) vcrc_error_count_full <= 1'b1;
+   length_error_count <= length_error_count + {15'd0, ev_length & ~length_error_count_full};
+   if (ev_length & (length_error_count == 16'hfffe)) length_error_count_full <= 1'b1;
+   bad_vl_count <= bad_vl_count + {15'd0, ev_bad_vl & ~bad_vl_count_full};
+   if (ev_bad_vl & (bad_vl_count == 16'hfffe)) bad_vl_count_full <= 1'b1;
+   abort_count <= abort_count + {15'd0, ev_abort & ~abort_count_full};
+   if (ev_abort & (abort_count == 16'hfffe)) abort_count_full <= 1'b1;
+end
+
+endmodule
+`default_nettype wire
+// iblink_link_rx_vcrc_w32: generated by iblink-rtl 0.1.0 (rust-hdl 0.46). Do not edit;
+// regenerate with `iblink emit` and review the diff.
+// block: link_rx
+// config: data_width = 32
+// config: equations = CRC-16 0x100B, reflected (SPEC.md 3)
+`default_nettype none
+// iblink_link_rx_vcrc_w32: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// next-state equations of iblink_link_rx at 32-bit words. Absorbing a whole word
+// is linear, next = A * state ^ B * data: each output is one part, a flat XOR of the
+// bits its equation names.
+module iblink_link_rx_vcrc_w32 (
+    // Stage 0's word, lanes past the packet's end zeroed (lane 0 first on the wire)
+    input  wire [31:0] data,
+    // The CRC register (reflected LFSR state)
+    input  wire [15:0] state,
+    // B * data: the data part over 4 bytes
+    output wire [15:0] dpart,
+    // A * state: the state part over 4 bytes
+    output wire [15:0] spart
+);
+
+assign dpart[0] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[6] ^ data[9] ^ data[11] ^ data[12] ^ data[17] ^ data[19] ^ data[20] ^ data[24] ^ data[28];
+assign dpart[1] = data[1] ^ data[2] ^ data[4] ^ data[5] ^ data[7] ^ data[10] ^ data[12] ^ data[13] ^ data[18] ^ data[20] ^ data[21] ^ data[25] ^ data[29];
+assign dpart[2] = data[0] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[8] ^ data[11] ^ data[13] ^ data[14] ^ data[19] ^ data[21] ^ data[22] ^ data[26] ^ data[30];
+assign dpart[3] = data[1] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[9] ^ data[12] ^ data[14] ^ data[15] ^ data[20] ^ data[22] ^ data[23] ^ data[27] ^ data[31];
+assign dpart[4] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[15] ^ data[16] ^ data[17] ^ data[19] ^ data[20] ^ data[21] ^ data[23];
+assign dpart[5] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[16] ^ data[17] ^ data[18] ^ data[20] ^ data[21] ^ data[22] ^ data[24];
+assign dpart[6] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[17] ^ data[18] ^ data[19] ^ data[21] ^ data[22] ^ data[23] ^ data[25];
+assign dpart[7] = data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[23] ^ data[24] ^ data[26];
+assign dpart[8] = data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[24] ^ data[25] ^ data[27];
+assign dpart[9] = data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[20] ^ data[21] ^ data[22] ^ data[24] ^ data[25] ^ data[26] ^ data[28];
+assign dpart[10] = data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[21] ^ data[22] ^ data[23] ^ data[25] ^ data[26] ^ data[27] ^ data[29];
+assign dpart[11] = data[0] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[23] ^ data[24] ^ data[26] ^ data[27] ^ data[28] ^ data[30];
+assign dpart[12] = data[0] ^ data[1] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[24] ^ data[25] ^ data[27] ^ data[28] ^ data[29] ^ data[31];
+assign dpart[13] = data[0] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[14] ^ data[15] ^ data[16] ^ data[18] ^ data[21] ^ data[22] ^ data[25] ^ data[26] ^ data[29] ^ data[30];
+assign dpart[14] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[9] ^ data[11] ^ data[15] ^ data[16] ^ data[17] ^ data[19] ^ data[22] ^ data[23] ^ data[26] ^ data[27] ^ data[30] ^ data[31];
+assign dpart[15] = data[0] ^ data[2] ^ data[3] ^ data[5] ^ data[8] ^ data[10] ^ data[11] ^ data[16] ^ data[18] ^ data[19] ^ data[23] ^ data[27] ^ data[31];
+assign spart[0] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[6] ^ state[9] ^ state[11] ^ state[12];
+assign spart[1] = state[1] ^ state[2] ^ state[4] ^ state[5] ^ state[7] ^ state[10] ^ state[12] ^ state[13];
+assign spart[2] = state[0] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[8] ^ state[11] ^ state[13] ^ state[14];
+assign spart[3] = state[1] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[9] ^ state[12] ^ state[14] ^ state[15];
+assign spart[4] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[15];
+assign spart[5] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14];
+assign spart[6] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart[7] = state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart[8] = state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart[9] = state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart[10] = state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart[11] = state[0] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart[12] = state[0] ^ state[1] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[13] ^ state[14] ^ state[15];
+assign spart[13] = state[0] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[14] ^ state[15];
+assign spart[14] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[9] ^ state[11] ^ state[15];
+assign spart[15] = state[0] ^ state[2] ^ state[3] ^ state[5] ^ state[8] ^ state[10] ^ state[11];
+
+endmodule
+`default_nettype wire
+// iblink_link_rx_vcrc_w64: generated by iblink-rtl 0.1.0 (rust-hdl 0.46). Do not edit;
+// regenerate with `iblink emit` and review the diff.
+// block: link_rx
+// config: data_width = 64
+// config: equations = CRC-16 0x100B, reflected (SPEC.md 3)
+`default_nettype none
+// iblink_link_rx_vcrc_w64: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// next-state equations of iblink_link_rx at 64-bit words. Absorbing a whole word
+// is linear, next = A * state ^ B * data: each output is one part, a flat XOR of the
+// bits its equation names.
+module iblink_link_rx_vcrc_w64 (
+    // Stage 0's word, lanes past the packet's end zeroed (lane 0 first on the wire)
+    input  wire [63:0] data,
+    // The CRC register (reflected LFSR state)
+    input  wire [15:0] state,
+    // B * data: the data part over 8 bytes
+    output wire [15:0] dpart,
+    // A * state: the state part over 8 bytes
+    output wire [15:0] spart
+);
+
+assign dpart[0] = data[0] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[11] ^ data[12] ^ data[14] ^ data[18] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[27] ^ data[30] ^ data[32] ^ data[33] ^ data[35] ^ data[36] ^ data[38] ^ data[41] ^ data[43] ^ data[44] ^ data[49] ^ data[51] ^ data[52] ^ data[56] ^ data[60];
+assign dpart[1] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[8] ^ data[9] ^ data[12] ^ data[13] ^ data[15] ^ data[19] ^ data[20] ^ data[21] ^ data[22] ^ data[24] ^ data[28] ^ data[31] ^ data[33] ^ data[34] ^ data[36] ^ data[37] ^ data[39] ^ data[42] ^ data[44] ^ data[45] ^ data[50] ^ data[52] ^ data[53] ^ data[57] ^ data[61];
+assign dpart[2] = data[0] ^ data[1] ^ data[2] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[9] ^ data[10] ^ data[13] ^ data[14] ^ data[16] ^ data[20] ^ data[21] ^ data[22] ^ data[23] ^ data[25] ^ data[29] ^ data[32] ^ data[34] ^ data[35] ^ data[37] ^ data[38] ^ data[40] ^ data[43] ^ data[45] ^ data[46] ^ data[51] ^ data[53] ^ data[54] ^ data[58] ^ data[62];
+assign dpart[3] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[11] ^ data[14] ^ data[15] ^ data[17] ^ data[21] ^ data[22] ^ data[23] ^ data[24] ^ data[26] ^ data[30] ^ data[33] ^ data[35] ^ data[36] ^ data[38] ^ data[39] ^ data[41] ^ data[44] ^ data[46] ^ data[47] ^ data[52] ^ data[54] ^ data[55] ^ data[59] ^ data[63];
+assign dpart[4] = data[1] ^ data[5] ^ data[6] ^ data[9] ^ data[14] ^ data[15] ^ data[16] ^ data[19] ^ data[20] ^ data[21] ^ data[22] ^ data[24] ^ data[25] ^ data[30] ^ data[31] ^ data[32] ^ data[33] ^ data[34] ^ data[35] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[47] ^ data[48] ^ data[49] ^ data[51] ^ data[52] ^ data[53] ^ data[55];
+assign dpart[5] = data[2] ^ data[6] ^ data[7] ^ data[10] ^ data[15] ^ data[16] ^ data[17] ^ data[20] ^ data[21] ^ data[22] ^ data[23] ^ data[25] ^ data[26] ^ data[31] ^ data[32] ^ data[33] ^ data[34] ^ data[35] ^ data[36] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[48] ^ data[49] ^ data[50] ^ data[52] ^ data[53] ^ data[54] ^ data[56];
+assign dpart[6] = data[0] ^ data[3] ^ data[7] ^ data[8] ^ data[11] ^ data[16] ^ data[17] ^ data[18] ^ data[21] ^ data[22] ^ data[23] ^ data[24] ^ data[26] ^ data[27] ^ data[32] ^ data[33] ^ data[34] ^ data[35] ^ data[36] ^ data[37] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47] ^ data[49] ^ data[50] ^ data[51] ^ data[53] ^ data[54] ^ data[55] ^ data[57];
+assign dpart[7] = data[0] ^ data[1] ^ data[4] ^ data[8] ^ data[9] ^ data[12] ^ data[17] ^ data[18] ^ data[19] ^ data[22] ^ data[23] ^ data[24] ^ data[25] ^ data[27] ^ data[28] ^ data[33] ^ data[34] ^ data[35] ^ data[36] ^ data[37] ^ data[38] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47] ^ data[48] ^ data[50] ^ data[51] ^ data[52] ^ data[54] ^ data[55] ^ data[56] ^ data[58];
+assign dpart[8] = data[0] ^ data[1] ^ data[2] ^ data[5] ^ data[9] ^ data[10] ^ data[13] ^ data[18] ^ data[19] ^ data[20] ^ data[23] ^ data[24] ^ data[25] ^ data[26] ^ data[28] ^ data[29] ^ data[34] ^ data[35] ^ data[36] ^ data[37] ^ data[38] ^ data[39] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47] ^ data[48] ^ data[49] ^ data[51] ^ data[52] ^ data[53] ^ data[55] ^ data[56] ^ data[57] ^ data[59];
+assign dpart[9] = data[1] ^ data[2] ^ data[3] ^ data[6] ^ data[10] ^ data[11] ^ data[14] ^ data[19] ^ data[20] ^ data[21] ^ data[24] ^ data[25] ^ data[26] ^ data[27] ^ data[29] ^ data[30] ^ data[35] ^ data[36] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47] ^ data[48] ^ data[49] ^ data[50] ^ data[52] ^ data[53] ^ data[54] ^ data[56] ^ data[57] ^ data[58] ^ data[60];
+assign dpart[10] = data[2] ^ data[3] ^ data[4] ^ data[7] ^ data[11] ^ data[12] ^ data[15] ^ data[20] ^ data[21] ^ data[22] ^ data[25] ^ data[26] ^ data[27] ^ data[28] ^ data[30] ^ data[31] ^ data[36] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47] ^ data[48] ^ data[49] ^ data[50] ^ data[51] ^ data[53] ^ data[54] ^ data[55] ^ data[57] ^ data[58] ^ data[59] ^ data[61];
+assign dpart[11] = data[0] ^ data[3] ^ data[4] ^ data[5] ^ data[8] ^ data[12] ^ data[13] ^ data[16] ^ data[21] ^ data[22] ^ data[23] ^ data[26] ^ data[27] ^ data[28] ^ data[29] ^ data[31] ^ data[32] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[44] ^ data[45] ^ data[46] ^ data[47] ^ data[48] ^ data[49] ^ data[50] ^ data[51] ^ data[52] ^ data[54] ^ data[55] ^ data[56] ^ data[58] ^ data[59] ^ data[60] ^ data[62];
+assign dpart[12] = data[1] ^ data[4] ^ data[5] ^ data[6] ^ data[9] ^ data[13] ^ data[14] ^ data[17] ^ data[22] ^ data[23] ^ data[24] ^ data[27] ^ data[28] ^ data[29] ^ data[30] ^ data[32] ^ data[33] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[45] ^ data[46] ^ data[47] ^ data[48] ^ data[49] ^ data[50] ^ data[51] ^ data[52] ^ data[53] ^ data[55] ^ data[56] ^ data[57] ^ data[59] ^ data[60] ^ data[61] ^ data[63];
+assign dpart[13] = data[3] ^ data[4] ^ data[6] ^ data[8] ^ data[10] ^ data[11] ^ data[12] ^ data[15] ^ data[19] ^ data[20] ^ data[21] ^ data[24] ^ data[25] ^ data[27] ^ data[28] ^ data[29] ^ data[31] ^ data[32] ^ data[34] ^ data[35] ^ data[36] ^ data[38] ^ data[39] ^ data[40] ^ data[42] ^ data[46] ^ data[47] ^ data[48] ^ data[50] ^ data[53] ^ data[54] ^ data[57] ^ data[58] ^ data[61] ^ data[62];
+assign dpart[14] = data[0] ^ data[4] ^ data[5] ^ data[7] ^ data[9] ^ data[11] ^ data[12] ^ data[13] ^ data[16] ^ data[20] ^ data[21] ^ data[22] ^ data[25] ^ data[26] ^ data[28] ^ data[29] ^ data[30] ^ data[32] ^ data[33] ^ data[35] ^ data[36] ^ data[37] ^ data[39] ^ data[40] ^ data[41] ^ data[43] ^ data[47] ^ data[48] ^ data[49] ^ data[51] ^ data[54] ^ data[55] ^ data[58] ^ data[59] ^ data[62] ^ data[63];
+assign dpart[15] = data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[10] ^ data[11] ^ data[13] ^ data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[26] ^ data[29] ^ data[31] ^ data[32] ^ data[34] ^ data[35] ^ data[37] ^ data[40] ^ data[42] ^ data[43] ^ data[48] ^ data[50] ^ data[51] ^ data[55] ^ data[59] ^ data[63];
+assign spart[0] = state[0] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[11] ^ state[12] ^ state[14];
+assign spart[1] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[8] ^ state[9] ^ state[12] ^ state[13] ^ state[15];
+assign spart[2] = state[0] ^ state[1] ^ state[2] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[9] ^ state[10] ^ state[13] ^ state[14];
+assign spart[3] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[11] ^ state[14] ^ state[15];
+assign spart[4] = state[1] ^ state[5] ^ state[6] ^ state[9] ^ state[14] ^ state[15];
+assign spart[5] = state[2] ^ state[6] ^ state[7] ^ state[10] ^ state[15];
+assign spart[6] = state[0] ^ state[3] ^ state[7] ^ state[8] ^ state[11];
+assign spart[7] = state[0] ^ state[1] ^ state[4] ^ state[8] ^ state[9] ^ state[12];
+assign spart[8] = state[0] ^ state[1] ^ state[2] ^ state[5] ^ state[9] ^ state[10] ^ state[13];
+assign spart[9] = state[1] ^ state[2] ^ state[3] ^ state[6] ^ state[10] ^ state[11] ^ state[14];
+assign spart[10] = state[2] ^ state[3] ^ state[4] ^ state[7] ^ state[11] ^ state[12] ^ state[15];
+assign spart[11] = state[0] ^ state[3] ^ state[4] ^ state[5] ^ state[8] ^ state[12] ^ state[13];
+assign spart[12] = state[1] ^ state[4] ^ state[5] ^ state[6] ^ state[9] ^ state[13] ^ state[14];
+assign spart[13] = state[3] ^ state[4] ^ state[6] ^ state[8] ^ state[10] ^ state[11] ^ state[12] ^ state[15];
+assign spart[14] = state[0] ^ state[4] ^ state[5] ^ state[7] ^ state[9] ^ state[11] ^ state[12] ^ state[13];
+assign spart[15] = state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[10] ^ state[11] ^ state[13];
+
+endmodule
+`default_nettype wire
+`default_nettype none
+// iblink_link_tx: the link TX path of a port (SPEC.md 2, 3, 5). At each item boundary
+// VL15 > FCP > data (data only in LinkActive); items are never fragmented and go back to
+// back without a bubble. Data and VL15 packets get their VCRC (SPEC.md 3, CRC-16, low
+// byte first) appended: at 32 bits as an extra word (keep 0011); at 64 bits an odd PktLen
+// ends with 4 data bytes and the VCRC (keep 0x3F), an even one with an extra word (keep
+// 0x03). An FCP is 6 bytes: 2 words at 32 bits, 1 at 64.
+//
+// Pipeline (decision clock s, item of n words):
+//   s          decision: vl15_take / fcp_start / take (combinational); FCP word 0 arrives
+//   s+1+k      stage A, slot k: src_rd reads source word k (queue src_vl); FCP word k is
+//              taken from fcp_q (it arrived in clock s+k)
+//   s+2+k      stage B: word k and its kind; the data's share of the VCRC update is formed
+//   s+3+k      stage C: the VCRC register absorbs word k; the wire word is formed
+//   s+4+k      tx_*: word k on the wire
+// The next decision is the last slot (s+n): the next sop follows the eop directly.
+// The VCRC update is linear, next = A(state) ^ B(data): B(data) is registered a stage
+// ahead, so the loop through crc_state is A(state) ^ p_q alone (timing). The equations
+// come from the generated modules iblink_link_tx_vcrc_w32 / _w64.
+//
+// Cycle contract:
+// - Combinational: vl15_take from vl15_valid and reset; fcp_start from vl15_valid,
+//   fcp_pending and reset; take from vl15_valid, fcp_pending, link_active, offer_valid
+//   and reset; src_rd from reset. Each also from registers. Every other input
+//   (vl15_len, offer_vl, offer_len, fcp_valid/data/keep/sop/eop, src_data) is only
+//   sampled at the clock edge; every other output is a register.
+// - Start pulse in clock s -> tx_sop in s+4; src_rd in clock t -> that word on tx_* in
+//   t+3; an FCP word presented in clock t -> on tx_* in t+4.
+// - reset in clock r: no pulse and no src_rd in r; tx_* in r still shows what was
+//   registered; from r+1 the wire is idle and the transmitter is at a boundary. src_vl
+//   and the counters keep their values.
+module iblink_link_tx #(
+    // Link word width: 32 or 64 bits
+    parameter DATA_WIDTH = 32,
+    // Byte lanes of a word
+    parameter KEEP_WIDTH = DATA_WIDTH/8
+) (
+    input  wire                  clock,
+    // Link Down or resync: drops the item in progress and the pipeline
+    input  wire                  reset,
+    // LinkActive: data packets may start (VL15 and FCPs go in every state but Down)
+    input  wire                  link_active,
+
+    // The user's head VL15 packet and its LRH:PktLen; vl15_take: it starts this clock
+    input  wire                  vl15_valid,
+    input  wire [10:0]           vl15_len,
+    output wire                  vl15_take,
+
+    // The FCP TX framer holds a built FCP; fcp_start: it starts this clock, the framer
+    // presents word 0 in this clock and word k k clocks later (checked, see
+    // fcp_framing_error)
+    input  wire                  fcp_pending,
+    output wire                  fcp_start,
+    input  wire                  fcp_valid,
+    input  wire [DATA_WIDTH-1:0] fcp_data,
+    input  wire [KEEP_WIDTH-1:0] fcp_keep,
+    input  wire                  fcp_sop,
+    input  wire                  fcp_eop,
+
+    // The VL arbiter's offer: a data packet of data VL offer_vl, PktLen offer_len;
+    // take: it starts this clock
+    input  wire                  offer_valid,
+    input  wire [3:0]            offer_vl,
+    input  wire [10:0]           offer_len,
+    output wire                  take,
+
+    // Source queues (first-word-fall-through): src_rd consumes one word of queue src_vl
+    // (15 = VL15); src_data is that queue's next word
+    output wire                  src_rd,
+    output reg  [3:0]            src_vl,
+    input  wire [DATA_WIDTH-1:0] src_data,
+
+    // The link word stream (bytes past tx_keep are 0; all 0 when tx_valid is 0)
+    output reg                   tx_valid,
+    output reg  [DATA_WIDTH-1:0] tx_data,
+    output reg  [KEEP_WIDTH-1:0] tx_keep,
+    output reg                   tx_sop,
+    output reg                   tx_eop,
+    output reg                   tx_link,
+
+    // Sticky until reset: an FCP word arrived without fcp_valid or not framed as a
+    // 6-byte FCP's
+    output reg                   fcp_framing_error,
+    // Items started since power-up, by kind, wrapping (reset keeps them)
+    output reg  [15:0]           vl15_starts,
+    output reg  [15:0]           fcp_starts,
+    output reg  [15:0]           data_starts
+);
+
+// Bits of a_left: up to ceil((4 * 2047 + 2) / KEEP_WIDTH) - 1 slots after the first.
+localparam LEFT_BITS = (DATA_WIDTH == 64) ? 10 : 11;
+
+// ---- Stage A: slot sequencer ----
+// a_active: this clock is a slot of an item; a_fcp: it is an FCP; a_first: its first slot;
+// a_left: slots of the item after this one; a_last: a_left == 0, a register of its own
+// so the boundary below is one gate from flip-flops.
+reg a_active;
+reg a_fcp;
+reg a_first;
+reg [LEFT_BITS-1:0] a_left;
+reg a_last;
+// 64 bits: odd PktLen, so the last slot reads 4 data bytes and carries the VCRC (0 at 32).
+wire a_odd;
+// The start pulses of the previous clock, {data, FCP, VL15}, for the counters.
+reg [2:0] started_q;
+// The framer's FCP word of the previous clock: FCP word k is used in slot k, one clock
+// after it arrives, where a packet's word k is read.
+reg [DATA_WIDTH-1:0] fcp_q;
+
+wire last_slot = a_active & a_last;
+// Item boundary: idle, or the last slot of the current item (SPEC.md 5: never fragment).
+wire boundary = ~a_active | a_last;
+// Transmit priority VL15 > FCP > data (SPEC.md 5); data only in LinkActive. The *_wins
+// terms depend on inputs only; a start is a win at a boundary.
+wire fcp_wins = ~vl15_valid & fcp_pending;
+wire data_wins = ~vl15_valid & ~fcp_pending & link_active & offer_valid;
+wire pick_vl15 = boundary & vl15_valid;
+wire pick_fcp = boundary & fcp_wins;
+wire pick_data = boundary & data_wins;
+// The winner's length and slot count (used at a boundary only).
+wire [10:0] pkt_len = vl15_valid ? vl15_len : offer_len;
+// Slots after the first: ceil((4 PktLen + 2) / KEEP_WIDTH) - 1 for a packet, 1 (32 bits)
+// or 0 (64 bits) for an FCP.
+wire [LEFT_BITS-1:0] left_init;
+// The framer's word(s) do not look like a 6-byte FCP's.
+wire fcp_word_bad;
+
+assign vl15_take = pick_vl15 & ~reset;
+assign fcp_start = pick_fcp & ~reset;
+assign take = pick_data & ~reset;
+// Every slot of a packet reads, except the VCRC-only word (an odd PktLen has none).
+assign src_rd = a_active & ~a_fcp & (~a_last | a_odd) & ~reset;
+
+// ---- Stage B: the slot's word and its kind ----
+// b_crc: the VCRC-only word ending a packet (b_merge, 64 bits: the odd ending, 4 data
+// bytes then the VCRC; b_zero_*: lanes that carry none of the word's bytes; both in the
+// width's section below).
+reg b_valid;
+reg b_sop;
+reg b_eop;
+reg b_link;
+reg b_crc;
+reg [DATA_WIDTH-1:0] b_data;
+// Stage B's word as stage C takes it: its keep, and the word with its empty lanes cleared.
+wire [KEEP_WIDTH-1:0] b_keep_c;
+wire [DATA_WIDTH-1:0] b_data_c;
+
+// ---- Stage C: the VCRC register and the wire word ----
+reg c_valid;
+reg c_sop;
+reg c_eop;
+reg c_link;
+reg c_crc;
+reg [KEEP_WIDTH-1:0] c_keep;
+// The word, lanes past its bytes already 0.
+reg [DATA_WIDTH-1:0] c_data;
+// The running VCRC (reflected LFSR state), 0xFFFF between packets.
+reg [15:0] crc_state;
+// Stage C's word ends a packet (the VCRC restarts after it).
+wire c_ends;
+// The VCRC after absorbing stage C's word: A(crc_state) ^ the registered data share.
+wire [15:0] crc_next;
+// The VCRC, complemented, in the lanes of stage C's word that carry it (0 elsewhere).
+wire [DATA_WIDTH-1:0] c_vcrc;
+
+// ---- The width's own logic: slot counts, the FCP check, lanes, the VCRC parts ----
+generate
+if (DATA_WIDTH == 64) begin : w64
+   reg odd;
+   reg b_merge;
+   reg b_zero_mid;
+   reg b_zero_hi;
+   reg c_merge;
+   // The data's share of the VCRC update: 8 bytes, and the low 4 of an odd ending,
+   // each split by pairs of lanes (at most 16 terms a part: two LUT levels), and the
+   // state's share after 8 bytes and after 4 (an odd ending).
+   wire [15:0] dpart_8b_0;
+   wire [15:0] dpart_8b_1;
+   wire [15:0] dpart_8b_2;
+   wire [15:0] dpart_8b_3;
+   wire [15:0] dpart_4b_0;
+   wire [15:0] dpart_4b_1;
+   wire [15:0] spart_8b;
+   wire [15:0] spart_4b;
+   iblink_link_tx_vcrc_w64 vcrc (
+       .data(b_data),
+       .state(crc_state),
+       .dpart_8b_0(dpart_8b_0),
+       .dpart_8b_1(dpart_8b_1),
+       .dpart_8b_2(dpart_8b_2),
+       .dpart_8b_3(dpart_8b_3),
+       .dpart_4b_0(dpart_4b_0),
+       .dpart_4b_1(dpart_4b_1),
+       .spart_8b(spart_8b),
+       .spart_4b(spart_4b)
+   );
+   // The data's share, registered.
+   reg [15:0] p_q0;
+   reg [15:0] p_q1;
+   reg [15:0] p_q2;
+   reg [15:0] p_q3;
+   reg [15:0] p4_q0;
+   reg [15:0] p4_q1;
+   initial begin
+      odd = 1'b0;
+      b_merge = 1'b0;
+      b_zero_mid = 1'b0;
+      b_zero_hi = 1'b0;
+      c_merge = 1'b0;
+      p_q0 = 16'd0;
+      p_q1 = 16'd0;
+      p_q2 = 16'd0;
+      p_q3 = 16'd0;
+      p4_q0 = 16'd0;
+      p4_q1 = 16'd0;
+   end
+   always @(posedge clock) begin
+      c_merge <= b_merge;
+      p_q0 <= dpart_8b_0;
+      p_q1 <= dpart_8b_1;
+      p_q2 <= dpart_8b_2;
+      p_q3 <= dpart_8b_3;
+      p4_q0 <= dpart_4b_0;
+      p4_q1 <= dpart_4b_1;
+      if (~reset) begin
+         b_merge <= last_slot & ~a_fcp & odd;
+         // Lanes 4-5 carry no data in a packet's ending word; 6-7 none in an FCP either.
+         b_zero_mid <= last_slot & ~a_fcp;
+         b_zero_hi <= last_slot | a_fcp;
+         if (boundary) odd <= ~fcp_wins & pkt_len[0];
+      end
+   end
+   assign a_odd = odd;
+   assign left_init = fcp_wins ? 10'd0 : pkt_len[10:1];
+   // The framer's word must look like a 6-byte FCP's: one word, keep 0x3f.
+   assign fcp_word_bad = pick_fcp & ~(fcp_valid & fcp_sop & fcp_eop & (fcp_keep == 8'h3f));
+   assign b_keep_c = b_crc ? 8'h03 : b_zero_hi ? 8'h3f : 8'hff;
+   assign b_data_c = {b_zero_hi ? 16'd0 : b_data[63:48], b_zero_mid ? 16'd0 : b_data[47:32], b_crc ? 32'd0 : b_data[31:0]};
+   assign c_ends = c_crc | c_merge;
+   assign crc_next = spart_8b ^ p_q0 ^ p_q1 ^ p_q2 ^ p_q3;
+   assign c_vcrc = {16'd0, c_merge ? ~(spart_4b ^ p4_q0 ^ p4_q1) : 16'd0, 16'd0, c_crc ? ~crc_state : 16'd0};
+end else begin : w32
+   reg b_zero_hi;
+   // The data's share of the VCRC update (4 bytes, at most 24 terms) and the state's.
+   wire [15:0] dpart_4b;
+   wire [15:0] spart_4b;
+   iblink_link_tx_vcrc_w32 vcrc (
+       .data(b_data),
+       .state(crc_state),
+       .dpart_4b(dpart_4b),
+       .spart_4b(spart_4b)
+   );
+   // The data's share, registered.
+   reg [15:0] p_q;
+   initial begin
+      b_zero_hi = 1'b0;
+      p_q = 16'd0;
+   end
+   always @(posedge clock) begin
+      p_q <= dpart_4b;
+      // Lanes 2-3 carry nothing in a VCRC-only word or an FCP's second word.
+      if (~reset) b_zero_hi <= last_slot;
+   end
+   assign a_odd = 1'b0;
+   assign left_init = fcp_wins ? 11'd1 : pkt_len;
+   // The framer's words must look like a 6-byte FCP's: word 0 with fcp_start (keep
+   // 1111), word 1 in the next clock, the FCP's first slot (keep 0011).
+   wire fcp_word0_bad = pick_fcp & ~(fcp_valid & fcp_sop & ~fcp_eop & (fcp_keep == 4'b1111));
+   wire fcp_word1_bad = a_active & a_fcp & ~a_last & ~(fcp_valid & ~fcp_sop & fcp_eop & (fcp_keep == 4'b0011));
+   assign fcp_word_bad = fcp_word0_bad | fcp_word1_bad;
+   assign b_keep_c = b_zero_hi ? 4'b0011 : 4'b1111;
+   assign b_data_c = {b_zero_hi ? 16'd0 : b_data[31:16], b_crc ? 16'd0 : b_data[15:0]};
+   assign c_ends = c_crc;
+   assign crc_next = spart_4b ^ p_q;
+   assign c_vcrc = {16'd0, c_crc ? ~crc_state : 16'd0};
+end
+endgenerate
+
+initial begin
+   a_active = 1'b0;
+   a_fcp = 1'b0;
+   a_first = 1'b0;
+   a_left = {LEFT_BITS{1'b0}};
+   a_last = 1'b0;
+   src_vl = 4'd0;
+   started_q = 3'd0;
+   fcp_q = {DATA_WIDTH{1'b0}};
+   b_valid = 1'b0;
+   b_sop = 1'b0;
+   b_eop = 1'b0;
+   b_link = 1'b0;
+   b_crc = 1'b0;
+   b_data = {DATA_WIDTH{1'b0}};
+   c_valid = 1'b0;
+   c_sop = 1'b0;
+   c_eop = 1'b0;
+   c_link = 1'b0;
+   c_crc = 1'b0;
+   c_keep = {KEEP_WIDTH{1'b0}};
+   c_data = {DATA_WIDTH{1'b0}};
+   crc_state = 16'hffff;
+   tx_valid = 1'b0;
+   tx_data = {DATA_WIDTH{1'b0}};
+   tx_keep = {KEEP_WIDTH{1'b0}};
+   tx_sop = 1'b0;
+   tx_eop = 1'b0;
+   tx_link = 1'b0;
+   fcp_framing_error = 1'b0;
+   vl15_starts = 16'd0;
+   fcp_starts = 16'd0;
+   data_starts = 16'd0;
+end
+
+always @(posedge clock) begin
+   // Loaded every clock: read only where a slot or a valid says so.
+   fcp_q <= fcp_data;
+   b_data <= a_fcp ? fcp_q : src_data;
+   c_sop <= b_sop;
+   c_eop <= b_eop;
+   c_link <= b_link;
+   c_crc <= b_crc;
+   c_keep <= b_keep_c;
+   c_data <= b_data_c;
+   // Statistics: items started, by kind (wrapping), counted a clock after the pulse so
+   // the 16-bit adders stay off the boundary path; a reset does not clear them.
+   started_q <= {pick_data, pick_fcp, pick_vl15} & {3{~reset}};
+   vl15_starts <= vl15_starts + {15'd0, started_q[0]};
+   fcp_starts <= fcp_starts + {15'd0, started_q[1]};
+   data_starts <= data_starts + {15'd0, started_q[2]};
+   if (reset) begin
+      // Link Down or resync: the item in progress and the pipeline are dropped.
+      a_active <= 1'b0;
+      b_valid <= 1'b0;
+      c_valid <= 1'b0;
+      crc_state <= 16'hffff;
+      tx_valid <= 1'b0;
+      tx_data <= {DATA_WIDTH{1'b0}};
+      tx_keep <= {KEEP_WIDTH{1'b0}};
+      tx_sop <= 1'b0;
+      tx_eop <= 1'b0;
+      tx_link <= 1'b0;
+      fcp_framing_error <= 1'b0;
+   end else begin
+      // Stage C -> wire (all 0 without a word).
+      tx_valid <= c_valid;
+      tx_data <= c_valid ? c_data | c_vcrc : {DATA_WIDTH{1'b0}};
+      tx_keep <= c_valid ? c_keep : {KEEP_WIDTH{1'b0}};
+      tx_sop <= c_valid & c_sop;
+      tx_eop <= c_valid & c_eop;
+      tx_link <= c_valid & c_link;
+      // The VCRC covers every data byte; after a packet's ending word it restarts.
+      if (c_valid & ~c_link) crc_state <= c_ends ? 16'hffff : crc_next;
+      // Stage B -> C.
+      c_valid <= b_valid;
+      // Stage A -> B.
+      b_valid <= a_active;
+      b_sop <= a_first;
+      b_eop <= last_slot;
+      b_link <= a_fcp;
+      b_crc <= last_slot & ~a_fcp & ~a_odd;
+      // Stage A: the next slot, or the next item.
+      if (boundary) begin
+         a_active <= vl15_valid | fcp_wins | data_wins;
+         a_fcp <= fcp_wins;
+         a_first <= 1'b1;
+         a_left <= left_init;
+         a_last <= left_init == {LEFT_BITS{1'b0}};
+         if (vl15_valid) src_vl <= 4'd15;
+         else if (data_wins) src_vl <= offer_vl;
+      end else begin
+         a_first <= 1'b0;
+         a_left <= a_left - {{(LEFT_BITS-1){1'b0}}, 1'b1};
+         a_last <= a_left == {{(LEFT_BITS-1){1'b0}}, 1'b1};
+      end
+      if (fcp_word_bad) fcp_framing_error <= 1'b1;
+   end
+end
+
+endmodule
+`default_nettype wire
+// iblink_link_tx_vcrc_w32: generated by iblink-rtl 0.1.0 (rust-hdl 0.46). Do not edit;
+// regenerate with `iblink emit` and review the diff.
+// block: link_tx
+// config: data_width = 32
+// config: equations = CRC-16 0x100B, reflected (SPEC.md 3)
+`default_nettype none
+// iblink_link_tx_vcrc_w32: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// next-state equations of iblink_link_tx at 32-bit words, split as its pipeline
+// registers them. The update is linear, next = A(state) ^ B(data): each output is one
+// share, a flat XOR of the bits its equation names.
+module iblink_link_tx_vcrc_w32 (
+    // Stage B's word (lane 0 first on the wire)
+    input  wire [31:0] data,
+    // The running VCRC (reflected LFSR state)
+    input  wire [15:0] state,
+    // The data's share after 4 bytes, lanes 0..3 only
+    output wire [15:0] dpart_4b,
+    // The state's share after 4 bytes
+    output wire [15:0] spart_4b
+);
+
+assign dpart_4b[0] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[6] ^ data[9] ^ data[11] ^ data[12] ^ data[17] ^ data[19] ^ data[20] ^ data[24] ^ data[28];
+assign dpart_4b[1] = data[1] ^ data[2] ^ data[4] ^ data[5] ^ data[7] ^ data[10] ^ data[12] ^ data[13] ^ data[18] ^ data[20] ^ data[21] ^ data[25] ^ data[29];
+assign dpart_4b[2] = data[0] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[8] ^ data[11] ^ data[13] ^ data[14] ^ data[19] ^ data[21] ^ data[22] ^ data[26] ^ data[30];
+assign dpart_4b[3] = data[1] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[9] ^ data[12] ^ data[14] ^ data[15] ^ data[20] ^ data[22] ^ data[23] ^ data[27] ^ data[31];
+assign dpart_4b[4] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[15] ^ data[16] ^ data[17] ^ data[19] ^ data[20] ^ data[21] ^ data[23];
+assign dpart_4b[5] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[16] ^ data[17] ^ data[18] ^ data[20] ^ data[21] ^ data[22] ^ data[24];
+assign dpart_4b[6] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[17] ^ data[18] ^ data[19] ^ data[21] ^ data[22] ^ data[23] ^ data[25];
+assign dpart_4b[7] = data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[23] ^ data[24] ^ data[26];
+assign dpart_4b[8] = data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[24] ^ data[25] ^ data[27];
+assign dpart_4b[9] = data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[20] ^ data[21] ^ data[22] ^ data[24] ^ data[25] ^ data[26] ^ data[28];
+assign dpart_4b[10] = data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[21] ^ data[22] ^ data[23] ^ data[25] ^ data[26] ^ data[27] ^ data[29];
+assign dpart_4b[11] = data[0] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[12] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[23] ^ data[24] ^ data[26] ^ data[27] ^ data[28] ^ data[30];
+assign dpart_4b[12] = data[0] ^ data[1] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[13] ^ data[14] ^ data[15] ^ data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[24] ^ data[25] ^ data[27] ^ data[28] ^ data[29] ^ data[31];
+assign dpart_4b[13] = data[0] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[14] ^ data[15] ^ data[16] ^ data[18] ^ data[21] ^ data[22] ^ data[25] ^ data[26] ^ data[29] ^ data[30];
+assign dpart_4b[14] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[9] ^ data[11] ^ data[15] ^ data[16] ^ data[17] ^ data[19] ^ data[22] ^ data[23] ^ data[26] ^ data[27] ^ data[30] ^ data[31];
+assign dpart_4b[15] = data[0] ^ data[2] ^ data[3] ^ data[5] ^ data[8] ^ data[10] ^ data[11] ^ data[16] ^ data[18] ^ data[19] ^ data[23] ^ data[27] ^ data[31];
+assign spart_4b[0] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[6] ^ state[9] ^ state[11] ^ state[12];
+assign spart_4b[1] = state[1] ^ state[2] ^ state[4] ^ state[5] ^ state[7] ^ state[10] ^ state[12] ^ state[13];
+assign spart_4b[2] = state[0] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[8] ^ state[11] ^ state[13] ^ state[14];
+assign spart_4b[3] = state[1] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[9] ^ state[12] ^ state[14] ^ state[15];
+assign spart_4b[4] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[15];
+assign spart_4b[5] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14];
+assign spart_4b[6] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[7] = state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[8] = state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[9] = state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[10] = state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[11] = state[0] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[12] = state[0] ^ state[1] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[13] = state[0] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[14] ^ state[15];
+assign spart_4b[14] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[9] ^ state[11] ^ state[15];
+assign spart_4b[15] = state[0] ^ state[2] ^ state[3] ^ state[5] ^ state[8] ^ state[10] ^ state[11];
+
+endmodule
+`default_nettype wire
+// iblink_link_tx_vcrc_w64: generated by iblink-rtl 0.1.0 (rust-hdl 0.46). Do not edit;
+// regenerate with `iblink emit` and review the diff.
+// block: link_tx
+// config: data_width = 64
+// config: equations = CRC-16 0x100B, reflected (SPEC.md 3)
+`default_nettype none
+// iblink_link_tx_vcrc_w64: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// next-state equations of iblink_link_tx at 64-bit words, split as its pipeline
+// registers them. The update is linear, next = A(state) ^ B(data): each output is one
+// share, a flat XOR of the bits its equation names.
+module iblink_link_tx_vcrc_w64 (
+    // Stage B's word (lane 0 first on the wire)
+    input  wire [63:0] data,
+    // The running VCRC (reflected LFSR state)
+    input  wire [15:0] state,
+    // The data's share after 8 bytes, lanes 0..1 only
+    output wire [15:0] dpart_8b_0,
+    // The data's share after 8 bytes, lanes 2..3 only
+    output wire [15:0] dpart_8b_1,
+    // The data's share after 8 bytes, lanes 4..5 only
+    output wire [15:0] dpart_8b_2,
+    // The data's share after 8 bytes, lanes 6..7 only
+    output wire [15:0] dpart_8b_3,
+    // The data's share after 4 bytes, lanes 0..1 only
+    output wire [15:0] dpart_4b_0,
+    // The data's share after 4 bytes, lanes 2..3 only
+    output wire [15:0] dpart_4b_1,
+    // The state's share after 8 bytes
+    output wire [15:0] spart_8b,
+    // The state's share after 4 bytes
+    output wire [15:0] spart_4b
+);
+
+assign dpart_8b_0[0] = data[0] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[11] ^ data[12] ^ data[14];
+assign dpart_8b_0[1] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[8] ^ data[9] ^ data[12] ^ data[13] ^ data[15];
+assign dpart_8b_0[2] = data[0] ^ data[1] ^ data[2] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[9] ^ data[10] ^ data[13] ^ data[14];
+assign dpart_8b_0[3] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[11] ^ data[14] ^ data[15];
+assign dpart_8b_0[4] = data[1] ^ data[5] ^ data[6] ^ data[9] ^ data[14] ^ data[15];
+assign dpart_8b_0[5] = data[2] ^ data[6] ^ data[7] ^ data[10] ^ data[15];
+assign dpart_8b_0[6] = data[0] ^ data[3] ^ data[7] ^ data[8] ^ data[11];
+assign dpart_8b_0[7] = data[0] ^ data[1] ^ data[4] ^ data[8] ^ data[9] ^ data[12];
+assign dpart_8b_0[8] = data[0] ^ data[1] ^ data[2] ^ data[5] ^ data[9] ^ data[10] ^ data[13];
+assign dpart_8b_0[9] = data[1] ^ data[2] ^ data[3] ^ data[6] ^ data[10] ^ data[11] ^ data[14];
+assign dpart_8b_0[10] = data[2] ^ data[3] ^ data[4] ^ data[7] ^ data[11] ^ data[12] ^ data[15];
+assign dpart_8b_0[11] = data[0] ^ data[3] ^ data[4] ^ data[5] ^ data[8] ^ data[12] ^ data[13];
+assign dpart_8b_0[12] = data[1] ^ data[4] ^ data[5] ^ data[6] ^ data[9] ^ data[13] ^ data[14];
+assign dpart_8b_0[13] = data[3] ^ data[4] ^ data[6] ^ data[8] ^ data[10] ^ data[11] ^ data[12] ^ data[15];
+assign dpart_8b_0[14] = data[0] ^ data[4] ^ data[5] ^ data[7] ^ data[9] ^ data[11] ^ data[12] ^ data[13];
+assign dpart_8b_0[15] = data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[10] ^ data[11] ^ data[13];
+assign dpart_8b_1[0] = data[18] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[27] ^ data[30];
+assign dpart_8b_1[1] = data[19] ^ data[20] ^ data[21] ^ data[22] ^ data[24] ^ data[28] ^ data[31];
+assign dpart_8b_1[2] = data[16] ^ data[20] ^ data[21] ^ data[22] ^ data[23] ^ data[25] ^ data[29];
+assign dpart_8b_1[3] = data[17] ^ data[21] ^ data[22] ^ data[23] ^ data[24] ^ data[26] ^ data[30];
+assign dpart_8b_1[4] = data[16] ^ data[19] ^ data[20] ^ data[21] ^ data[22] ^ data[24] ^ data[25] ^ data[30] ^ data[31];
+assign dpart_8b_1[5] = data[16] ^ data[17] ^ data[20] ^ data[21] ^ data[22] ^ data[23] ^ data[25] ^ data[26] ^ data[31];
+assign dpart_8b_1[6] = data[16] ^ data[17] ^ data[18] ^ data[21] ^ data[22] ^ data[23] ^ data[24] ^ data[26] ^ data[27];
+assign dpart_8b_1[7] = data[17] ^ data[18] ^ data[19] ^ data[22] ^ data[23] ^ data[24] ^ data[25] ^ data[27] ^ data[28];
+assign dpart_8b_1[8] = data[18] ^ data[19] ^ data[20] ^ data[23] ^ data[24] ^ data[25] ^ data[26] ^ data[28] ^ data[29];
+assign dpart_8b_1[9] = data[19] ^ data[20] ^ data[21] ^ data[24] ^ data[25] ^ data[26] ^ data[27] ^ data[29] ^ data[30];
+assign dpart_8b_1[10] = data[20] ^ data[21] ^ data[22] ^ data[25] ^ data[26] ^ data[27] ^ data[28] ^ data[30] ^ data[31];
+assign dpart_8b_1[11] = data[16] ^ data[21] ^ data[22] ^ data[23] ^ data[26] ^ data[27] ^ data[28] ^ data[29] ^ data[31];
+assign dpart_8b_1[12] = data[17] ^ data[22] ^ data[23] ^ data[24] ^ data[27] ^ data[28] ^ data[29] ^ data[30];
+assign dpart_8b_1[13] = data[19] ^ data[20] ^ data[21] ^ data[24] ^ data[25] ^ data[27] ^ data[28] ^ data[29] ^ data[31];
+assign dpart_8b_1[14] = data[16] ^ data[20] ^ data[21] ^ data[22] ^ data[25] ^ data[26] ^ data[28] ^ data[29] ^ data[30];
+assign dpart_8b_1[15] = data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[26] ^ data[29] ^ data[31];
+assign dpart_8b_2[0] = data[32] ^ data[33] ^ data[35] ^ data[36] ^ data[38] ^ data[41] ^ data[43] ^ data[44];
+assign dpart_8b_2[1] = data[33] ^ data[34] ^ data[36] ^ data[37] ^ data[39] ^ data[42] ^ data[44] ^ data[45];
+assign dpart_8b_2[2] = data[32] ^ data[34] ^ data[35] ^ data[37] ^ data[38] ^ data[40] ^ data[43] ^ data[45] ^ data[46];
+assign dpart_8b_2[3] = data[33] ^ data[35] ^ data[36] ^ data[38] ^ data[39] ^ data[41] ^ data[44] ^ data[46] ^ data[47];
+assign dpart_8b_2[4] = data[32] ^ data[33] ^ data[34] ^ data[35] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[47];
+assign dpart_8b_2[5] = data[32] ^ data[33] ^ data[34] ^ data[35] ^ data[36] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46];
+assign dpart_8b_2[6] = data[32] ^ data[33] ^ data[34] ^ data[35] ^ data[36] ^ data[37] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47];
+assign dpart_8b_2[7] = data[33] ^ data[34] ^ data[35] ^ data[36] ^ data[37] ^ data[38] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47];
+assign dpart_8b_2[8] = data[34] ^ data[35] ^ data[36] ^ data[37] ^ data[38] ^ data[39] ^ data[41] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47];
+assign dpart_8b_2[9] = data[35] ^ data[36] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[42] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47];
+assign dpart_8b_2[10] = data[36] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[43] ^ data[44] ^ data[45] ^ data[46] ^ data[47];
+assign dpart_8b_2[11] = data[32] ^ data[37] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[44] ^ data[45] ^ data[46] ^ data[47];
+assign dpart_8b_2[12] = data[32] ^ data[33] ^ data[38] ^ data[39] ^ data[40] ^ data[41] ^ data[42] ^ data[43] ^ data[45] ^ data[46] ^ data[47];
+assign dpart_8b_2[13] = data[32] ^ data[34] ^ data[35] ^ data[36] ^ data[38] ^ data[39] ^ data[40] ^ data[42] ^ data[46] ^ data[47];
+assign dpart_8b_2[14] = data[32] ^ data[33] ^ data[35] ^ data[36] ^ data[37] ^ data[39] ^ data[40] ^ data[41] ^ data[43] ^ data[47];
+assign dpart_8b_2[15] = data[32] ^ data[34] ^ data[35] ^ data[37] ^ data[40] ^ data[42] ^ data[43];
+assign dpart_8b_3[0] = data[49] ^ data[51] ^ data[52] ^ data[56] ^ data[60];
+assign dpart_8b_3[1] = data[50] ^ data[52] ^ data[53] ^ data[57] ^ data[61];
+assign dpart_8b_3[2] = data[51] ^ data[53] ^ data[54] ^ data[58] ^ data[62];
+assign dpart_8b_3[3] = data[52] ^ data[54] ^ data[55] ^ data[59] ^ data[63];
+assign dpart_8b_3[4] = data[48] ^ data[49] ^ data[51] ^ data[52] ^ data[53] ^ data[55];
+assign dpart_8b_3[5] = data[48] ^ data[49] ^ data[50] ^ data[52] ^ data[53] ^ data[54] ^ data[56];
+assign dpart_8b_3[6] = data[49] ^ data[50] ^ data[51] ^ data[53] ^ data[54] ^ data[55] ^ data[57];
+assign dpart_8b_3[7] = data[48] ^ data[50] ^ data[51] ^ data[52] ^ data[54] ^ data[55] ^ data[56] ^ data[58];
+assign dpart_8b_3[8] = data[48] ^ data[49] ^ data[51] ^ data[52] ^ data[53] ^ data[55] ^ data[56] ^ data[57] ^ data[59];
+assign dpart_8b_3[9] = data[48] ^ data[49] ^ data[50] ^ data[52] ^ data[53] ^ data[54] ^ data[56] ^ data[57] ^ data[58] ^ data[60];
+assign dpart_8b_3[10] = data[48] ^ data[49] ^ data[50] ^ data[51] ^ data[53] ^ data[54] ^ data[55] ^ data[57] ^ data[58] ^ data[59] ^ data[61];
+assign dpart_8b_3[11] = data[48] ^ data[49] ^ data[50] ^ data[51] ^ data[52] ^ data[54] ^ data[55] ^ data[56] ^ data[58] ^ data[59] ^ data[60] ^ data[62];
+assign dpart_8b_3[12] = data[48] ^ data[49] ^ data[50] ^ data[51] ^ data[52] ^ data[53] ^ data[55] ^ data[56] ^ data[57] ^ data[59] ^ data[60] ^ data[61] ^ data[63];
+assign dpart_8b_3[13] = data[48] ^ data[50] ^ data[53] ^ data[54] ^ data[57] ^ data[58] ^ data[61] ^ data[62];
+assign dpart_8b_3[14] = data[48] ^ data[49] ^ data[51] ^ data[54] ^ data[55] ^ data[58] ^ data[59] ^ data[62] ^ data[63];
+assign dpart_8b_3[15] = data[48] ^ data[50] ^ data[51] ^ data[55] ^ data[59] ^ data[63];
+assign dpart_4b_0[0] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[6] ^ data[9] ^ data[11] ^ data[12];
+assign dpart_4b_0[1] = data[1] ^ data[2] ^ data[4] ^ data[5] ^ data[7] ^ data[10] ^ data[12] ^ data[13];
+assign dpart_4b_0[2] = data[0] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[8] ^ data[11] ^ data[13] ^ data[14];
+assign dpart_4b_0[3] = data[1] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[9] ^ data[12] ^ data[14] ^ data[15];
+assign dpart_4b_0[4] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[15];
+assign dpart_4b_0[5] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14];
+assign dpart_4b_0[6] = data[0] ^ data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15];
+assign dpart_4b_0[7] = data[1] ^ data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15];
+assign dpart_4b_0[8] = data[2] ^ data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[9] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15];
+assign dpart_4b_0[9] = data[3] ^ data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15];
+assign dpart_4b_0[10] = data[4] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[11] ^ data[12] ^ data[13] ^ data[14] ^ data[15];
+assign dpart_4b_0[11] = data[0] ^ data[5] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[12] ^ data[13] ^ data[14] ^ data[15];
+assign dpart_4b_0[12] = data[0] ^ data[1] ^ data[6] ^ data[7] ^ data[8] ^ data[9] ^ data[10] ^ data[11] ^ data[13] ^ data[14] ^ data[15];
+assign dpart_4b_0[13] = data[0] ^ data[2] ^ data[3] ^ data[4] ^ data[6] ^ data[7] ^ data[8] ^ data[10] ^ data[14] ^ data[15];
+assign dpart_4b_0[14] = data[0] ^ data[1] ^ data[3] ^ data[4] ^ data[5] ^ data[7] ^ data[8] ^ data[9] ^ data[11] ^ data[15];
+assign dpart_4b_0[15] = data[0] ^ data[2] ^ data[3] ^ data[5] ^ data[8] ^ data[10] ^ data[11];
+assign dpart_4b_1[0] = data[17] ^ data[19] ^ data[20] ^ data[24] ^ data[28];
+assign dpart_4b_1[1] = data[18] ^ data[20] ^ data[21] ^ data[25] ^ data[29];
+assign dpart_4b_1[2] = data[19] ^ data[21] ^ data[22] ^ data[26] ^ data[30];
+assign dpart_4b_1[3] = data[20] ^ data[22] ^ data[23] ^ data[27] ^ data[31];
+assign dpart_4b_1[4] = data[16] ^ data[17] ^ data[19] ^ data[20] ^ data[21] ^ data[23];
+assign dpart_4b_1[5] = data[16] ^ data[17] ^ data[18] ^ data[20] ^ data[21] ^ data[22] ^ data[24];
+assign dpart_4b_1[6] = data[17] ^ data[18] ^ data[19] ^ data[21] ^ data[22] ^ data[23] ^ data[25];
+assign dpart_4b_1[7] = data[16] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[23] ^ data[24] ^ data[26];
+assign dpart_4b_1[8] = data[16] ^ data[17] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[24] ^ data[25] ^ data[27];
+assign dpart_4b_1[9] = data[16] ^ data[17] ^ data[18] ^ data[20] ^ data[21] ^ data[22] ^ data[24] ^ data[25] ^ data[26] ^ data[28];
+assign dpart_4b_1[10] = data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[21] ^ data[22] ^ data[23] ^ data[25] ^ data[26] ^ data[27] ^ data[29];
+assign dpart_4b_1[11] = data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[22] ^ data[23] ^ data[24] ^ data[26] ^ data[27] ^ data[28] ^ data[30];
+assign dpart_4b_1[12] = data[16] ^ data[17] ^ data[18] ^ data[19] ^ data[20] ^ data[21] ^ data[23] ^ data[24] ^ data[25] ^ data[27] ^ data[28] ^ data[29] ^ data[31];
+assign dpart_4b_1[13] = data[16] ^ data[18] ^ data[21] ^ data[22] ^ data[25] ^ data[26] ^ data[29] ^ data[30];
+assign dpart_4b_1[14] = data[16] ^ data[17] ^ data[19] ^ data[22] ^ data[23] ^ data[26] ^ data[27] ^ data[30] ^ data[31];
+assign dpart_4b_1[15] = data[16] ^ data[18] ^ data[19] ^ data[23] ^ data[27] ^ data[31];
+assign spart_8b[0] = state[0] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[11] ^ state[12] ^ state[14];
+assign spart_8b[1] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[8] ^ state[9] ^ state[12] ^ state[13] ^ state[15];
+assign spart_8b[2] = state[0] ^ state[1] ^ state[2] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[9] ^ state[10] ^ state[13] ^ state[14];
+assign spart_8b[3] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[11] ^ state[14] ^ state[15];
+assign spart_8b[4] = state[1] ^ state[5] ^ state[6] ^ state[9] ^ state[14] ^ state[15];
+assign spart_8b[5] = state[2] ^ state[6] ^ state[7] ^ state[10] ^ state[15];
+assign spart_8b[6] = state[0] ^ state[3] ^ state[7] ^ state[8] ^ state[11];
+assign spart_8b[7] = state[0] ^ state[1] ^ state[4] ^ state[8] ^ state[9] ^ state[12];
+assign spart_8b[8] = state[0] ^ state[1] ^ state[2] ^ state[5] ^ state[9] ^ state[10] ^ state[13];
+assign spart_8b[9] = state[1] ^ state[2] ^ state[3] ^ state[6] ^ state[10] ^ state[11] ^ state[14];
+assign spart_8b[10] = state[2] ^ state[3] ^ state[4] ^ state[7] ^ state[11] ^ state[12] ^ state[15];
+assign spart_8b[11] = state[0] ^ state[3] ^ state[4] ^ state[5] ^ state[8] ^ state[12] ^ state[13];
+assign spart_8b[12] = state[1] ^ state[4] ^ state[5] ^ state[6] ^ state[9] ^ state[13] ^ state[14];
+assign spart_8b[13] = state[3] ^ state[4] ^ state[6] ^ state[8] ^ state[10] ^ state[11] ^ state[12] ^ state[15];
+assign spart_8b[14] = state[0] ^ state[4] ^ state[5] ^ state[7] ^ state[9] ^ state[11] ^ state[12] ^ state[13];
+assign spart_8b[15] = state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[10] ^ state[11] ^ state[13];
+assign spart_4b[0] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[6] ^ state[9] ^ state[11] ^ state[12];
+assign spart_4b[1] = state[1] ^ state[2] ^ state[4] ^ state[5] ^ state[7] ^ state[10] ^ state[12] ^ state[13];
+assign spart_4b[2] = state[0] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[8] ^ state[11] ^ state[13] ^ state[14];
+assign spart_4b[3] = state[1] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[9] ^ state[12] ^ state[14] ^ state[15];
+assign spart_4b[4] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[15];
+assign spart_4b[5] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14];
+assign spart_4b[6] = state[0] ^ state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[7] = state[1] ^ state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[8] = state[2] ^ state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[9] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[9] = state[3] ^ state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[10] = state[4] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[11] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[11] = state[0] ^ state[5] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[12] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[12] = state[0] ^ state[1] ^ state[6] ^ state[7] ^ state[8] ^ state[9] ^ state[10] ^ state[11] ^ state[13] ^ state[14] ^ state[15];
+assign spart_4b[13] = state[0] ^ state[2] ^ state[3] ^ state[4] ^ state[6] ^ state[7] ^ state[8] ^ state[10] ^ state[14] ^ state[15];
+assign spart_4b[14] = state[0] ^ state[1] ^ state[3] ^ state[4] ^ state[5] ^ state[7] ^ state[8] ^ state[9] ^ state[11] ^ state[15];
+assign spart_4b[15] = state[0] ^ state[2] ^ state[3] ^ state[5] ^ state[8] ^ state[10] ^ state[11];
+
+endmodule
+`default_nettype wire
 `default_nettype none
 // iblink_tx_credits: transmitter credits, one set per data VL (SPEC.md 4, 8).
 //

@@ -4,10 +4,14 @@
 //! the VCRC (SPEC.md §3: CRC-16 over the packet from the first LRH byte through the ICRC,
 //! low byte first) to every data and VL15 packet.
 //!
-//! Model twin: `iblink_sim::blocks::link_tx` (an independent cycle model: the policy of
-//! SPEC.md §5 / `iblink_model::port::PortModel`, items of `ceil(bytes / W)` words, the
-//! VCRC from `iblink_model::crc16`); lockstep: `crates/sim/tests/link_tx_lockstep.rs`;
-//! snapshots: `tests/snapshots`.
+//! In this folder: the Verilog module `iblink_link_tx.v` (parameters `DATA_WIDTH`,
+//! `KEEP_WIDTH`), and here its Rust cycle twin [`LinkTxTwin`], the rust-hdl block
+//! [`LinkTxUnit`] (ports, emission), the generated VCRC modules
+//! `iblink_link_tx_vcrc_w32`/`_w64` ([`vcrc_module`]: the XOR equations, written from
+//! [`Crc16Equations`]) and the port binding. Model twin: `iblink_sim::blocks::link_tx`
+//! (an independent cycle model: the policy of SPEC.md §5 / `iblink_model::port::PortModel`,
+//! items of `ceil(bytes / W)` words, the VCRC from `iblink_model::crc16`); lockstep of
+//! model, twin and Verilator: `crates/sim/tests/link_tx_lockstep.rs`.
 //!
 //! # Interface (`W` = 32 or 64 bits a clock, `K = W / 8` byte lanes)
 //! | port | dir | meaning |
@@ -36,6 +40,22 @@
 //! here (the queues and the arbiter hold valid packets): the block reads `PktLen` dwords
 //! whatever the value (PktLen 0 sends the VCRC of nothing, `00 00`).
 //!
+//! # Combinational paths (for a stepper that composes the twin)
+//! [`LinkTxTwin::eval`] is pure. Four outputs depend on this clock's inputs, through the
+//! registers' boundary (`~a_active | a_last`):
+//! - `vl15_take` on `vl15_valid`, `reset`;
+//! - `fcp_start` on `vl15_valid`, `fcp_pending`, `reset`;
+//! - `take` on `vl15_valid`, `fcp_pending`, `link_active`, `offer_valid`, `reset`;
+//! - `src_rd` on `reset`.
+//!
+//! `eval` reads no other input: `vl15_len`, `offer_vl`, `offer_len`, `fcp_valid`,
+//! `fcp_data`, `fcp_keep`, `fcp_sop`, `fcp_eop` and `src_data` are only sampled by
+//! [`LinkTxTwin::tick`] (the clock edge), and every other output is a register. So in the
+//! port, link TX can be evaluated once the arbiter's (registered) offer, the FCP framer's
+//! (registered) `fcp_pending` and `vl15_valid` are known; the FCP framer's words, which
+//! follow `fcp_start` combinationally, and the queue's `src_data`, which follows
+//! `src_rd`/`src_vl`, are needed only for the tick.
+//!
 //! # Cycle contract
 //! An item occupies the transmitter for `n = ceil(wire_bytes / W)` clocks
 //! (`PortModel::start_next`): data `PktLen * 4 + 2` bytes, FCP 6 bytes.
@@ -61,7 +81,7 @@
 //!
 //! # Registers
 //! - Stage A (slot sequencer): `a_active`, `a_fcp`, `a_first`, `a_left` (slots after this
-//!   one), `a_last` (`a_left == 0`), `a_odd` (64 bits: odd PktLen, the last slot reads
+//!   one), `a_last` (`a_left == 0`), `odd` (64 bits: odd PktLen, the last slot reads
 //!   and carries the VCRC), `src_vl`, and `fcp_q` (the FCP word of the previous clock).
 //! - Stage B: the slot's word `b_data` (source or FCP) and its kind (`b_valid`, `b_sop`,
 //!   `b_eop`, `b_link`, `b_crc` = VCRC-only word, `b_merge` = 64-bit odd ending, and
@@ -77,18 +97,32 @@
 //! # Why three stages
 //! The VCRC update of a word is linear, `next = A(state) ^ B(data)`: over 48 inputs at 32
 //! bits (72 at 64), three to four LUT levels. With two stages (start to `tx_sop` 3 clocks)
-//! that whole network sat in the `crc_state` loop: ECP5-45 184.5 MHz at 32 bits, against
-//! a 200 MHz target. `B(data)` now goes into a register a stage earlier (`p_q`), so the
-//! loop is `A(state) ^ p_q`, at most 16 inputs; the price is one clock of latency and the
+//! that whole network sat in the `crc_state` loop, too slow for the ECP5 clock target.
+//! `B(data)` now goes into a register a stage earlier (`p_q`), so the loop is
+//! `A(state) ^ p_q`, at most 16 inputs; the price is one clock of latency and the
 //! stage-C registers. At 64 bits `B(data)` alone has up to 39 terms (three levels and a
-//! wide mux, 190.9 MHz on ECP5 with one `p_q`), so it is registered in parts of two
-//! lanes (at most 16 terms each) and the loop XORs at most 12 state bits and 4 parts:
-//! 197-213 MHz (seeds 1-3), 64 more flip-flops, 36 fewer LUT4 (`iblink synth`).
+//! wide mux), so it is registered in parts of two lanes (at most 16 terms each) and the
+//! loop XORs at most 12 state bits and 4 parts (`docs/synthesis-history.md`).
+//!
+//! # What is generated
+//! Only the XOR equations: `iblink_link_tx_vcrc_w32` (the 4-byte data and state shares)
+//! and `iblink_link_tx_vcrc_w64` (the 8-byte data share in four parts of two lanes, the
+//! odd ending's 4-byte share in two, the 8- and 4-byte state shares), written by
+//! [`vcrc_body`] from [`Crc16Equations`]. The hand-written module instantiates the one
+//! for its `DATA_WIDTH`; a configuration lists both files.
 
 use crate::crc16::{mask, write_xor_assigns, write_xor_assigns_masked, Crc16Equations, Crc16Tables, INIT, XOROUT};
+use crate::emit::{generated, rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
 use rust_hdl::prelude::*;
-use std::fmt::Write as _;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_link_tx",
+    path: "crates/rtl/src/link_tx/iblink_link_tx.v",
+    text: include_str!("iblink_link_tx.v"),
+};
 
 /// Link word widths the block is generated for.
 pub const WIDTHS: [usize; 2] = [32, 64];
@@ -158,7 +192,7 @@ pub struct LinkTxOut {
     pub data_starts: u16,
 }
 
-/// The block's registers, as plain data for the stepper (the Verilog declares them).
+/// The block's registers, as plain data for the twin (the Verilog declares them).
 #[derive(Clone, Copy, Debug)]
 pub struct LinkTxRegs {
     // Stage A: the slot sequencer.
@@ -242,7 +276,259 @@ impl Default for LinkTxRegs {
     }
 }
 
-/// The link TX path for `W`-bit words, `K = W / 8` lanes.
+
+/// The Rust cycle twin of `iblink_link_tx` for `width_bits`-bit link words.
+#[derive(Clone)]
+pub struct LinkTxTwin {
+    /// Byte lanes: 4 or 8.
+    k: usize,
+    regs: LinkTxRegs,
+    /// The VCRC equations as byte tables (fixed data, not hardware).
+    tables: Crc16Tables,
+}
+
+impl std::fmt::Debug for LinkTxTwin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkTxTwin").field("k", &self.k).field("regs", &self.regs).finish()
+    }
+}
+
+impl LinkTxTwin {
+    pub fn new(width_bits: usize) -> Self {
+        assert!(WIDTHS.contains(&width_bits), "LinkTxTwin: {width_bits}-bit words (32 or 64)");
+        let k = width_bits / 8;
+        Self {
+            k,
+            regs: LinkTxRegs::default(),
+            tables: Crc16Tables::new(&Crc16Equations::derive(k), k),
+        }
+    }
+    pub fn regs(&self) -> &LinkTxRegs {
+        &self.regs
+    }
+
+    /// The clock edge: every register's next value.
+    fn edge(&self, r: &LinkTxRegs, i: &LinkTxIn, c: &Comb) -> LinkTxRegs {
+        let k = self.k;
+        let g = Geom { k: k as u32 };
+        let w64 = k == 8;
+        let mut n = *r;
+        // Loaded every clock, reset or not: only read where a slot or a valid says so.
+        n.fcp_q = i.fcp_data;
+        n.b_data = if r.a_fcp { r.fcp_q } else { i.src_data } & mask(8 * k);
+        self.stage_b_to_c(r, &mut n);
+        // The counters count last clock's starts, reset or not (they are statistics).
+        n.vl15_starts = r.vl15_starts.wrapping_add(r.started[0] as u16);
+        n.fcp_starts = r.fcp_starts.wrapping_add(r.started[1] as u16);
+        n.data_starts = r.data_starts.wrapping_add(r.started[2] as u16);
+        n.started = [false; 3];
+        if i.reset {
+            n.a_active = false;
+            n.b_valid = false;
+            n.c_valid = false;
+            n.crc_state = INIT;
+            n.tx = LinkWord::default();
+            n.fcp_framing_error = false;
+            return n;
+        }
+        // Stage C -> wire, and the VCRC register.
+        n.tx = self.wire_word(r);
+        if r.c_valid && !r.c_link {
+            n.crc_state = if r.c_crc || r.c_merge {
+                INIT
+            } else {
+                self.tables.next(k, r.crc_state, 0) ^ r.p_q
+            };
+        }
+        // Stage A -> stage B.
+        n.b_valid = r.a_active;
+        n.b_sop = r.a_first;
+        n.b_eop = c.last_slot;
+        n.b_link = r.a_fcp;
+        n.b_crc = c.last_slot && !r.a_fcp && !r.a_odd;
+        n.b_merge = c.last_slot && !r.a_fcp && r.a_odd;
+        // Stage A: the next slot, or the next item.
+        if c.boundary {
+            let len = if c.pick_vl15 { i.vl15_len } else { i.offer_len } & 0x7ff;
+            n.a_active = c.pick_vl15 || c.pick_fcp || c.pick_data;
+            n.a_fcp = c.pick_fcp;
+            n.a_first = true;
+            n.a_left = if c.pick_fcp {
+                (g.fcp_words() - 1) as u16
+            } else {
+                g.pkt_left(len)
+            };
+            n.a_last = n.a_left == 0;
+            n.a_odd = w64 && !c.pick_fcp && len & 1 == 1;
+            if c.pick_vl15 {
+                n.src_vl = VL15;
+            } else if c.pick_data {
+                n.src_vl = i.offer_vl & 0xf;
+            }
+        } else {
+            n.a_left = r.a_left.wrapping_sub(1);
+            n.a_last = r.a_left == 1;
+            n.a_first = false;
+        }
+        n.started = [c.pick_vl15, c.pick_fcp, c.pick_data];
+        // The framer's word k arrives in clock s+k: word 0 with fcp_start, word 1 (32 bits)
+        // in the FCP's first slot.
+        let fk = i.fcp_keep & mask(k) as u8;
+        let bad0 = c.pick_fcp
+            && !(i.fcp_valid
+                && i.fcp_sop
+                && i.fcp_eop == (g.fcp_words() == 1)
+                && fk == keep_of(FCP_BYTES.min(k as u32)));
+        let bad1 = !w64
+            && r.a_active
+            && r.a_fcp
+            && !r.a_last
+            && !(i.fcp_valid && !i.fcp_sop && i.fcp_eop && fk == keep_of(FCP_BYTES - k as u32));
+        n.fcp_framing_error = r.fcp_framing_error || bad0 || bad1;
+        n
+    }
+
+    /// Stage B -> stage C: clear the lanes past the word's bytes, its keep, and the data's
+    /// share of the VCRC update.
+    fn stage_b_to_c(&self, r: &LinkTxRegs, n: &mut LinkTxRegs) {
+        let k = self.k as u32;
+        let bytes = if r.b_crc {
+            0
+        } else if r.b_merge {
+            4
+        } else if r.b_link {
+            // Word k of an FCP: bytes 6k.. of its 6.
+            if k == 8 || r.b_sop {
+                FCP_BYTES.min(k)
+            } else {
+                FCP_BYTES - k
+            }
+        } else {
+            k
+        };
+        n.c_valid = r.b_valid;
+        n.c_sop = r.b_sop;
+        n.c_eop = r.b_eop;
+        n.c_link = r.b_link;
+        n.c_crc = r.b_crc;
+        n.c_merge = r.b_merge;
+        n.c_keep = keep_of(if r.b_crc || r.b_merge { bytes + VCRC_BYTES } else { bytes });
+        n.c_data = r.b_data & mask(8 * bytes as usize);
+        n.p_q = self.tables.next(self.k, 0, r.b_data);
+        n.p4_q = if k == 8 { self.tables.next(4, 0, r.b_data & 0xffff_ffff) } else { 0 };
+    }
+
+    /// The word stage C puts on the wire: the VCRC, complemented, goes into lanes 0-1 of a
+    /// VCRC-only word and lanes 4-5 of a 64-bit odd ending.
+    fn wire_word(&self, r: &LinkTxRegs) -> LinkWord {
+        if !r.c_valid {
+            return LinkWord::default();
+        }
+        let mut data = r.c_data;
+        if r.c_crc {
+            data |= (r.crc_state ^ XOROUT) as u64;
+        }
+        if r.c_merge {
+            let crc = self.tables.next(4, r.crc_state, 0) ^ r.p4_q ^ XOROUT;
+            data |= (crc as u64) << 32;
+        }
+        LinkWord {
+            valid: true,
+            data,
+            keep: r.c_keep,
+            sop: r.c_sop,
+            eop: r.c_eop,
+            link: r.c_link,
+        }
+    }
+}
+
+impl Twin for LinkTxTwin {
+    type In = LinkTxIn;
+    type Out = LinkTxOut;
+
+    /// The start pulses and `src_rd` from the registers and this clock's `reset`,
+    /// `vl15_valid`, `fcp_pending`, `link_active` and `offer_valid`; the rest from the
+    /// registers (see "Combinational paths" in the module docs).
+    #[inline]
+    fn eval(&self, i: &LinkTxIn) -> LinkTxOut {
+        let r = &self.regs;
+        let c = comb(r, i);
+        let live = !i.reset;
+        LinkTxOut {
+            vl15_take: c.pick_vl15 && live,
+            fcp_start: c.pick_fcp && live,
+            take: c.pick_data && live,
+            src_rd: c.src_rd,
+            src_vl: r.src_vl,
+            tx: r.tx,
+            fcp_framing_error: r.fcp_framing_error,
+            vl15_starts: r.vl15_starts,
+            fcp_starts: r.fcp_starts,
+            data_starts: r.data_starts,
+        }
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &LinkTxIn) {
+        let c = comb(&self.regs, i);
+        self.regs = self.edge(&self.regs, i, &c);
+    }
+}
+
+/// The combinational signals of one clock, from the registers and that clock's inputs.
+#[derive(Clone, Copy, Debug)]
+struct Comb {
+    last_slot: bool,
+    boundary: bool,
+    pick_vl15: bool,
+    pick_fcp: bool,
+    pick_data: bool,
+    src_rd: bool,
+}
+
+/// Geometry of a width: FCP words, and the `a_left` a start loads.
+struct Geom {
+    k: u32,
+}
+
+impl Geom {
+    fn fcp_words(&self) -> u32 {
+        FCP_BYTES.div_ceil(self.k)
+    }
+    /// Slots after the first, for a packet of `len` dwords: `ceil((4 len + 2) / K) - 1`,
+    /// which is `len` at 32 bits and `len >> 1` at 64 bits.
+    fn pkt_left(&self, len: u16) -> u16 {
+        if self.k == 4 {
+            len
+        } else {
+            len >> 1
+        }
+    }
+}
+
+/// Reads only `reset`, `vl15_valid`, `fcp_pending`, `link_active` and `offer_valid`.
+#[inline]
+fn comb(r: &LinkTxRegs, i: &LinkTxIn) -> Comb {
+    debug_assert!(!r.a_active || r.a_last == (r.a_left == 0));
+    let last_slot = r.a_active && r.a_last;
+    let boundary = !r.a_active || last_slot;
+    let pick_vl15 = boundary && i.vl15_valid;
+    let pick_fcp = boundary && !i.vl15_valid && i.fcp_pending;
+    let pick_data = boundary && !i.vl15_valid && !i.fcp_pending && i.link_active && i.offer_valid;
+    let src_rd = r.a_active && !r.a_fcp && (!r.a_last || r.a_odd) && !i.reset;
+    Comb {
+        last_slot,
+        boundary,
+        pick_vl15,
+        pick_fcp,
+        pick_data,
+        src_rd,
+    }
+}
+
+/// The block for rust-hdl: its ports, and its behaviour through the twin (`W`-bit words,
+/// `K = W / 8` lanes).
 #[derive(LogicBlock)]
 pub struct LinkTxUnit<const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -275,9 +561,7 @@ pub struct LinkTxUnit<const W: usize, const K: usize> {
     pub vl15_starts: Signal<Out, Bits<16>>,
     pub fcp_starts: Signal<Out, Bits<16>>,
     pub data_starts: Signal<Out, Bits<16>>,
-    regs: Opaque<LinkTxRegs>,
-    /// The VCRC equations as byte tables (fixed data, not hardware).
-    tables: Opaque<Crc16Tables>,
+    twin: Opaque<LinkTxTwin>,
 }
 
 impl<const W: usize, const K: usize> Default for LinkTxUnit<W, K> {
@@ -314,62 +598,13 @@ impl<const W: usize, const K: usize> Default for LinkTxUnit<W, K> {
             vl15_starts: Default::default(),
             fcp_starts: Default::default(),
             data_starts: Default::default(),
-            regs: Opaque(LinkTxRegs::default()),
-            tables: Opaque(Crc16Tables::new(&Crc16Equations::derive(K), K)),
+            twin: Opaque(LinkTxTwin::new(W)),
         }
-    }
-}
-
-/// The combinational signals of one clock, from the registers and that clock's inputs.
-#[derive(Clone, Copy, Debug)]
-struct Comb {
-    last_slot: bool,
-    boundary: bool,
-    pick_vl15: bool,
-    pick_fcp: bool,
-    pick_data: bool,
-    src_rd: bool,
-}
-
-/// Geometry of a width: FCP words, and the `a_left` a start loads.
-struct Geom {
-    k: u32,
-}
-
-impl Geom {
-    fn fcp_words(&self) -> u32 {
-        FCP_BYTES.div_ceil(self.k)
-    }
-    /// Slots after the first, for a packet of `len` dwords: `ceil((4 len + 2) / K) - 1`,
-    /// which is `len` at 32 bits and `len >> 1` at 64 bits.
-    fn pkt_left(&self, len: u16) -> u16 {
-        if self.k == 4 {
-            len
-        } else {
-            len >> 1
-        }
-    }
-}
-
-fn comb(r: &LinkTxRegs, i: &LinkTxIn) -> Comb {
-    debug_assert!(!r.a_active || r.a_last == (r.a_left == 0));
-    let last_slot = r.a_active && r.a_last;
-    let boundary = !r.a_active || last_slot;
-    let pick_vl15 = boundary && i.vl15_valid;
-    let pick_fcp = boundary && !i.vl15_valid && i.fcp_pending;
-    let pick_data = boundary && !i.vl15_valid && !i.fcp_pending && i.link_active && i.offer_valid;
-    let src_rd = r.a_active && !r.a_fcp && (!r.a_last || r.a_odd) && !i.reset;
-    Comb {
-        last_slot,
-        boundary,
-        pick_vl15,
-        pick_fcp,
-        pick_data,
-        src_rd,
     }
 }
 
 impl<const W: usize, const K: usize> LinkTxUnit<W, K> {
+    /// The inputs as the twin takes them.
     fn inputs(&self) -> LinkTxIn {
         LinkTxIn {
             reset: self.reset.val(),
@@ -388,167 +623,30 @@ impl<const W: usize, const K: usize> LinkTxUnit<W, K> {
             src_data: self.src_data.val().to_u64(),
         }
     }
-
-    /// The clock edge: every register's next value.
-    fn edge(&self, r: &LinkTxRegs, i: &LinkTxIn, c: &Comb) -> LinkTxRegs {
-        let g = Geom { k: K as u32 };
-        let w64 = K == 8;
-        let mut n = *r;
-        // Loaded every clock, reset or not: only read where a slot or a valid says so.
-        n.fcp_q = i.fcp_data;
-        n.b_data = if r.a_fcp { r.fcp_q } else { i.src_data } & mask(W);
-        self.stage_b_to_c(r, &mut n);
-        // The counters count last clock's starts, reset or not (they are statistics).
-        n.vl15_starts = r.vl15_starts.wrapping_add(r.started[0] as u16);
-        n.fcp_starts = r.fcp_starts.wrapping_add(r.started[1] as u16);
-        n.data_starts = r.data_starts.wrapping_add(r.started[2] as u16);
-        n.started = [false; 3];
-        if i.reset {
-            n.a_active = false;
-            n.b_valid = false;
-            n.c_valid = false;
-            n.crc_state = INIT;
-            n.tx = LinkWord::default();
-            n.fcp_framing_error = false;
-            return n;
-        }
-        // Stage C -> wire, and the VCRC register.
-        n.tx = self.wire_word(r);
-        if r.c_valid && !r.c_link {
-            n.crc_state = if r.c_crc || r.c_merge {
-                INIT
-            } else {
-                self.tables.next(K, r.crc_state, 0) ^ r.p_q
-            };
-        }
-        // Stage A -> stage B.
-        n.b_valid = r.a_active;
-        n.b_sop = r.a_first;
-        n.b_eop = c.last_slot;
-        n.b_link = r.a_fcp;
-        n.b_crc = c.last_slot && !r.a_fcp && !r.a_odd;
-        n.b_merge = c.last_slot && !r.a_fcp && r.a_odd;
-        // Stage A: the next slot, or the next item.
-        if c.boundary {
-            let len = if c.pick_vl15 { i.vl15_len } else { i.offer_len } & 0x7ff;
-            n.a_active = c.pick_vl15 || c.pick_fcp || c.pick_data;
-            n.a_fcp = c.pick_fcp;
-            n.a_first = true;
-            n.a_left = if c.pick_fcp {
-                (g.fcp_words() - 1) as u16
-            } else {
-                g.pkt_left(len)
-            };
-            n.a_last = n.a_left == 0;
-            n.a_odd = w64 && !c.pick_fcp && len & 1 == 1;
-            if c.pick_vl15 {
-                n.src_vl = VL15;
-            } else if c.pick_data {
-                n.src_vl = i.offer_vl & 0xf;
-            }
-        } else {
-            n.a_left = r.a_left.wrapping_sub(1);
-            n.a_last = r.a_left == 1;
-            n.a_first = false;
-        }
-        n.started = [c.pick_vl15, c.pick_fcp, c.pick_data];
-        // The framer's word k arrives in clock s+k: word 0 with fcp_start, word 1 (32 bits)
-        // in the FCP's first slot.
-        let fk = i.fcp_keep & mask(K) as u8;
-        let bad0 = c.pick_fcp
-            && !(i.fcp_valid
-                && i.fcp_sop
-                && i.fcp_eop == (g.fcp_words() == 1)
-                && fk == keep_of(FCP_BYTES.min(K as u32)));
-        let bad1 = !w64
-            && r.a_active
-            && r.a_fcp
-            && !r.a_last
-            && !(i.fcp_valid && !i.fcp_sop && i.fcp_eop && fk == keep_of(FCP_BYTES - K as u32));
-        n.fcp_framing_error = r.fcp_framing_error || bad0 || bad1;
-        n
-    }
-
-    /// Stage B -> stage C: clear the lanes past the word's bytes, its keep, and the data's
-    /// share of the VCRC update.
-    fn stage_b_to_c(&self, r: &LinkTxRegs, n: &mut LinkTxRegs) {
-        let bytes = if r.b_crc {
-            0
-        } else if r.b_merge {
-            4
-        } else if r.b_link {
-            // Word k of an FCP: bytes 6k.. of its 6.
-            if K == 8 || r.b_sop {
-                FCP_BYTES.min(K as u32)
-            } else {
-                FCP_BYTES - K as u32
-            }
-        } else {
-            K as u32
-        };
-        n.c_valid = r.b_valid;
-        n.c_sop = r.b_sop;
-        n.c_eop = r.b_eop;
-        n.c_link = r.b_link;
-        n.c_crc = r.b_crc;
-        n.c_merge = r.b_merge;
-        n.c_keep = keep_of(if r.b_crc || r.b_merge { bytes + VCRC_BYTES } else { bytes });
-        n.c_data = r.b_data & mask(8 * bytes as usize);
-        n.p_q = self.tables.next(K, 0, r.b_data & mask(W));
-        n.p4_q = if K == 8 { self.tables.next(4, 0, r.b_data & 0xffff_ffff) } else { 0 };
-    }
-
-    /// The word stage C puts on the wire: the VCRC, complemented, goes into lanes 0-1 of a
-    /// VCRC-only word and lanes 4-5 of a 64-bit odd ending.
-    fn wire_word(&self, r: &LinkTxRegs) -> LinkWord {
-        if !r.c_valid {
-            return LinkWord::default();
-        }
-        let mut data = r.c_data;
-        if r.c_crc {
-            data |= (r.crc_state ^ XOROUT) as u64;
-        }
-        if r.c_merge {
-            let crc = self.tables.next(4, r.crc_state, 0) ^ r.p4_q ^ XOROUT;
-            data |= (crc as u64) << 32;
-        }
-        LinkWord {
-            valid: true,
-            data,
-            keep: r.c_keep,
-            sop: r.c_sop,
-            eop: r.c_eop,
-            link: r.c_link,
-        }
-    }
 }
 
 impl<const W: usize, const K: usize> Logic for LinkTxUnit<W, K> {
     fn update(&mut self) {
         let i = self.inputs();
         if self.clock.pos_edge() {
-            let c = comb(&self.regs, &i);
-            let n = self.edge(&self.regs, &i, &c);
-            *self.regs = n;
+            self.twin.tick(&i);
         }
-        let r = *self.regs;
-        let c = comb(&r, &i);
-        let live = !i.reset;
-        self.vl15_take.next = c.pick_vl15 && live;
-        self.fcp_start.next = c.pick_fcp && live;
-        self.take.next = c.pick_data && live;
-        self.src_rd.next = c.src_rd;
-        self.src_vl.next = (r.src_vl as u64).into();
-        self.tx_valid.next = r.tx.valid;
-        self.tx_data.next = r.tx.data.into();
-        self.tx_keep.next = (r.tx.keep as u64).into();
-        self.tx_sop.next = r.tx.sop;
-        self.tx_eop.next = r.tx.eop;
-        self.tx_link.next = r.tx.link;
-        self.fcp_framing_error.next = r.fcp_framing_error;
-        self.vl15_starts.next = (r.vl15_starts as u64).into();
-        self.fcp_starts.next = (r.fcp_starts as u64).into();
-        self.data_starts.next = (r.data_starts as u64).into();
+        let o = self.twin.eval(&i);
+        self.vl15_take.next = o.vl15_take;
+        self.fcp_start.next = o.fcp_start;
+        self.take.next = o.take;
+        self.src_rd.next = o.src_rd;
+        self.src_vl.next = (o.src_vl as u64).into();
+        self.tx_valid.next = o.tx.valid;
+        self.tx_data.next = o.tx.data.into();
+        self.tx_keep.next = (o.tx.keep as u64).into();
+        self.tx_sop.next = o.tx.sop;
+        self.tx_eop.next = o.tx.eop;
+        self.tx_link.next = o.tx.link;
+        self.fcp_framing_error.next = o.fcp_framing_error;
+        self.vl15_starts.next = (o.vl15_starts as u64).into();
+        self.fcp_starts.next = (o.fcp_starts as u64).into();
+        self.data_starts.next = (o.data_starts as u64).into();
     }
 
     fn connect(&mut self) {
@@ -570,333 +668,64 @@ impl<const W: usize, const K: usize> Logic for LinkTxUnit<W, K> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(link_tx_verilog_body(W))
+        // The hand-written module and both generated ones (it names both in its
+        // generate branches).
+        let mut core = SOURCE.text.to_string();
+        for w in WIDTHS {
+            core.push_str(&vcrc_module(w).text);
+        }
+        rust_hdl_wrapper(self, SOURCE.module, &params(W), &core)
     }
 }
 
-/// The module body for `width`-bit link words.
-pub fn link_tx_verilog_body(width: usize) -> String {
-    let k = width / 8;
-    let w64 = k == 8;
-    let fcp_words = FCP_BYTES.div_ceil(k as u32);
-    let lw = if w64 { 10 } else { 11 };
-    let eq = Crc16Equations::derive(k);
-    let wm1 = width - 1;
-    let km1 = k - 1;
-    let lwm1 = lw - 1;
-    let fcp_left = fcp_words - 1;
-    // The data's share of the VCRC update, as wires of stage B and registers of stage C:
-    // (bytes absorbed, [(wire, lanes)]). At 32 bits one part (at most 24 terms); at 64 bits
-    // the 8-byte share (up to 39 terms) in four parts and the odd ending's 4-byte share in
-    // two, so each part is two LUT levels and the loop XORs at most 12 state bits and 4
-    // parts (16 inputs).
-    let shares: Vec<(usize, Vec<(String, std::ops::Range<usize>)>)> = if w64 {
+/// The module's parameters for `width`-bit link words.
+pub fn params(width: usize) -> Vec<(String, String)> {
+    vec![
+        ("DATA_WIDTH".to_string(), width.to_string()),
+        ("KEEP_WIDTH".to_string(), (width / 8).to_string()),
+    ]
+}
+
+/// `hdl_out/iblink_link_tx.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "link_tx",
+        vec![
+            ("parameters".into(), "DATA_WIDTH = 32 or 64, KEEP_WIDTH = DATA_WIDTH/8".into()),
+            ("latency_start_to_sop".into(), START_TO_SOP.to_string()),
+            ("latency_src_rd_to_wire".into(), READ_TO_WIRE.to_string()),
+        ],
+    )
+}
+
+/// Name of the generated VCRC module for `width`-bit words.
+pub fn vcrc_module_name(width: usize) -> String {
+    format!("iblink_link_tx_vcrc_w{width}")
+}
+
+/// The data's share of the VCRC update as the pipeline registers it, for `k` lanes:
+/// (bytes absorbed, [(output, lanes)]). At 32 bits one part (at most 24 terms); at 64
+/// bits the 8-byte share (up to 39 terms) in four parts and the odd ending's 4-byte
+/// share in two, so each part is two LUT levels and the loop XORs at most 12 state bits
+/// and 4 parts (16 inputs).
+fn data_shares(k: usize) -> Vec<(usize, Vec<(String, std::ops::Range<usize>)>)> {
+    if k == 8 {
         vec![
             (8, (0..4).map(|g| (format!("dpart_8b_{g}"), 2 * g..2 * g + 2)).collect()),
             (4, (0..2).map(|g| (format!("dpart_4b_{g}"), 2 * g..2 * g + 2)).collect()),
         ]
     } else {
         vec![(4, vec![("dpart_4b".to_string(), 0..4)])]
-    };
-    let share_regs: Vec<String> = shares
-        .iter()
-        .flat_map(|(_, parts)| parts.iter())
-        .map(|(name, _)| share_reg(name))
-        .collect();
-    let mut v = String::new();
-    let _ = write!(
-        v,
-        "\
-// Link TX path, {width}-bit words (SPEC.md 5): at each item boundary VL15 > FCP > data
-// (data only in LinkActive), items never fragmented, back to back without a bubble.
-// Data and VL15 packets get their VCRC (SPEC.md 3, CRC-16, low byte first) appended.
-//
-// Pipeline (decision clock s, item of n words):
-//   s          decision: vl15_take / fcp_start / take (combinational); FCP word 0 arrives
-//   s+1+k      stage A, slot k: src_rd reads source word k (queue src_vl); FCP word k is
-//              taken from fcp_q (it arrived in clock s+k)
-//   s+2+k      stage B: word k and its kind; the data's share of the VCRC update is formed
-//   s+3+k      stage C: the VCRC register absorbs word k; the wire word is formed
-//   s+4+k      tx_*: word k on the wire
-// The next decision is the last slot (s+n): the next sop follows the eop directly.
-// The VCRC update is linear, next = A(state) ^ B(data): B(data) is registered a stage
-// ahead, so the loop through crc_state is A(state) ^ p_q alone (timing).
-
-// ---- Stage A: slot sequencer ----
-// a_active: this clock is a slot of an item; a_fcp: it is an FCP; a_first: its first slot;
-// a_left: slots of the item after this one; a_last: a_left == 0, a register of its own
-// so the boundary below is one gate from flip-flops.
-reg a_active;
-reg a_fcp;
-reg a_first;
-reg [{lwm1}:0] a_left;
-reg a_last;
-{odd_decl}// The start pulses of the previous clock, {{data, FCP, VL15}}, for the counters.
-reg [2:0] started_q;
-// The framer's FCP word of the previous clock: FCP word k is used in slot k, one clock
-// after it arrives, where a packet's word k is read.
-reg [{wm1}:0] fcp_q;
-
-wire last_slot = a_active & a_last;
-// Item boundary: idle, or the last slot of the current item (SPEC.md 5: never fragment).
-wire boundary = ~a_active | a_last;
-// Transmit priority VL15 > FCP > data (SPEC.md 5); data only in LinkActive. The *_wins
-// terms depend on inputs only; a start is a win at a boundary.
-wire fcp_wins = ~vl15_valid & fcp_pending;
-wire data_wins = ~vl15_valid & ~fcp_pending & link_active & offer_valid;
-wire pick_vl15 = boundary & vl15_valid;
-wire pick_fcp = boundary & fcp_wins;
-wire pick_data = boundary & data_wins;
-// The winner's length and slot count (used at a boundary only).
-wire [10:0] pkt_len = vl15_valid ? vl15_len : offer_len;
-// Slots after the first: ceil((4 PktLen + 2) / {k}) - 1 for a packet, {fcp_left} for an FCP.
-wire [{lwm1}:0] left_init = fcp_wins ? {lw}'d{fcp_left} : {left_of_len};
-{fcp_check}
-always @(*) begin
-   vl15_take = pick_vl15 & ~reset;
-   fcp_start = pick_fcp & ~reset;
-   take = pick_data & ~reset;
-   // Every slot of a packet reads, except the VCRC-only word{src_rd_note}.
-   src_rd = a_active & ~a_fcp & ({src_rd_cond}) & ~reset;
-end
-
-// ---- Stage B: the slot's word and its kind ----
-// b_crc: the VCRC-only word ending a packet{merge_note}.
-// b_zero_*: lanes that carry none of the word's bytes (cleared on the way to stage C).
-reg b_valid;
-reg b_sop;
-reg b_eop;
-reg b_link;
-reg b_crc;
-{b_decl}reg [{wm1}:0] b_data;
-
-// The data's share of the VCRC update: {k} bytes{p4_note}{split_note}.
-",
-        odd_decl = if w64 {
-            "// a_odd: odd PktLen, so the last slot reads 4 data bytes and carries the VCRC.\nreg a_odd;\n"
-        } else {
-            ""
-        },
-        left_of_len = if w64 { "pkt_len[10:1]" } else { "pkt_len" },
-        fcp_check = fcp_check_verilog(k, fcp_words),
-        src_rd_note = if w64 { " (an odd PktLen has none)" } else { "" },
-        src_rd_cond = if w64 { "~a_last | a_odd" } else { "~a_last" },
-        merge_note = if w64 {
-            "; b_merge: the 64-bit odd ending, 4 data bytes then the VCRC"
-        } else {
-            ""
-        },
-        b_decl = if w64 {
-            "reg b_merge;\nreg b_zero_mid;\nreg b_zero_hi;\n"
-        } else {
-            "reg b_zero_hi;\n"
-        },
-        p4_note = if w64 { ", and the low 4 of an odd ending" } else { "" },
-        split_note = if w64 {
-            ",\n// each split by pairs of lanes (at most 16 terms a part: two LUT levels)"
-        } else {
-            ""
-        },
-    );
-    for (bytes, parts) in &shares {
-        for (name, lanes) in parts {
-            let _ = writeln!(v, "wire [15:0] {name};");
-            let bits = lanes_mask(lanes.clone());
-            write_xor_assigns_masked(&mut v, &eq, *bytes, None, Some("b_data"), bits, name);
-        }
     }
-    let _ = write!(
-        v,
-        "
-// ---- Stage C: the VCRC register and the wire word ----
-reg c_valid;
-reg c_sop;
-reg c_eop;
-reg c_link;
-reg c_crc;
-{c_decl}reg [{km1}:0] c_keep;
-// The word, lanes past its bytes already 0.
-reg [{wm1}:0] c_data;
-// The data's share, registered: {p_names}.
-{p_decl}// The running VCRC (reflected LFSR state), 0xFFFF between packets.
-reg [15:0] crc_state;
-
-// The state's share of the VCRC update: {k} bytes{s4_note}.
-wire [15:0] spart_{k}b;
-",
-        c_decl = if w64 { "reg c_merge;\n" } else { "" },
-        p_names = share_regs.join(", "),
-        p_decl = share_regs.iter().map(|r| format!("reg [15:0] {r};\n")).collect::<String>(),
-        s4_note = if w64 { ", and 4 (an odd ending)" } else { "" },
-    );
-    write_xor_assigns(&mut v, &eq, k, Some("crc_state"), None, &format!("spart_{k}b"));
-    if w64 {
-        v.push_str("wire [15:0] spart_4b;\n");
-        write_xor_assigns(&mut v, &eq, 4, Some("crc_state"), None, "spart_4b");
-    }
-    // Stage B -> C: lanes cleared, keep per kind; stage C: the VCRC lanes ORed in.
-    let (c_data_expr, c_keep_expr, vcrc_or, merge_or) = if w64 {
-        (
-            "{b_zero_hi ? 16'd0 : b_data[63:48], b_zero_mid ? 16'd0 : b_data[47:32], b_crc ? 32'd0 : b_data[31:0]}",
-            "b_crc ? 8'h03 : b_zero_hi ? 8'h3f : 8'hff",
-            "{16'd0, c_merge ? ~(spart_4b ^ p4_q0 ^ p4_q1) : 16'd0, 16'd0, c_crc ? ~crc_state : 16'd0}",
-            " | c_merge",
-        )
-    } else {
-        (
-            "{b_zero_hi ? 16'd0 : b_data[31:16], b_crc ? 16'd0 : b_data[15:0]}",
-            "b_zero_hi ? 4'b0011 : 4'b1111",
-            "{16'd0, c_crc ? ~crc_state : 16'd0}",
-            "",
-        )
-    };
-    let _ = write!(
-        v,
-        "
-initial begin
-   a_active = 1'b0;
-   a_fcp = 1'b0;
-   a_first = 1'b0;
-   a_left = {lw}'d0;
-   a_last = 1'b0;
-{a_odd_init}   src_vl = 4'd0;
-   started_q = 3'd0;
-   fcp_q = {width}'d0;
-   b_valid = 1'b0;
-   b_sop = 1'b0;
-   b_eop = 1'b0;
-   b_link = 1'b0;
-   b_crc = 1'b0;
-{b_init}   b_data = {width}'d0;
-   c_valid = 1'b0;
-   c_sop = 1'b0;
-   c_eop = 1'b0;
-   c_link = 1'b0;
-   c_crc = 1'b0;
-{c_init}   c_keep = {k}'d0;
-   c_data = {width}'d0;
-{p_init}   crc_state = 16'hffff;
-   tx_valid = 1'b0;
-   tx_data = {width}'d0;
-   tx_keep = {k}'d0;
-   tx_sop = 1'b0;
-   tx_eop = 1'b0;
-   tx_link = 1'b0;
-   fcp_framing_error = 1'b0;
-   vl15_starts = 16'd0;
-   fcp_starts = 16'd0;
-   data_starts = 16'd0;
-end
-
-always @(posedge clock) begin
-   // Loaded every clock: read only where a slot or a valid says so.
-   fcp_q <= fcp_data;
-   b_data <= a_fcp ? fcp_q : src_data;
-   c_sop <= b_sop;
-   c_eop <= b_eop;
-   c_link <= b_link;
-   c_crc <= b_crc;
-{c_merge_load}   c_keep <= {c_keep_expr};
-   c_data <= {c_data_expr};
-{p_load}   // Statistics: items started, by kind (wrapping), counted a clock after the pulse so
-   // the 16-bit adders stay off the boundary path; a reset does not clear them.
-   started_q <= {{pick_data, pick_fcp, pick_vl15}} & {{3{{~reset}}}};
-   vl15_starts <= vl15_starts + {{15'd0, started_q[0]}};
-   fcp_starts <= fcp_starts + {{15'd0, started_q[1]}};
-   data_starts <= data_starts + {{15'd0, started_q[2]}};
-   if (reset) begin
-      // Link Down or resync: the item in progress and the pipeline are dropped.
-      a_active <= 1'b0;
-      b_valid <= 1'b0;
-      c_valid <= 1'b0;
-      crc_state <= 16'hffff;
-      tx_valid <= 1'b0;
-      tx_data <= {width}'d0;
-      tx_keep <= {k}'d0;
-      tx_sop <= 1'b0;
-      tx_eop <= 1'b0;
-      tx_link <= 1'b0;
-      fcp_framing_error <= 1'b0;
-   end else begin
-      // Stage C -> wire (all 0 without a word).
-      tx_valid <= c_valid;
-      tx_data <= c_valid ? c_data | {vcrc_or} : {width}'d0;
-      tx_keep <= c_valid ? c_keep : {k}'d0;
-      tx_sop <= c_valid & c_sop;
-      tx_eop <= c_valid & c_eop;
-      tx_link <= c_valid & c_link;
-      // The VCRC covers every data byte; after a packet's ending word it restarts.
-      if (c_valid & ~c_link) crc_state <= (c_crc{merge_or}) ? 16'hffff : spart_{k}b ^ {p_sum};
-      // Stage B -> C.
-      c_valid <= b_valid;
-      // Stage A -> B.
-      b_valid <= a_active;
-      b_sop <= a_first;
-      b_eop <= last_slot;
-      b_link <= a_fcp;
-      b_crc <= last_slot & ~a_fcp{not_odd};
-{b_load}      // Stage A: the next slot, or the next item.
-      if (boundary) begin
-         a_active <= vl15_valid | fcp_wins | data_wins;
-         a_fcp <= fcp_wins;
-         a_first <= 1'b1;
-         a_left <= left_init;
-         a_last <= left_init == {lw}'d0;
-{odd_load}         if (vl15_valid) src_vl <= 4'd15;
-         else if (data_wins) src_vl <= offer_vl;
-      end else begin
-         a_first <= 1'b0;
-         a_left <= a_left - {lw}'d1;
-         a_last <= a_left == {lw}'d1;
-      end
-      if (fcp_word_bad) fcp_framing_error <= 1'b1;
-   end
-end
-",
-        a_odd_init = if w64 { "   a_odd = 1'b0;\n" } else { "" },
-        b_init = if w64 {
-            "   b_merge = 1'b0;\n   b_zero_mid = 1'b0;\n   b_zero_hi = 1'b0;\n"
-        } else {
-            "   b_zero_hi = 1'b0;\n"
-        },
-        c_init = if w64 { "   c_merge = 1'b0;\n" } else { "" },
-        c_merge_load = if w64 { "   c_merge <= b_merge;\n" } else { "" },
-        p_init = share_regs.iter().map(|r| format!("   {r} = 16'd0;\n")).collect::<String>(),
-        p_load = shares
-            .iter()
-            .flat_map(|(_, parts)| parts.iter())
-            .map(|(name, _)| format!("   {} <= {name};\n", share_reg(name)))
-            .collect::<String>(),
-        p_sum = shares[0].1.iter().map(|(name, _)| share_reg(name)).collect::<Vec<_>>().join(" ^ "),
-        not_odd = if w64 { " & ~a_odd" } else { "" },
-        b_load = if w64 {
-            "      b_merge <= last_slot & ~a_fcp & a_odd;\n\
-             \x20     // Lanes 4-5 carry no data in a packet's ending word; 6-7 none in an FCP either.\n\
-             \x20     b_zero_mid <= last_slot & ~a_fcp;\n\
-             \x20     b_zero_hi <= last_slot | a_fcp;\n"
-        } else {
-            "      // Lanes 2-3 carry nothing in a VCRC-only word or an FCP's second word.\n\
-             \x20     b_zero_hi <= last_slot;\n"
-        },
-        odd_load = if w64 { "         a_odd <= ~fcp_wins & pkt_len[0];\n" } else { "" },
-    );
-    v
 }
 
-/// The stage-C register of a data-share wire: `dpart_8b_1` -> `p_q1`, `dpart_4b_0` ->
-/// `p4_q0`, and at 32 bits `dpart_4b` -> `p_q`.
-fn share_reg(wire: &str) -> String {
-    match wire.strip_prefix("dpart_") {
-        Some("4b") => "p_q".to_string(),
-        Some(rest) => {
-            let (bytes, part) = rest.split_once("b_").expect("dpart_<n>b_<part>");
-            if bytes == "8" {
-                format!("p_q{part}")
-            } else {
-                format!("p4_q{part}")
-            }
-        }
-        None => panic!("not a data-share wire: {wire}"),
+/// The state's share of the VCRC update: (bytes absorbed, output). At 64 bits after 8
+/// bytes and after 4 (an odd ending).
+fn state_shares(k: usize) -> Vec<(usize, String)> {
+    if k == 8 {
+        vec![(8, "spart_8b".to_string()), (4, "spart_4b".to_string())]
+    } else {
+        vec![(4, "spart_4b".to_string())]
     }
 }
 
@@ -905,25 +734,81 @@ fn lanes_mask(lanes: std::ops::Range<usize>) -> u64 {
     lanes.fold(0, |m, l| m | 0xff << (8 * l))
 }
 
-/// The framer check: FCP word 0 arrives with `fcp_start`, word 1 (32 bits) in slot 0.
-fn fcp_check_verilog(k: usize, fcp_words: u32) -> String {
-    let k0 = keep_of(FCP_BYTES.min(k as u32));
-    if fcp_words == 1 {
-        format!(
-            "// The framer's word must look like a 6-byte FCP's: one word, keep 0x{k0:02x}.
-wire fcp_word_bad = pick_fcp & ~(fcp_valid & fcp_sop & fcp_eop & (fcp_keep == {k}'h{k0:x}));
-"
-        )
-    } else {
-        let k1 = keep_of(FCP_BYTES - k as u32);
-        format!(
-            "// The framer's words must look like a 6-byte FCP's: word 0 with fcp_start (keep
-// {k0:04b}), word 1 in the next clock, the FCP's first slot (keep {k1:04b}).
-wire fcp_word0_bad = pick_fcp & ~(fcp_valid & fcp_sop & ~fcp_eop & (fcp_keep == {k}'b{k0:04b}));
-wire fcp_word1_bad = a_active & a_fcp & ~a_last & ~(fcp_valid & ~fcp_sop & fcp_eop & (fcp_keep == {k}'b{k1:04b}));
-wire fcp_word_bad = fcp_word0_bad | fcp_word1_bad;
-"
-        )
+/// The generated VCRC module's text (`module ... endmodule`): one XOR per output bit,
+/// from the CRC-16 equations (SPEC.md §3).
+pub fn vcrc_body(width: usize) -> String {
+    use std::fmt::Write as _;
+    assert!(WIDTHS.contains(&width), "link TX VCRC: {width}-bit words (32 or 64)");
+    let k = width / 8;
+    let eq = Crc16Equations::derive(k);
+    let name = vcrc_module_name(width);
+    let data = data_shares(k);
+    let state = state_shares(k);
+    let mut ports: Vec<String> = vec![
+        format!("    // Stage B's word (lane 0 first on the wire)\n    input  wire [{}:0] data", width - 1),
+        "    // The running VCRC (reflected LFSR state)\n    input  wire [15:0] state".to_string(),
+    ];
+    for (bytes, parts) in &data {
+        for (out, lanes) in parts {
+            ports.push(format!(
+                "    // The data's share after {bytes} bytes, lanes {}..{} only\n    output wire [15:0] {out}",
+                lanes.start,
+                lanes.end - 1
+            ));
+        }
+    }
+    for (bytes, out) in &state {
+        ports.push(format!("    // The state's share after {bytes} bytes\n    output wire [15:0] {out}"));
+    }
+    let mut v = String::new();
+    let _ = write!(
+        v,
+        "`default_nettype none
+// {name}: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// next-state equations of iblink_link_tx at {width}-bit words, split as its pipeline
+// registers them. The update is linear, next = A(state) ^ B(data): each output is one
+// share, a flat XOR of the bits its equation names.
+module {name} (
+{}
+);
+
+",
+        ports.join(",\n")
+    );
+    for (bytes, parts) in &data {
+        for (out, lanes) in parts {
+            write_xor_assigns_masked(&mut v, &eq, *bytes, None, Some("data"), lanes_mask(lanes.clone()), out);
+        }
+    }
+    for (bytes, out) in &state {
+        write_xor_assigns(&mut v, &eq, *bytes, Some("state"), None, out);
+    }
+    v.push_str("\nendmodule\n`default_nettype wire\n");
+    v
+}
+
+/// `hdl_out/iblink_link_tx_vcrc_w<width>.v`.
+pub fn vcrc_module(width: usize) -> EmittedModule {
+    generated(
+        &vcrc_module_name(width),
+        "link_tx",
+        vec![("data_width".into(), width.to_string()), ("equations".into(), "CRC-16 0x100B, reflected (SPEC.md 3)".into())],
+        &vcrc_body(width),
+    )
+}
+
+/// The block at `width`-bit link words (`iblink_link_tx_w<width>`).
+pub fn variant(width: usize) -> Variant {
+    let mut modules = vec![module()];
+    modules.extend(WIDTHS.iter().map(|&w| vcrc_module(w)));
+    Variant {
+        name: format!("iblink_link_tx_w{width}"),
+        block: "link_tx",
+        top: SOURCE.module.to_string(),
+        params: params(width),
+        modules,
+        ports: crate::with_link_tx!(width, |T| crate::io::top_ports(&T::default()),
+            _ => panic!("link TX: {width}-bit words (32 or 64)")),
     }
 }
 
