@@ -244,46 +244,32 @@ pub fn failsafe_variant(vls: usize) -> Result<Variant, RequestError> {
         _ => Err(RequestError::UnsupportedVlCap(vls)))
 }
 
-/// Name of the link RX classifier for VLCap `vls` and `width`-bit link words.
+/// Name of the link RX classifier's configuration for VLCap `vls` and `width`-bit link
+/// words.
 pub fn link_rx_module_name(vls: usize, width: usize) -> String {
     format!("iblink_link_rx_vl{vls}_w{width}")
 }
 
-/// Render the link RX classifier (SPEC.md §1, §3, §4, §7) for VLCap `vls`, `width`-bit
-/// link words.
+/// The link RX classifier (SPEC.md §1, §3, §4, §7) for VLCap `vls`, `width`-bit link
+/// words.
 pub fn link_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
-    use crate::link_rx::{COUNT_BITS, LATENCY, OUT_LATENCY};
-    let name = link_rx_module_name(vls, width);
-    let cfg = vec![
-        ("vl_cap".to_string(), vls.to_string()),
-        ("data_width".to_string(), width.to_string()),
-        ("keep_width".to_string(), (width / 8).to_string()),
-        ("latency_rx_to_out".to_string(), OUT_LATENCY.to_string()),
-        ("latency_eop_to_done".to_string(), LATENCY.to_string()),
-        ("vcrc".to_string(), "kept on out_*".to_string()),
-        ("counter_bits".to_string(), COUNT_BITS.to_string()),
-    ];
-    crate::with_link_rx!((vls, width), |T| Ok(Variant::rendered(&mut T::default(), &name, "link_rx", cfg)?),
-        _ => Err(RequestError::UnsupportedLinkVariant { vls, width }))
+    if !crate::link_rx::VL_CAPS.contains(&vls) || !crate::link_rx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedLinkVariant { vls, width });
+    }
+    Ok(crate::link_rx::variant(vls, width))
 }
 
-/// Name of the link TX path for `width`-bit link words.
+/// Name of the link TX path's configuration for `width`-bit link words.
 pub fn link_tx_module_name(width: usize) -> String {
     format!("iblink_link_tx_w{width}")
 }
 
-/// Render the link TX path (SPEC.md §2, §3, §5) for `width`-bit link words.
+/// The link TX path (SPEC.md §2, §3, §5) for `width`-bit link words.
 pub fn link_tx_variant(width: usize) -> Result<Variant, RequestError> {
-    use crate::link_tx::{READ_TO_WIRE, START_TO_SOP};
-    let name = link_tx_module_name(width);
-    let cfg = vec![
-        ("data_width".to_string(), width.to_string()),
-        ("keep_width".to_string(), (width / 8).to_string()),
-        ("latency_start_to_sop".to_string(), START_TO_SOP.to_string()),
-        ("latency_src_rd_to_wire".to_string(), READ_TO_WIRE.to_string()),
-    ];
-    crate::with_link_tx!(width, |T| Ok(Variant::rendered(&mut T::default(), &name, "link_tx", cfg)?),
-        _ => Err(RequestError::UnsupportedLinkTxWidth(width)))
+    if !crate::link_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedLinkTxWidth(width));
+    }
+    Ok(crate::link_tx::variant(width))
 }
 
 /// Name of the FCP receive framer configuration for VLCap `vls` and `width`-bit link

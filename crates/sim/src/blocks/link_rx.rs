@@ -8,14 +8,14 @@
 //! ([`VlCap::has_data_vl`], VL15 to the VL15 buffer, anything else a bad VL) and counts
 //! blocks with [`blocks_for_pkt_len`]; then it applies the documented latencies.
 
-use crate::blocks::{rtl_box, Backend, SimBuildError};
+use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::blocks::{blocks_for_pkt_len, MAX_PKT_LEN, MIN_PKT_LEN};
 use iblink_model::crc16::{crc16, crc16_wire};
 use iblink_model::sl2vl::{VlCap, VL15};
 use iblink_rtl::catalog::link_rx_variant;
 use iblink_rtl::link_rx::{
-    LinkRxIn, LinkRxOut, LATENCY, STATUS_BAD_VL, STATUS_GOOD, STATUS_LENGTH, STATUS_VCRC, VL_CAPS,
+    LinkRxIn, LinkRxOut, LinkRxTwin, LATENCY, STATUS_BAD_VL, STATUS_GOOD, STATUS_LENGTH, STATUS_VCRC, VL_CAPS,
     WIDTHS,
 };
 use rand::{Rng, SeedableRng};
@@ -277,7 +277,7 @@ pub fn link_rx_sim(
     match b {
         Backend::Model => Ok(Box::new(LinkRxModelSim::new(vls, width))),
         _ => {
-            iblink_rtl::with_link_rx!((vls, width), |T| rtl_box::<T>(b, || link_rx_variant(vls, width), vcd),
+            iblink_rtl::with_link_rx!((vls, width), |T| twin_box::<_, T>(b, LinkRxTwin::new(vls, width), || link_rx_variant(vls, width), vcd),
             _ => Err(SimBuildError::Variant(format!("link RX VLCap {vls} at {width} bits"))))
         }
     }

@@ -8,12 +8,12 @@
 //! [`LinkItem::wire_bytes`]), and the VCRC from [`iblink_model::crc16`].
 
 use crate::blocks::crc16::Backend;
-use crate::blocks::{rtl_box, SimBuildError};
+use crate::blocks::{twin_box, SimBuildError};
 use crate::CycleSim;
 use iblink_model::crc16::crc16_wire;
 use iblink_model::port::LinkItem;
 use iblink_rtl::catalog::link_tx_variant;
-use iblink_rtl::link_tx::{keep_of, LinkTxIn, LinkTxOut, LinkWord, START_TO_SOP, WIDTHS};
+use iblink_rtl::link_tx::{keep_of, LinkTxIn, LinkTxOut, LinkTxTwin, LinkWord, START_TO_SOP, WIDTHS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -259,7 +259,7 @@ pub fn link_tx_sim(width_bits: usize, b: Backend, vcd: Option<&Path>) -> Result<
     if b == Backend::Model {
         return Ok(Box::new(LinkTxModelSim::new(width_bits)));
     }
-    iblink_rtl::with_link_tx!(width_bits, |T| rtl_box::<T>(b, || link_tx_variant(width_bits), vcd),
+    iblink_rtl::with_link_tx!(width_bits, |T| twin_box::<_, T>(b, LinkTxTwin::new(width_bits), || link_tx_variant(width_bits), vcd),
         _ => Err(SimBuildError::Variant(format!("link_tx at {width_bits} bits"))))
 }
 

@@ -4,10 +4,15 @@
 //! for a data VL, towards the VL15 buffer for VL15 — while passing its words to the
 //! user's receive buffer with a per-packet completion verdict.
 //!
-//! Model twin: `iblink_sim::blocks::link_rx` (reassembles packets from the words, checks
-//! them with the reference CRC `iblink_model::crc16` and classifies them by the rules
-//! of `iblink_model::port::PortModel::receive`, then applies the latencies below);
-//! snapshots: `tests/snapshots`.
+//! In this folder: the Verilog module `iblink_link_rx.v` (parameters `VLS`, `DATA_WIDTH`,
+//! `KEEP_WIDTH`), and here its Rust cycle twin [`LinkRxTwin`], the rust-hdl block
+//! [`LinkRxUnit`] (ports, emission), the generated VCRC modules
+//! `iblink_link_rx_vcrc_w32`/`_w64` ([`vcrc_module`]: the XOR equations, written from
+//! [`Crc16Equations`]) and the port binding. Model twin: `iblink_sim::blocks::link_rx`
+//! (reassembles packets from the words, checks them with the reference CRC
+//! `iblink_model::crc16` and classifies them by the rules of
+//! `iblink_model::port::PortModel::receive`, then applies the latencies below); lockstep
+//! of model, twin and Verilator: `crates/sim/tests/link_rx_lockstep.rs`.
 //!
 //! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits, fixed at generation)
 //! | port | dir | meaning |
@@ -35,8 +40,10 @@
 //! | `bad_vl_count` | out | 16 bits: good length and VCRC, VL `N`..=14 (a VL this port does not have) |
 //! | `abort_count` | out | 16 bits: packets cut off before their `eop` (`out_abort`) |
 //!
-//! All outputs are registers. The counters saturate at 0xFFFF and are kept across a
-//! reset (statistics, as the model's port statistics).
+//! All outputs are registers: [`LinkRxTwin::eval`] reads no input, so a stepper that
+//! composes the twin may evaluate it before anything else in the clock. The counters
+//! saturate at 0xFFFF and are kept across a reset (statistics, as the model's port
+//! statistics).
 //!
 //! # Framing (what a data packet is)
 //! - A data packet starts on a word with `rx_valid & rx_sop & ~rx_link` and ends on the
@@ -117,19 +124,29 @@
 //! would route through a global buffer) and saturate through a registered `full` flag;
 //! `out_data` is registered without an enable for the same reason.
 //!
-//! Measured (`iblink synth --seeds 3`, registered wrapper, seeds 1–3): iCE40-HX8K
-//! `vl4_w32` 402 LUT4, 90 carry, 260 FF, 147.6–152.1 MHz; `vl15_w64` 519 LUT4, 90 carry,
-//! 292 FF, 135.9–152.1 MHz (critical: a counter's carry chain). ECP5-45k `vl4_w32`
-//! 290 LUT4, 191.3–209.4 MHz; `vl15_w64` 430 LUT4, 191.9–204.1 MHz (critical: the
-//! stage-1 data XOR and the CRC loop, three LUT levels with routing).
+//! # What is generated
+//! Only the XOR equations: `iblink_link_rx_vcrc_w32` / `_w64`, the data part `B · word`
+//! and the state part `A · state` over 4 / 8 bytes, written by [`vcrc_body`] from
+//! [`Crc16Equations`]. The hand-written module instantiates the one for its
+//! `DATA_WIDTH`; a configuration lists both files. The two fold constants `A^z ·
+//! residue` are constants of the polynomial (the same at both widths): the module holds
+//! them as `FOLD_PAD2`/`FOLD_PAD6`, and a unit test checks them against [`VcrcCheck`].
 
-use crate::crc16::{mask, Crc16Equations, Crc16Tables, INIT};
+use crate::crc16::{mask, write_xor_assigns, Crc16Equations, Crc16Tables, INIT};
+use crate::emit::{generated, rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
 use rust_hdl::prelude::*;
-use std::fmt::Write as _;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_link_rx",
+    path: "crates/rtl/src/link_rx/iblink_link_rx.v",
+    text: include_str!("iblink_link_rx.v"),
+};
 
 /// VLCap values the spec allows (SPEC.md §7).
-pub const VL_CAPS: [usize; 5] = [1, 2, 4, 8, 15];
+pub use crate::vl::VL_CAPS;
 /// Link word widths in bits (the link word stream contract).
 pub const WIDTHS: [usize; 2] = [32, 64];
 /// Width of every counter (saturating).
@@ -255,7 +272,7 @@ pub struct LinkRxOut {
     pub counts: LinkRxCounts,
 }
 
-/// Every register of the block: plain data for the stepper; the Verilog body declares
+/// Every register of the block: plain data for the twin; the Verilog module declares
 /// the same registers by name (`out` holds the output registers).
 #[derive(Clone, Copy, Debug)]
 pub struct LinkRxRegs {
@@ -538,7 +555,60 @@ impl LinkRxRegs {
     }
 }
 
-/// The link RX classifier for `N` data VLs, `W` data bits and `K = W / 8` keep bits.
+/// The Rust cycle twin of `iblink_link_rx` for VLCap `vls` and `width_bits`-bit words.
+#[derive(Clone)]
+pub struct LinkRxTwin {
+    vls: usize,
+    regs: LinkRxRegs,
+    /// Fixed data, not hardware.
+    check: VcrcCheck,
+}
+
+impl std::fmt::Debug for LinkRxTwin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkRxTwin")
+            .field("vls", &self.vls)
+            .field("lanes", &self.check.lanes)
+            .field("regs", &self.regs)
+            .finish()
+    }
+}
+
+impl LinkRxTwin {
+    pub fn new(vls: usize, width_bits: usize) -> Self {
+        assert!(
+            VL_CAPS.contains(&vls) && WIDTHS.contains(&width_bits),
+            "LinkRxTwin: VLCap {vls} at {width_bits} bits (VLCap 1, 2, 4, 8 or 15; 32 or 64 bits)"
+        );
+        Self {
+            vls,
+            regs: LinkRxRegs::default(),
+            check: VcrcCheck::new(width_bits / 8),
+        }
+    }
+    pub fn regs(&self) -> &LinkRxRegs {
+        &self.regs
+    }
+}
+
+impl Twin for LinkRxTwin {
+    type In = LinkRxIn;
+    type Out = LinkRxOut;
+
+    /// Every output is a register: no input is read.
+    #[inline]
+    fn eval(&self, _i: &LinkRxIn) -> LinkRxOut {
+        self.regs.out
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &LinkRxIn) {
+        self.regs.clock(i, self.vls, &self.check);
+    }
+}
+
+/// The block for rust-hdl: its ports, and its behaviour through the twin (`N` data VLs,
+/// `W` data bits, `K = W / 8` keep bits).
 #[derive(LogicBlock)]
 pub struct LinkRxUnit<const N: usize, const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -567,9 +637,7 @@ pub struct LinkRxUnit<const N: usize, const W: usize, const K: usize> {
     pub length_error_count: Signal<Out, Bits<16>>,
     pub bad_vl_count: Signal<Out, Bits<16>>,
     pub abort_count: Signal<Out, Bits<16>>,
-    regs: Opaque<LinkRxRegs>,
-    /// Fixed data, not hardware.
-    check: Opaque<VcrcCheck>,
+    twin: Opaque<LinkRxTwin>,
 }
 
 impl<const N: usize, const W: usize, const K: usize> Default for LinkRxUnit<N, W, K> {
@@ -605,28 +673,33 @@ impl<const N: usize, const W: usize, const K: usize> Default for LinkRxUnit<N, W
             length_error_count: Default::default(),
             bad_vl_count: Default::default(),
             abort_count: Default::default(),
-            regs: Opaque(LinkRxRegs::default()),
-            check: Opaque(VcrcCheck::new(K)),
+            twin: Opaque(LinkRxTwin::new(N, W)),
+        }
+    }
+}
+
+impl<const N: usize, const W: usize, const K: usize> LinkRxUnit<N, W, K> {
+    /// The inputs as the twin takes them.
+    fn inputs(&self) -> LinkRxIn {
+        LinkRxIn {
+            reset: self.reset.val(),
+            rx_valid: self.rx_valid.val(),
+            rx_data: self.rx_data.val().to_u64(),
+            rx_keep: self.rx_keep.val().to_u64() as u8,
+            rx_sop: self.rx_sop.val(),
+            rx_eop: self.rx_eop.val(),
+            rx_link: self.rx_link.val(),
         }
     }
 }
 
 impl<const N: usize, const W: usize, const K: usize> Logic for LinkRxUnit<N, W, K> {
     fn update(&mut self) {
+        let i = self.inputs();
         if self.clock.pos_edge() {
-            let i = LinkRxIn {
-                reset: self.reset.val(),
-                rx_valid: self.rx_valid.val(),
-                rx_data: self.rx_data.val().to_u64(),
-                rx_keep: self.rx_keep.val().to_u64() as u8,
-                rx_sop: self.rx_sop.val(),
-                rx_eop: self.rx_eop.val(),
-                rx_link: self.rx_link.val(),
-            };
-            let ck = &self.check.0;
-            self.regs.0.clock(&i, N, ck);
+            self.twin.tick(&i);
         }
-        let o = self.regs.out;
+        let o = self.twin.eval(&i);
         self.out_valid.next = o.out_valid;
         self.out_data.next = (o.out_data & mask(W)).into();
         self.out_keep.next = (o.out_keep as u64 & mask(K)).into();
@@ -670,443 +743,103 @@ impl<const N: usize, const W: usize, const K: usize> Logic for LinkRxUnit<N, W, 
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(link_rx_verilog_body(N, W, &self.check))
+        // The hand-written module and both generated ones (it names both in its
+        // generate branches).
+        let mut core = SOURCE.text.to_string();
+        for w in WIDTHS {
+            core.push_str(&vcrc_module(w).text);
+        }
+        rust_hdl_wrapper(self, SOURCE.module, &params(N, W), &core)
     }
 }
 
-/// The counters, as (port, the event that bumps it, what it counts).
-const COUNTERS: [(&str, &str, &str); 5] = [
-    (
-        "good_count",
-        "done & (done_status == STATUS_GOOD)",
-        "good packets, data VLs and VL15",
-    ),
-    (
-        "vcrc_error_count",
-        "done & (done_status == STATUS_VCRC)",
-        "right length, VCRC mismatch",
-    ),
-    (
-        "length_error_count",
-        "done & (done_status == STATUS_LENGTH)",
-        "bytes != PktLen*4 + 2, or PktLen out of 6..1048",
-    ),
-    (
-        "bad_vl_count",
-        "done & (done_status == STATUS_BAD_VL)",
-        "good packet on a VL this port lacks",
-    ),
-    (
-        "abort_count",
-        "out_abort",
-        "packets cut off before their eop",
-    ),
-];
-
-/// One XOR per bit: `out[j] = ^(terms)` where the terms come from the CRC equations
-/// after `n` bytes: the state bits (`state` named) or the data bits (`data` named).
-fn xor_assigns(
-    v: &mut String,
-    eq: &Crc16Equations,
-    n: usize,
-    out: &str,
-    state: Option<&str>,
-    data: Option<&str>,
-    extra: Option<&str>,
-) {
-    for j in 0..16 {
-        let t = eq.term(n, j);
-        let mut terms: Vec<String> = Vec::new();
-        if let Some(s) = state {
-            terms.extend(
-                (0..16)
-                    .filter(|i| t.state_mask >> i & 1 == 1)
-                    .map(|i| format!("{s}[{i}]")),
-            );
-        }
-        if let Some(d) = data {
-            terms.extend(
-                (0..64)
-                    .filter(|i| t.data_mask >> i & 1 == 1)
-                    .map(|i| format!("{d}[{i}]")),
-            );
-        }
-        if let Some(x) = extra {
-            terms.push(format!("{x}[{j}]"));
-        }
-        let rhs = if terms.is_empty() {
-            "1'b0".to_string()
-        } else {
-            terms.join(" ^ ")
-        };
-        let _ = writeln!(v, "assign {out}[{j}] = {rhs};");
-    }
+/// The module's parameters for VLCap `vls` and `width`-bit link words.
+pub fn params(vls: usize, width: usize) -> Vec<(String, String)> {
+    vec![
+        ("VLS".to_string(), vls.to_string()),
+        ("DATA_WIDTH".to_string(), width.to_string()),
+        ("KEEP_WIDTH".to_string(), (width / 8).to_string()),
+    ]
 }
 
-/// The module body for VLCap `vls` and `width` data bits.
-pub fn link_rx_verilog_body(vls: usize, width: usize, ck: &VcrcCheck) -> String {
+/// `hdl_out/iblink_link_rx.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "link_rx",
+        vec![
+            (
+                "parameters".into(),
+                "VLS = 1, 2, 4, 8 or 15 (VLCap), DATA_WIDTH = 32 or 64, KEEP_WIDTH = DATA_WIDTH/8".into(),
+            ),
+            ("latency_rx_to_out".into(), OUT_LATENCY.to_string()),
+            ("latency_eop_to_done".into(), LATENCY.to_string()),
+            ("vcrc".into(), "kept on out_*".into()),
+            ("counter_bits".into(), COUNT_BITS.to_string()),
+        ],
+    )
+}
+
+/// Name of the generated VCRC module for `width`-bit words.
+pub fn vcrc_module_name(width: usize) -> String {
+    format!("iblink_link_rx_vcrc_w{width}")
+}
+
+/// The generated VCRC module's text (`module ... endmodule`): one XOR per output bit,
+/// from the CRC-16 equations over a whole word (SPEC.md §3).
+pub fn vcrc_body(width: usize) -> String {
+    assert!(WIDTHS.contains(&width), "link RX VCRC: {width}-bit words (32 or 64)");
     let k = width / 8;
-    let words_bits = if k == 4 {
-        "rx_pktlen"
-    } else {
-        "{1'b0, rx_pktlen[10:1]}"
-    };
-    let words_what = if k == 4 {
-        "PktLen, loaded by word 1, less the words after it: 1 on a right eop"
-    } else {
-        "PktLen / 2, loaded by word 0, less the words after it: 0 on a right eop"
-    };
-    let rem_end = if k == 4 { "11'd1" } else { "11'd0" };
-    // 32 bits: PktLen comes with the word after the sop, which a flag marks.
-    let (hn_decl, hn_init, hn_first, hn_more) = if k == 4 {
-        (
-            "reg hdr_next;           // the next data word carries PktLen\n",
-            "   hdr_next = 1'b0;\n",
-            "\n         hdr_next <= ~rx_eop;",
-            "\n         hdr_next <= 1'b0;",
-        )
-    } else {
-        ("", "", "", "")
-    };
-    let (pk_bits, pk_word, pk_what) = if k == 4 {
-        (
-            "{rx_data[2:0], rx_data[15:8]}",
-            "more & hdr_next",
-            "LRH bytes 4-5 are the second word's lanes 0-1",
-        )
-    } else {
-        (
-            "{rx_data[34:32], rx_data[47:40]}",
-            "first",
-            "LRH bytes 4-5 are the first word's lanes 4-5",
-        )
-    };
-    let bad_vl = if vls == 15 {
-        "1'b0;   // VLCap 15: every VL but 15 is a data VL".to_string()
-    } else {
-        format!("(out_vl >= 4'd{vls}) & (out_vl != 4'd15);   // no such data VL here")
-    };
-    let lb_ok = if k == 4 {
-        "// The last word of a packet of the right length holds 2 bytes (the VCRC).\n\
-         wire lb_ok = out_keep[1] & ~out_keep[2];"
-            .to_string()
-    } else {
-        "// The last word of a packet of the right length holds 2 bytes (PktLen even) or 6.\n\
-         wire lb_ok = hdr_pktlen[0] ? (out_keep[5] & ~out_keep[6]) : (out_keep[1] & ~out_keep[2]);"
-            .to_string()
-    };
-    let fold = if k == 4 {
-        format!("(out_eop ? 16'h{:04x} : 16'h0000)", ck.fold[0])
-    } else {
-        format!(
-            "(out_eop ? (out_keep[2] ? 16'h{:04x} : 16'h{:04x}) : 16'h0000)",
-            ck.fold[1], ck.fold[0]
-        )
-    };
-    let fold_what = if k == 4 {
-        format!(
-            "A^2 * residue = 16'h{:04x} (2 zero bytes pad the 2-byte last word)",
-            ck.fold[0]
-        )
-    } else {
-        format!(
-            "A^6 * residue = 16'h{:04x} after a 2-byte last word, A^2 * residue = 16'h{:04x} after a 6-byte one (lane 2 tells them apart)",
-            ck.fold[0], ck.fold[1]
-        )
-    };
-    let mut v = String::new();
-    let _ = write!(
-        v,
-        "\
-// Link RX classifier (SPEC.md 1, 3, 4, 7), VLCap {vls}, {width}-bit link words ({k} bytes).
-// Data packets (rx_link = 0) are passed to out_* one clock later, VCRC kept; each is
-// checked for length (bytes = PktLen*4 + 2, PktLen 6..1048), VCRC and VL, and judged
-// 4 clocks after its eop word: done/done_status, and for a good packet one accept
-// (acc_* to the RX credits for a data VL, vl15_accept for VL15). Link packets belong to
-// the FCP RX framer; their sop only cuts an open data packet (out_abort).
-localparam [1:0] STATUS_GOOD = 2'd{STATUS_GOOD};
-localparam [1:0] STATUS_VCRC = 2'd{STATUS_VCRC};
-localparam [1:0] STATUS_LENGTH = 2'd{STATUS_LENGTH};
-localparam [1:0] STATUS_BAD_VL = 2'd{STATUS_BAD_VL};
+    let eq = Crc16Equations::derive(k);
+    let name = vcrc_module_name(width);
+    let mut v = format!(
+        "`default_nettype none
+// {name}: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// next-state equations of iblink_link_rx at {width}-bit words. Absorbing a whole word
+// is linear, next = A * state ^ B * data: each output is one part, a flat XOR of the
+// bits its equation names.
+module {name} (
+    // Stage 0's word, lanes past the packet's end zeroed (lane 0 first on the wire)
+    input  wire [{wm1}:0] data,
+    // The CRC register (reflected LFSR state)
+    input  wire [15:0] state,
+    // B * data: the data part over {k} bytes
+    output wire [15:0] dpart,
+    // A * state: the state part over {k} bytes
+    output wire [15:0] spart
+);
 
-// Framing state.
-reg open;               // a data packet is being received
-reg [10:0] rem;         // {words_what}, counted down
-reg over;               // more words came than rem allowed
-reg [10:0] hdr_pktlen;  // LRH:PktLen of the packet (its VL is out_vl)
-{hn_decl}reg r0_short;           // the stage-0 item ended by the word carrying PktLen (<= 8 bytes)
-// Derived from the header a clock after its capture.
-reg hd_range_ok;        // PktLen within 6..1048
-reg [6:0] hd_blocks;    // ceil((PktLen*4 - 8) / 64) (SPEC.md 1)
-reg hd_vl15, hd_bad_vl;
-// Stage 1: the word's CRC contribution and the length verdict.
-reg s1_valid, s1_eop, s1_len_ok;
-reg [15:0] s1_d;
-reg [3:0] s1_vl;
-reg s1_vl15, s1_bad_vl;
-reg [6:0] s1_blocks;
-// Stage 2: the CRC register (reflected LFSR state) and its value after a packet.
-reg [15:0] state;
-reg [15:0] fin;         // zero when the VCRC is good (see s1_d)
-reg s2_end, s2_len_ok;
-reg [3:0] s2_vl;
-reg s2_vl15, s2_bad_vl;
-reg [6:0] s2_blocks;
-
-initial begin
-   open = 1'b0;
-   rem = 11'd0;
-   over = 1'b0;
-   hdr_pktlen = 11'd0;
-{hn_init}   r0_short = 1'b0;
-   hd_range_ok = 1'b0;
-   hd_blocks = 7'd0;
-   {{hd_vl15, hd_bad_vl}} = 2'd0;
-   {{s1_valid, s1_eop, s1_len_ok}} = 3'd0;
-   s1_d = 16'd0;
-   s1_vl = 4'd0;
-   {{s1_vl15, s1_bad_vl}} = 2'd0;
-   s1_blocks = 7'd0;
-   state = 16'hffff;
-   fin = 16'd0;
-   {{s2_end, s2_len_ok}} = 2'd0;
-   s2_vl = 4'd0;
-   {{s2_vl15, s2_bad_vl}} = 2'd0;
-   s2_blocks = 7'd0;
-   out_valid = 1'b0;
-   out_data = {width}'d0;
-   out_keep = {k}'d0;
-   out_sop = 1'b0;
-   out_eop = 1'b0;
-   out_vl = 4'd0;
-   out_abort = 1'b0;
-   done = 1'b0;
-   done_status = STATUS_GOOD;
-   acc_valid = 1'b0;
-   acc_vl = 4'd0;
-   acc_blocks = 7'd0;
-   vl15_accept = 1'b0;
-"
-    );
-    for (port, _, _) in COUNTERS {
-        let _ = writeln!(v, "   {port} = 16'd0;");
-    }
-    let _ = write!(
-        v,
-        "\
-end
-
-// ---- Stage 0: framing and the input register (out_*) ----
-// Only words with rx_valid count: gaps inside an item are ignored.
-wire data_word = rx_valid & ~rx_link;
-// Any item's sop while a data packet is open: that packet never got its eop.
-wire abort = rx_valid & rx_sop & open;
-wire first = data_word & rx_sop;
-wire more = data_word & ~rx_sop & open;
-wire take = first | more;
-// keep counts on the eop word only: lanes up to its highest set bit carry bytes.
-wire [{km1}:0] keep_n;
 ",
-        km1 = k - 1
+        wm1 = width - 1
     );
-    for lane in 0..k {
-        let _ = writeln!(
-            v,
-            "assign keep_n[{lane}] = ~rx_eop | (|rx_keep[{}:{lane}]);",
-            k - 1
-        );
-    }
-    let _ = writeln!(
-        v,
-        "// Lanes past the packet's end are zeroed (the CRC absorbs them as zero bytes)."
-    );
-    let _ = writeln!(v, "wire [{}:0] data_n;", width - 1);
-    for lane in 0..k {
-        let _ = writeln!(
-            v,
-            "assign data_n[{hi}:{lo}] = rx_data[{hi}:{lo}] & {{8{{keep_n[{lane}]}}}};",
-            hi = 8 * lane + 7,
-            lo = 8 * lane
-        );
-    }
-    let _ = write!(
-        v,
-        "\
-// LRH (IBA; iblink_model::iba): VL = byte 0 [7:4]; PktLen = byte 4 [2:0] . byte 5
-// (5 reserved bits first), here {pk_what}.
-wire [10:0] rx_pktlen = {pk_bits};
-wire pk_word = {pk_word};
-
-always @(posedge clock) begin
-   if (reset) begin
-      open <= 1'b0;
-      {{out_valid, out_sop, out_eop, out_abort, r0_short}} <= 5'd0;
-   end else begin
-      out_valid <= take;
-      out_sop <= first;
-      out_eop <= take & rx_eop;
-      out_abort <= abort;
-      r0_short <= (first | pk_word) & rx_eop;
-      if (first) begin
-         open <= ~rx_eop;{hn_first}
-         over <= 1'b0;
-      end else if (more) begin
-         open <= ~rx_eop;{hn_more}
-      end else if (abort) begin
-         open <= 1'b0;   // cut by a link packet's sop
-      end
-      // Count the words after the one carrying PktLen down from what it says.
-      if (pk_word) rem <= {words_bits};
-      else if (more) begin
-         if (rem == 11'd0) over <= 1'b1;
-         else rem <= rem - 11'd1;
-      end
-   end
-end
-
-// The word is registered every clock, valid or not (out_data and out_keep mean
-// something only with out_valid): no enable with a fanout of every data bit. The
-// header is loaded by the words that carry it (VL: the sop word; PktLen: pk_word) and
-// never reset (only a packet long enough to have written it can pass the length check).
-always @(posedge clock) begin
-   out_data <= data_n;
-   out_keep <= keep_n;
-   if (first & ~reset) out_vl <= rx_data[7:4];
-   if (pk_word & ~reset) hdr_pktlen <= rx_pktlen;
-end
-
-// Header-derived, a clock after the capture (every item longer than the word carrying
-// PktLen has it by its eop; a shorter one is a length error whatever it holds).
-always @(posedge clock) begin
-   // PktLen within 6..1048 as plain logic (comparators would become carry chains):
-   // >= 6: some bit of [10:3], or [2:1] both set; <= 1048 = 11'b100_0001_1000:
-   // bit 10 clear, or bits [9:5] clear and [4:0] <= 24 (not 11xxx with xxx non-zero).
-   hd_range_ok <= ((|hdr_pktlen[10:3]) | (&hdr_pktlen[2:1]))
-                & (~hdr_pktlen[10] | (~|hdr_pktlen[9:5] & ~(&hdr_pktlen[4:3] & (|hdr_pktlen[2:0]))));
-   // (PktLen + 13) >> 4, without a 12-bit sum.
-   hd_blocks <= hdr_pktlen[10:4] + {{6'd0, hdr_pktlen[3:0] >= 4'd3}};
-   hd_vl15 <= out_vl == 4'd15;   // management: the VL15 buffer
-   hd_bad_vl <= {bad_vl}
-end
-
-// ---- Stage 1: the word's CRC contribution; the length verdict ----
-// B * word: the data part of the CRC-16 next-state function over {k} bytes (SPEC.md 3:
-// poly 0x100B, init 0xFFFF, reflected), one XOR per bit.
-wire [15:0] d_word;
-"
-    );
-    xor_assigns(&mut v, &ck.eq, k, "d_word", None, Some("out_data"), None);
-    let _ = write!(
-        v,
-        "\
-{lb_ok}
-
-always @(posedge clock) begin
-   if (reset) begin
-      {{s1_valid, s1_eop, s1_len_ok}} <= 3'd0;
-   end else begin
-      s1_valid <= out_valid;
-      s1_eop <= out_eop;
-      s1_len_ok <= out_eop & ~r0_short & (rem == {rem_end}) & ~over & lb_ok & hd_range_ok;
-   end
-   // On the eop word, fold in what a good packet leaves in the register, so that fin is
-   // zero exactly when the VCRC is good: {fold_what}.
-   s1_d <= d_word ^ {fold};
-   s1_vl <= out_vl;
-   s1_vl15 <= hd_vl15;
-   s1_bad_vl <= hd_bad_vl;
-   s1_blocks <= hd_blocks;
-end
-
-// ---- Stage 2: the CRC register ----
-// A * state ^ s1_d: the state part of the next-state function (at most 15 bits).
-wire [15:0] crc_next;
-"
-    );
-    xor_assigns(
-        &mut v,
-        &ck.eq,
-        k,
-        "crc_next",
-        Some("state"),
-        None,
-        Some("s1_d"),
-    );
-    let _ = write!(
-        v,
-        "\
-wire s1_end = s1_valid & s1_eop;
-
-always @(posedge clock) begin
-   // Restart before the next packet's first word (now in stage 0) is absorbed, and after
-   // a packet's last word: a synchronous set.
-   if (reset | (out_valid & out_sop) | s1_end) state <= 16'hffff;
-   else if (s1_valid) state <= crc_next;
-   if (s1_end) fin <= crc_next;
-   if (reset) begin
-      {{s2_end, s2_len_ok}} <= 2'd0;
-   end else begin
-      s2_end <= s1_end;
-      s2_len_ok <= s1_len_ok;
-   end
-   s2_vl <= s1_vl;
-   s2_vl15 <= s1_vl15;
-   s2_bad_vl <= s1_bad_vl;
-   s2_blocks <= s1_blocks;
-end
-
-// ---- Stage 3: the verdict, in the order length, VCRC, VL ----
-wire crc_ok = fin == 16'd0;
-wire v_length = s2_end & ~s2_len_ok;
-wire v_vcrc = s2_len_ok & ~crc_ok;
-wire v_bad_vl = s2_len_ok & crc_ok & s2_bad_vl;
-wire v_good = s2_len_ok & crc_ok & ~s2_bad_vl;
-
-always @(posedge clock) begin
-   if (reset) begin
-      {{done, acc_valid, vl15_accept}} <= 3'd0;
-      done_status <= STATUS_GOOD;
-      acc_vl <= 4'd0;
-      acc_blocks <= 7'd0;
-   end else begin
-      done <= s2_end;
-      if (s2_end) done_status <= v_length ? STATUS_LENGTH : v_vcrc ? STATUS_VCRC : v_bad_vl ? STATUS_BAD_VL : STATUS_GOOD;
-      acc_valid <= v_good & ~s2_vl15;   // to the RX credits (SPEC.md 4)
-      vl15_accept <= v_good & s2_vl15;  // to the VL15 buffer: no credits
-      // Loaded for every packet of the right length (a register as the enable, not the
-      // VCRC verdict): a good one's values come with its accept.
-      if (s2_len_ok) begin
-         acc_vl <= s2_vl;
-         acc_blocks <= s2_blocks;
-      end
-   end
-end
-
-// Counters: saturating statistics of what was shown; a reset (resync) keeps them.
-// Each adds its event (0 or 1) on its carry chain, so no enable net fans out to its 16
-// flip-flops (nextpnr would route it through a global buffer), and has a flag set as
-// it reaches 16'hffff, so the event is gated by one flip-flop, not a 16-bit AND.
-"
-    );
-    for (port, _, _) in COUNTERS {
-        let _ = writeln!(v, "reg {port}_full;");
-    }
-    let _ = writeln!(v, "initial begin");
-    for (port, _, _) in COUNTERS {
-        let _ = writeln!(v, "   {port}_full = 1'b0;");
-    }
-    let _ = writeln!(v, "end");
-    let _ = writeln!(v, "always @(posedge clock) begin");
-    for (port, ev, what) in COUNTERS {
-        let _ = writeln!(v, "   // {what}");
-        let _ = writeln!(v, "   {port} <= {port} + {{15'd0, ({ev}) & ~{port}_full}};");
-        let _ = writeln!(
-            v,
-            "   if (({ev}) & ({port} == 16'hfffe)) {port}_full <= 1'b1;"
-        );
-    }
-    let _ = writeln!(v, "end");
+    write_xor_assigns(&mut v, &eq, k, None, Some("data"), "dpart");
+    write_xor_assigns(&mut v, &eq, k, Some("state"), None, "spart");
+    v.push_str("\nendmodule\n`default_nettype wire\n");
     v
+}
+
+/// `hdl_out/iblink_link_rx_vcrc_w<width>.v`.
+pub fn vcrc_module(width: usize) -> EmittedModule {
+    generated(
+        &vcrc_module_name(width),
+        "link_rx",
+        vec![("data_width".into(), width.to_string()), ("equations".into(), "CRC-16 0x100B, reflected (SPEC.md 3)".into())],
+        &vcrc_body(width),
+    )
+}
+
+/// The block at VLCap `vls` and `width`-bit link words (`iblink_link_rx_vl<vls>_w<width>`).
+pub fn variant(vls: usize, width: usize) -> Variant {
+    let mut modules = vec![module()];
+    modules.extend(WIDTHS.iter().map(|&w| vcrc_module(w)));
+    Variant {
+        name: format!("iblink_link_rx_vl{vls}_w{width}"),
+        block: "link_rx",
+        top: SOURCE.module.to_string(),
+        params: params(vls, width),
+        modules,
+        ports: crate::with_link_rx!((vls, width), |T| crate::io::top_ports(&T::default()),
+            _ => panic!("link RX: VLCap {vls} at {width} bits (VLCap 1, 2, 4, 8 or 15; 32 or 64 bits)")),
+    }
 }
 
 impl<const N: usize, const W: usize, const K: usize> HdlIo for LinkRxUnit<N, W, K> {
@@ -1255,6 +988,18 @@ mod tests {
                 "PktLen {p}"
             );
         }
+    }
+
+    /// The module's fold constants are `A^z · residue` as derived from the equations.
+    #[test]
+    fn fold_constants_in_the_verilog_are_the_derived_ones() {
+        let c = |name: &str| -> u16 {
+            let decl = format!("localparam [15:0] {name} = 16'h");
+            let line = SOURCE.text.lines().find(|l| l.starts_with(&decl)).unwrap_or_else(|| panic!("{name} in the .v"));
+            u16::from_str_radix(line[decl.len()..].trim_end_matches(';'), 16).unwrap()
+        };
+        assert_eq!(VcrcCheck::new(4).fold, [c("FOLD_PAD2"); 2]);
+        assert_eq!(VcrcCheck::new(8).fold, [c("FOLD_PAD6"), c("FOLD_PAD2")]);
     }
 
     #[test]
