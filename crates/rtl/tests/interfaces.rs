@@ -18,7 +18,7 @@ fn yosys_ports(v: &Variant) -> Vec<Port> {
     }
     let ch: String = v.params.iter().map(|(k, x)| format!("chparam -set {k} {x} {}; ", v.top)).collect();
     let json = dir.path().join("ports.json");
-    let script = format!("{reads}{ch}hierarchy -top {}; write_json {}", v.top, json.display());
+    let script = format!("{reads}{ch}hierarchy -top {}; proc; write_json {}", v.top, json.display());
     let out = Command::new("yosys").args(["-q", "-p", &script]).output().expect("yosys (run `make deps`)");
     assert!(out.status.success(), "{}: yosys failed: {}", v.name, String::from_utf8_lossy(&out.stderr));
     let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
