@@ -1916,6 +1916,8 @@ module iblink_link_port_vl4_w32$fcptx(clock,restart,link_state,refresh_clocks,mi
     end
 endmodule // iblink_link_port_vl4_w32$fcptx
 
+// v-- Setting output parameters to net type for wrapped code.
+
 
 module iblink_link_port_vl4_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_vl,period_clocks,update_periods,overrun_periods,resync_req,resync_reason,resync_vl,overrun_seen,overrun_run,fcp_late);
 
@@ -1929,226 +1931,31 @@ module iblink_link_port_vl4_w32$fs(clock,reset,upd_valid,upd_vl,overrun,overrun_
     input wire  [15:0] period_clocks;
     input wire  [15:0] update_periods;
     input wire  [15:0] overrun_periods;
-    output reg  resync_req;
-    output reg  resync_reason;
-    output reg  [3:0] resync_vl;
-    output reg  [3:0] overrun_seen;
-    output reg  [3:0] overrun_run;
-    output reg  [3:0] fcp_late;
+    output wire  resync_req;
+    output wire  resync_reason;
+    output wire  [3:0] resync_vl;
+    output wire  [3:0] overrun_seen;
+    output wire  [3:0] overrun_run;
+    output wire  [3:0] fcp_late;
 
-    // Update code (custom)
-    // Failsafe for VLCap 4 (SPEC.md 8; seed 001 "Failsafe Mechanisms"). One clock is one
-    // step of the reference model: reset() if reset, on_fcp / on_overrun for this clock's
-    // strobes, tick(); a trip resyncs the port, which resets the failsafe.
-    //   timer      the shared period clock: clocks into the current FCP period
-    //   timer_m1   timer - 1; timer_is0: timer == 0 (kept beside timer, for the compares below)
-    // Per data VL v, in generate block vl[v]:
-    //   phase_m1   timer in the clock of the VL's last FCP, minus one (phase_is0: that timer
-    //              was 0): whenever timer is back at it, a whole period has passed since that
-    //              FCP (a boundary)
-    //   at_phase   timer == phase in this clock, computed a clock ahead
-    //   upd_left   update monitor: boundaries left before a resync (loaded with update_periods);
-    //              upd_is1: upd_left == 1, computed a clock ahead
-    //   late       no FCP for more than one period (a boundary has passed)
-    //   seen       an overrun in the current period
-    //   run        the last period ended with overruns
-    //   consec     consecutive periods with overruns
-    //   trip_u     this clock's update-monitor trip; trip: this clock's trip, either reason
-    localparam VLS = 4;
-    // One-hot VL selects (VL15 and VLs at or above VLCap hit nothing).
-    wire [VLS-1:0] upd_hit = upd_valid ? 4'd1 << upd_vl : 4'd0;
-    wire [VLS-1:0] ovr_hit = overrun ? 4'd1 << overrun_vl : 4'd0;
-    wire [VLS-1:0] trip_u_w;
-    wire [VLS-1:0] trip_w;
-    wire [VLS-1:0] trip_nr;  // this clock's trips if it has no reset (before their registers)
-    wire [VLS-1:0] late_w;
-    wire [VLS-1:0] seen_w;
-    wire [VLS-1:0] run_w;
-    reg started;
-    reg [15:0] timer;
-    reg [15:0] timer_m1;
-    reg timer_is0;
-    // Registered: does the period end with this clock, if no reset starts it over (timer + 1
-    // >= period_clocks, computed a clock ahead so the compare is not behind the reset mux).
-    reg end_q;
-    // period_clocks - 2, as last clock's configuration had it.
-    reg [15:0] p_m2;
-    initial begin
-       started = 1'b0;
-       timer = 16'd0;
-       timer_m1 = 16'hffff;
-       timer_is0 = 1'b1;
-       end_q = 1'b0;
-       p_m2 = 16'd0;
-       resync_req = 1'b0;
-       resync_reason = 1'b0;
-       resync_vl = 4'd0;
-    end
-    // The previous clock tripped: the port resyncs and with it the failsafe, so this clock
-    // starts from the reset state (model: the port's resync() calls failsafe.reset()). The
-    // first clock after power-up does too.
-    // (Registered as one bit: the OR of every VL's trip is not in front of the reset fan-out.)
-    reg fresh;
-    initial fresh = 1'b0;
-    wire rst = reset | fresh | ~started;
-    // The period ends with this clock when timer + 1 >= period_clocks, with timer 0 in a
-    // reset (0 acts as 1, as in the model): from a reset that is period_clocks <= 1, else end_q. The configuration
-    // changes only in a clock with reset (see the module doc), so end_q, computed with last
-    // clock's period_clocks, holds.
-    // (As reductions: Yosys maps a compare with a constant to a carry chain, and these are in
-    // front of every trip.)
-    wire p_le_1 = ~|period_clocks[15:1];
-    wire p_le_2 = ~|period_clocks[15:2] & ~&period_clocks[1:0];
-    wire period_end = rst ? p_le_1 : end_q;
-    wire op_is0 = overrun_periods == 16'd0;
-    wire op_is1 = overrun_periods == 16'd1;
-    // overrun_periods - 1, as last clock's configuration had it (this clock's outside a
-    // reset, where it is used): consec + 1 == overrun_periods is consec == op_m1.
-    reg [15:0] op_m1;
-    initial op_m1 = 16'hffff;
-    always @(posedge clock) op_m1 <= overrun_periods - 16'd1;
-    // In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
-    // and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
-    // and rst selects last (not in front of every VL's trip logic and the OR).
-    wire trip_in_reset = p_le_1 & (|ovr_hit) & op_is0;
-    always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
-    wire [15:0] timer_inc = timer + 16'd1;
-    // timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
-    // configuration (this clock's outside a reset, where it is used): one carry chain
-    // between registers instead of an adder feeding a compare. (period_clocks < 2 never
-    // gets here: every clock then ends a period, and end_q stays p_le_1.)
-    always @(posedge clock) p_m2 <= period_clocks - 16'd2;
-    wire end_next = timer >= p_m2;
-    // update_periods 0 turns the update monitor off. Registered: it is only used outside a
-    // reset clock (a boundary needs one), where the configuration is last clock's.
-    reg monitor_on;
-    initial monitor_on = 1'b0;
-    always @(posedge clock) begin
-       started <= 1'b1;
-       // The next clock's timer is 0 (a period ends), 1 (a reset started one), or timer + 1;
-       // end_q is then whether that timer + 1 reaches period_clocks.
-       timer <= period_end ? 16'd0 : rst ? 16'd1 : timer_inc;
-       timer_m1 <= period_end ? 16'hffff : rst ? 16'd0 : timer;
-       timer_is0 <= period_end | (~rst & (&timer));
-       end_q <= period_end ? p_le_1 : rst ? p_le_2 : end_next;
-       monitor_on <= update_periods != 16'd0;
-    end
-    genvar v;
-    generate
-       for (v = 0; v < VLS; v = v + 1) begin : vl
-          reg [15:0] phase_m1;
-          reg phase_is0;
-          reg at_phase;
-          reg [15:0] upd_left;
-          reg upd_is1;
-          reg [15:0] consec;
-          reg at_thr;
-          reg late;
-          reg seen;
-          reg run;
-          reg trip_u;
-          reg trip;
-          initial begin
-             phase_m1 = 16'hffff;
-             phase_is0 = 1'b1;
-             at_phase = 1'b1;
-             upd_left = 16'd0;
-             upd_is1 = 1'b0;
-             consec = 16'd0;
-             at_thr = 1'b0;
-             late = 1'b0;
-             seen = 1'b0;
-             run = 1'b0;
-             trip_u = 1'b0;
-             trip = 1'b0;
-          end
-          // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
-          wire anchor = rst | upd_hit[v];
-          // A whole period since the VL's last FCP ends with this clock.
-          wire boundary = ~anchor & at_phase;
-          // upd_left - 1 from the register alone: the strobes only enable and select it.
-          wire [15:0] upd_dec = upd_left - 16'd1;
-          // An overrun in this period, this clock's included.
-          wire ev = (seen & ~rst) | ovr_hit[v];
-          // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
-          wire trip_upd = monitor_on & boundary & upd_is1;
-          // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
-          // (rst selects between the zero test and at_thr, consec == overrun_periods.)
-          wire trip_ovr = period_end & ev & (rst ? op_is0 : at_thr);
-          always @(posedge clock) begin
-             // The phase is this clock's timer: 0 after a reset, else timer.
-             if (anchor) begin
-                phase_m1 <= rst ? 16'hffff : timer_m1;
-                phase_is0 <= rst | timer_is0;
-             end
-             // Next clock's timer == phase. The next timer is 0 when the period ends, else 1
-             // after a reset or timer + 1; the next phase is this clock's timer after an anchor. So
-             // with an anchor they are equal only when the period ends and that timer is 0; without
-             // one, timer + 1 == phase is timer == phase - 1: no adder in front of the compare.
-             at_phase <= anchor ? period_end & (rst | timer_is0)
-                                : period_end ? phase_is0 : (timer == phase_m1);
-             // A boundary takes one off. The decrement is made from the register alone and
-             // the strobes only enable and select (anchor overrides at_phase, so boundary is
-             // not needed): not the carry-in of a 16-bit chain. Written as an enable: as a
-             // three-way select, Yosys mapped the ECP5 VLCap 8, 64-bit port with 1286
-             // L6MUX21 and 10425 LUT4 (7443 with the enable); subtracting at_phase as an
-             // arithmetic term did the same to the VLCap 4 port (7729 LUT4 against 4987).
-             if (anchor | at_phase) upd_left <= anchor ? update_periods : upd_dec;
-             upd_is1 <= anchor ? (update_periods == 16'd1)
-                               : boundary ? (upd_left == 16'd2) : (upd_left == 16'd1);
-             // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
-             // (on iCE40 a late enable goes through a global buffer).
-             late <= ~anchor & (late | boundary);
-             seen <= ev & ~period_end;
-             run <= period_end ? ev : (run & ~rst);
-             // After a reset the count starts from 0, so it is 1 or 0: the increment works on
-             // the register alone and rst selects after it (not a carry chain behind rst).
-             consec <= rst ? {15'd0, period_end & ev}
-                           : period_end ? (ev ? consec + 16'd1 : 16'd0) : consec;
-             // Next clock's consec == overrun_periods, beside consec's own update (so the
-             // 16-bit compare is not in front of the trip): after a reset consec is 1 or 0,
-             // at a period end consec + 1 or 0, else it and the configuration hold.
-             at_thr <= rst ? (period_end & ev ? op_is1 : op_is0)
-                           : period_end ? (ev ? consec == op_m1 : op_is0) : at_thr;
-             trip_u <= trip_upd;
-             trip <= trip_upd | trip_ovr;
-          end
-          assign trip_u_w[v] = trip_u;
-          assign trip_w[v] = trip;
-          // trip_upd | trip_ovr when rst is 0: anchor is the FCP strobe, the period ends with
-          // end_q and the overrun count is consec (at_thr: it equals overrun_periods).
-          assign trip_nr[v] = (monitor_on & ~upd_hit[v] & at_phase & upd_is1)
-                            | (end_q & (seen | ovr_hit[v]) & at_thr);
-          assign late_w[v] = late;
-          assign seen_w[v] = seen;
-          assign run_w[v] = run;
-       end
-    endgenerate
-
-    // The VL of the lowest set bit.
-    function [3:0] lowest_vl;
-       input [VLS-1:0] x;
-       integer k;
-       begin
-          lowest_vl = 4'd0;
-          for (k = VLS - 1; k >= 0; k = k - 1)
-             if (x[k]) lowest_vl = k[3:0];
-       end
-    endfunction
-
-    // The request, a clock after the trips: the model's order is the update monitor first,
-    // then the overrun threshold, lowest VL first. Reason and VL hold until the next one.
-    always @(posedge clock) begin
-       resync_req <= fresh;
-       if (fresh) begin
-          resync_reason <= ~|trip_u_w;
-          resync_vl <= |trip_u_w ? lowest_vl(trip_u_w) : lowest_vl(trip_w);
-       end
-    end
-
-    always @(*) overrun_seen = seen_w;
-    always @(*) overrun_run = run_w;
-    always @(*) fcp_late = late_w;
+    // Update code (wrapper)
+    iblink_failsafe #(.VLS(4)) core (
+        .clock(clock),
+        .reset(reset),
+        .upd_valid(upd_valid),
+        .upd_vl(upd_vl),
+        .overrun(overrun),
+        .overrun_vl(overrun_vl),
+        .period_clocks(period_clocks),
+        .update_periods(update_periods),
+        .overrun_periods(overrun_periods),
+        .resync_req(resync_req),
+        .resync_reason(resync_reason),
+        .resync_vl(resync_vl),
+        .overrun_seen(overrun_seen),
+        .overrun_run(overrun_run),
+        .fcp_late(fcp_late)
+    );
 endmodule // iblink_link_port_vl4_w32$fs
 
 
@@ -2743,6 +2550,8 @@ module iblink_link_port_vl4_w32$ltx(clock,reset,link_active,vl15_valid,vl15_len,
     end
 endmodule // iblink_link_port_vl4_w32$ltx
 
+// v-- Setting output parameters to net type for wrapped code.
+
 
 module iblink_link_port_vl4_w32$rxc(clock,reset,accept,accept_vl,accept_blocks,drain,drain_vl,drain_blocks,fcp_valid,fcp_vl,fcp_fctbs,accepted,dropped,fccl,overruns);
 
@@ -2758,135 +2567,29 @@ module iblink_link_port_vl4_w32$rxc(clock,reset,accept,accept_vl,accept_blocks,d
     input wire  fcp_valid;
     input wire  [3:0] fcp_vl;
     input wire  [11:0] fcp_fctbs;
-    output reg  accepted;
-    output reg  dropped;
-    output reg  [47:0] fccl;
-    output reg  [63:0] overruns;
+    output wire  accepted;
+    output wire  dropped;
+    output wire  [47:0] fccl;
+    output wire  [63:0] overruns;
 
-    // Update code (custom)
-    // RX credits for VLCap 4, 256 blocks of buffer per VL (SPEC.md 4). Per data
-    // VL v, in generate block vl[v]:
-    //   abr       ABR, Adjusted Blocks Received, mod 4096: += blocks on accept, := FCTBS on FCP
-    //   used      blocks held, CAPACITY - free (free is the Free Space Count, 0..CAPACITY):
-    //             += blocks on accept, -= blocks on drain; 0 at power-up and after reset
-    //   overrun_count  packets dropped for lack of space up to the previous clock (16 bits,
-    //             saturating; kept across resync)
-    // FCCL = (ABR + min(free, 2048)) mod 4096.
-    // used is a loop (accept check, drain, clamp at CAPACITY, all in one clock), so every
-    // outcome is computed side by side on one carry chain each, and carry-outs pick one:
-    // used + a + SPARE passes 2^FB when the packet does not fit (a > free), used - d and
-    // used + a - d go negative when a drain would take free above CAPACITY. Sums of three
-    // operands go through one carry-save LUT level into a single chain.
-    localparam VLS = 4;
-    localparam FB = 9;  // bits of used
-    localparam [FB-1:0] CAPACITY = 9'd256;
-    localparam [FB-1:0] SPARE = ~CAPACITY;  // 2^FB - 1 - CAPACITY
-    localparam [11:0] CAP_PLUS_1 = 12'd257;
-    // Per VL, registered: an accept for this VL in the previous clock, and its carry-out
-    // (it did not fit). accepted and dropped are decoded from them (flip-flops next to each
-    // VL's chain rather than one flip-flop collecting carry-outs from every VL).
-    reg [VLS-1:0] accept_q;
-    reg [VLS-1:0] no_fit_q;
-    initial begin
-       accept_q = {VLS{1'b0}};
-       no_fit_q = {VLS{1'b0}};
-    end
-    // The block counts, FB+1 bits wide (the top bit is the sign of a difference).
-    wire [FB:0] a = {3'd0, accept_blocks};
-    wire [FB:0] d = {3'd0, drain_blocks};
-    wire [FB-1:0] a_lo = a[FB-1:0];
-    wire [FB-1:0] d_lo = d[FB-1:0];
-    wire [VLS-1:0] accepts;
-    wire [VLS-1:0] no_fits;
-    wire [12*VLS-1:0] fccl_bus;
-    wire [16*VLS-1:0] overrun_bus;
-    genvar v;
-    generate
-       for (v = 0; v < VLS; v = v + 1) begin : vl
-          localparam [3:0] VL = v;
-          reg [11:0] abr;
-          reg [FB-1:0] used;
-          reg [15:0] overrun_count;
-          initial begin
-             abr = 12'd0;
-             used = {FB{1'b0}};
-             overrun_count = 16'd0;
-          end
-          // This clock's events for this VL (kept as nets: the decodes are early, and each
-          // late carry-out meets them in the LUTs after the chains).
-          (* keep *) wire accept_here = accept & (accept_vl == VL);
-          (* keep *) wire drain_here = drain & (drain_vl == VL);
-          (* keep *) wire fcp_here = fcp_valid & (fcp_vl == VL);
-          // Accept: used + a + SPARE >= 2^FB exactly when a > free (an overrun); only the
-          // carry-out of this sum is used.
-          wire [FB-1:0] fit_s = used ^ a_lo ^ SPARE;
-          wire [FB-1:0] fit_c = (used & a_lo) | (used & SPARE) | (a_lo & SPARE);
-          wire no_fit;
-          wire [FB-1:0] fit_sum_unused;
-          assign {no_fit, fit_sum_unused} = {1'b0, fit_s} + {fit_c, 1'b0};
-          assign accepts[v] = accept_here;
-          assign no_fits[v] = no_fit;
-          // The outcomes, each on its own chain from the register and the raw inputs:
-          // accept alone, used + a; accept and drain, used + a - d = used + a + ~d + 1 (a
-          // carry-save level, sum s and carries c, then s + {c, 1}); drain alone, used - d.
-          // A negative result is the clamp: draining more than is held cannot raise free
-          // above the buffer size.
-          wire [FB-1:0] acc_used = used + a_lo;
-          wire [FB:0] both_s = {1'b0, used} ^ a ^ ~d;
-          wire [FB-1:0] both_c = (used & a_lo) | (used & ~d_lo) | (a_lo & ~d_lo);
-          wire [FB:0] both_used = both_s + {both_c, 1'b1};
-          wire [FB:0] dr_used = {1'b0, used} - d;
-          // The late accept decision selects between two values prepared from early
-          // terms (kept as nets, so the select is one LUT after the carry-out, into the
-          // data input, and not folded into a shared term). Each hold value goes
-          // through an AND with the inverted select of its branch (a no-op there), so that
-          // synthesis does not turn the hold into a clock enable driven by the carry-out
-          // (the iCE40 enable pin is a slow route, 1.5 to 2 ns).
-          wire [FB-1:0] if_took = drain_here ? (both_used[FB] ? {FB{1'b0}} : both_used[FB-1:0]) : acc_used;
-          wire [FB-1:0] if_not = drain_here ? (dr_used[FB] ? {FB{1'b0}} : dr_used[FB-1:0]) : used & {FB{~drain_here}};
-          (* keep *) wire [11:0] abr_if_not = fcp_here ? fcp_fctbs : abr & {12{~fcp_here}};
-          (* keep *) wire [11:0] abr_if_fits = accept_here ? (fcp_here ? fcp_fctbs : abr + {5'd0, accept_blocks}) : abr_if_not;
-          always @(posedge clock) begin
-             if (reset) begin
-                // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY.
-                used <= {FB{1'b0}};
-                abr <= 12'd0;
-             end else begin
-                // Events in the order accept, drain, FCP.
-                // (Written with the carry-out as the outer select, so that it is the
-                // last LUT input rather than part of a shared accept-and-fits term.)
-                used <= accept_here ? (no_fit ? if_not : if_took) : if_not;
-                abr <= no_fit ? abr_if_not : abr_if_fits;
-             end
-          end
-          // Overruns: the count is one clock behind, and the output adds the overrun the
-          // flags above registered in the previous clock (saturating at 0xFFFF); the count
-          // then takes that output. So the counter is fed from registers only, not from
-          // this clock's carry-out, and shows each overrun in the next clock as the
-          // contract says.
-          wire pending_overrun = accept_q[v] & no_fit_q[v];
-          wire [15:0] overruns_now = overrun_count + {15'd0, pending_overrun & ~(&overrun_count)};
-          always @(posedge clock) overrun_count <= overruns_now;
-    // abr + ~used + (CAPACITY + 1): one carry-save level, one chain.
-          wire [11:0] nused = {{(12-FB){1'b1}}, ~used};
-          wire [11:0] fccl_s = abr ^ nused ^ CAP_PLUS_1;
-          wire [10:0] fccl_c = (abr[10:0] & nused[10:0]) | (abr[10:0] & CAP_PLUS_1[10:0]) | (nused[10:0] & CAP_PLUS_1[10:0]);
-          assign fccl_bus[12*v +: 12] = fccl_s + {fccl_c, 1'b0};
-          assign overrun_bus[16*v +: 16] = overruns_now;
-       end
-    endgenerate
-
-    always @(*) begin
-       fccl = fccl_bus;
-       overruns = overrun_bus;
-       accepted = |(accept_q & ~no_fit_q);
-       dropped = |(accept_q & no_fit_q);
-    end
-
-    always @(posedge clock) begin
-       accept_q <= reset ? {VLS{1'b0}} : accepts;
-       no_fit_q <= no_fits;
-    end
+    // Update code (wrapper)
+    iblink_rx_credits #(.VLS(4), .CAPACITY(256)) core (
+        .clock(clock),
+        .reset(reset),
+        .accept(accept),
+        .accept_vl(accept_vl),
+        .accept_blocks(accept_blocks),
+        .drain(drain),
+        .drain_vl(drain_vl),
+        .drain_blocks(drain_blocks),
+        .fcp_valid(fcp_valid),
+        .fcp_vl(fcp_vl),
+        .fcp_fctbs(fcp_fctbs),
+        .accepted(accepted),
+        .dropped(dropped),
+        .fccl(fccl),
+        .overruns(overruns)
+    );
 endmodule // iblink_link_port_vl4_w32$rxc
 
 // v-- Setting output parameters to net type for wrapped code.
@@ -2969,6 +2672,454 @@ module iblink_link_port_vl4_w32$vl15(clock,reset,accept,drain,kept,dropped,held,
        end
     end
 endmodule // iblink_link_port_vl4_w32$vl15
+`default_nettype none
+// iblink_failsafe: the transmitter-detected flow-control update monitor and the
+// receiver-detected buffer-overrun threshold (SPEC.md 8; seed 001 "Failsafe
+// Mechanisms"), both of which request a link resync.
+//
+// One clock is one step of the reference model: reset() if reset, on_fcp / on_overrun
+// for this clock's strobes, tick(); a trip resyncs the port, which resets the failsafe.
+//   timer      the shared period clock: clocks into the current FCP period
+//   timer_m1   timer - 1; timer_is0: timer == 0 (kept beside timer, for the compares below)
+// Per data VL v, in generate block vl[v]:
+//   phase_m1   timer in the clock of the VL's last FCP, minus one (phase_is0: that timer
+//              was 0): whenever timer is back at it, a whole period has passed since that
+//              FCP (a boundary)
+//   at_phase   timer == phase in this clock, computed a clock ahead
+//   upd_left   update monitor: boundaries left before a resync (loaded with update_periods);
+//              upd_is1: upd_left == 1, computed a clock ahead
+//   late       no FCP for more than one period (a boundary has passed)
+//   seen       an overrun in the current period
+//   run        the last period ended with overruns
+//   consec     consecutive periods with overruns
+//   trip_u     this clock's update-monitor trip; trip: this clock's trip, either reason
+// The update monitor needs no timer per VL: an FCP stores the shared timer as the VL's
+// phase, and every later clock where timer equals it again is a whole period since that
+// FCP; upd_left counts those boundaries down, and the trip is the boundary that finds
+// upd_left == 1. Every compare is made a clock ahead and registered, so that a trip is a
+// few gates behind flip-flops.
+//
+// Cycle contract (clock t is one model step): resync_req is set during clock t+2 when
+// clock t's tick trips, with resync_reason and resync_vl (held until the next request);
+// the block resets itself after a trip (clock t+1 starts from the reset state).
+// overrun_seen, overrun_run and fcp_late during clock t+1 are the state after clock t.
+// A clock with reset is a whole step from the reset state; the first clock after
+// power-up acts as a reset. The configuration inputs may change only in a clock with
+// reset.
+module iblink_failsafe #(
+    // Data VLs (VLCap): 1, 2, 4, 8 or 15
+    parameter VLS = 4
+) (
+    input  wire           clock,
+    // Link init or resync (SPEC.md 8): the model's reset(), applied as this clock starts;
+    // this clock's strobes still count
+    input  wire           reset,
+
+    // A good FCP for upd_vl arrived (the FCP RX framer's strobe)
+    input  wire           upd_valid,
+    input  wire [3:0]     upd_vl,
+    // A data packet for overrun_vl was dropped for lack of buffer space
+    input  wire           overrun,
+    input  wire [3:0]     overrun_vl,
+
+    // Configuration, read every clock; change it only in a clock with reset.
+    // Clocks in one FCP period (65536 / bytes per clock; 0 acts as 1)
+    input  wire [15:0]    period_clocks,
+    // Resync when no FCP arrives for a VL for more than this many periods (0: off)
+    input  wire [15:0]    update_periods,
+    // Resync when a VL has overruns in more than this many consecutive periods
+    input  wire [15:0]    overrun_periods,
+
+    // One-clock strobe: the failsafe tripped, the port resyncs
+    output reg            resync_req,
+    // Why, held until the next request: 0 = no flow-control update, 1 = overrun threshold
+    output reg            resync_reason,
+    // The VL that tripped, held with resync_reason
+    output reg  [3:0]     resync_vl,
+    // Bit v: VL v had an overrun in the current period so far
+    output wire [VLS-1:0] overrun_seen,
+    // Bit v: VL v's last period ended with overruns
+    output wire [VLS-1:0] overrun_run,
+    // Bit v: no FCP for VL v for more than one period
+    output wire [VLS-1:0] fcp_late
+);
+
+// One-hot VL selects (VL15 and VLs at or above VLCap hit nothing).
+localparam [VLS-1:0] VL0_HOT = 1;
+wire [VLS-1:0] upd_hit = upd_valid ? VL0_HOT << upd_vl : {VLS{1'b0}};
+wire [VLS-1:0] ovr_hit = overrun ? VL0_HOT << overrun_vl : {VLS{1'b0}};
+wire [VLS-1:0] trip_u_w;
+wire [VLS-1:0] trip_w;
+wire [VLS-1:0] trip_nr;  // this clock's trips if it has no reset (before their registers)
+reg started;
+reg [15:0] timer;
+reg [15:0] timer_m1;
+reg timer_is0;
+// Registered: does the period end with this clock, if no reset starts it over (timer + 1
+// >= period_clocks, computed a clock ahead so the compare is not behind the reset mux).
+reg end_q;
+// period_clocks - 2, as last clock's configuration had it.
+reg [15:0] p_m2;
+initial begin
+   started = 1'b0;
+   timer = 16'd0;
+   timer_m1 = 16'hffff;
+   timer_is0 = 1'b1;
+   end_q = 1'b0;
+   p_m2 = 16'd0;
+   resync_req = 1'b0;
+   resync_reason = 1'b0;
+   resync_vl = 4'd0;
+end
+// The previous clock tripped: the port resyncs and with it the failsafe, so this clock
+// starts from the reset state (model: the port's resync() calls failsafe.reset()). The
+// first clock after power-up does too.
+// (Registered as one bit: the OR of every VL's trip is not in front of the reset fan-out.)
+reg fresh;
+initial fresh = 1'b0;
+wire rst = reset | fresh | ~started;
+// The period ends with this clock when timer + 1 >= period_clocks, with timer 0 in a
+// reset (0 acts as 1, as in the model): from a reset that is period_clocks <= 1, else end_q. The configuration
+// changes only in a clock with reset (see the module doc), so end_q, computed with last
+// clock's period_clocks, holds.
+// (As reductions: Yosys maps a compare with a constant to a carry chain, and these are in
+// front of every trip.)
+wire p_le_1 = ~|period_clocks[15:1];
+wire p_le_2 = ~|period_clocks[15:2] & ~&period_clocks[1:0];
+wire period_end = rst ? p_le_1 : end_q;
+wire op_is0 = overrun_periods == 16'd0;
+wire op_is1 = overrun_periods == 16'd1;
+// overrun_periods - 1, as last clock's configuration had it (this clock's outside a
+// reset, where it is used): consec + 1 == overrun_periods is consec == op_m1.
+reg [15:0] op_m1;
+initial op_m1 = 16'hffff;
+always @(posedge clock) op_m1 <= overrun_periods - 16'd1;
+// In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
+// and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
+// and rst selects last (not in front of every VL's trip logic and the OR).
+wire trip_in_reset = p_le_1 & (|ovr_hit) & op_is0;
+always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
+wire [15:0] timer_inc = timer + 16'd1;
+// timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
+// configuration (this clock's outside a reset, where it is used): one carry chain
+// between registers instead of an adder feeding a compare. (period_clocks < 2 never
+// gets here: every clock then ends a period, and end_q stays p_le_1.)
+always @(posedge clock) p_m2 <= period_clocks - 16'd2;
+wire end_next = timer >= p_m2;
+// update_periods 0 turns the update monitor off. Registered: it is only used outside a
+// reset clock (a boundary needs one), where the configuration is last clock's.
+reg monitor_on;
+initial monitor_on = 1'b0;
+always @(posedge clock) begin
+   started <= 1'b1;
+   // The next clock's timer is 0 (a period ends), 1 (a reset started one), or timer + 1;
+   // end_q is then whether that timer + 1 reaches period_clocks.
+   timer <= period_end ? 16'd0 : rst ? 16'd1 : timer_inc;
+   timer_m1 <= period_end ? 16'hffff : rst ? 16'd0 : timer;
+   timer_is0 <= period_end | (~rst & (&timer));
+   end_q <= period_end ? p_le_1 : rst ? p_le_2 : end_next;
+   monitor_on <= update_periods != 16'd0;
+end
+genvar v;
+generate
+   for (v = 0; v < VLS; v = v + 1) begin : vl
+      reg [15:0] phase_m1;
+      reg phase_is0;
+      reg at_phase;
+      reg [15:0] upd_left;
+      reg upd_is1;
+      reg [15:0] consec;
+      reg at_thr;
+      reg late;
+      reg seen;
+      reg run;
+      reg trip_u;
+      reg trip;
+      initial begin
+         phase_m1 = 16'hffff;
+         phase_is0 = 1'b1;
+         at_phase = 1'b1;
+         upd_left = 16'd0;
+         upd_is1 = 1'b0;
+         consec = 16'd0;
+         at_thr = 1'b0;
+         late = 1'b0;
+         seen = 1'b0;
+         run = 1'b0;
+         trip_u = 1'b0;
+         trip = 1'b0;
+      end
+      // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
+      wire anchor = rst | upd_hit[v];
+      // A whole period since the VL's last FCP ends with this clock.
+      wire boundary = ~anchor & at_phase;
+      // upd_left - 1 from the register alone: the strobes only enable and select it.
+      wire [15:0] upd_dec = upd_left - 16'd1;
+      // An overrun in this period, this clock's included.
+      wire ev = (seen & ~rst) | ovr_hit[v];
+      // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
+      wire trip_upd = monitor_on & boundary & upd_is1;
+      // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
+      // (rst selects between the zero test and at_thr, consec == overrun_periods.)
+      wire trip_ovr = period_end & ev & (rst ? op_is0 : at_thr);
+      always @(posedge clock) begin
+         // The phase is this clock's timer: 0 after a reset, else timer.
+         if (anchor) begin
+            phase_m1 <= rst ? 16'hffff : timer_m1;
+            phase_is0 <= rst | timer_is0;
+         end
+         // Next clock's timer == phase. The next timer is 0 when the period ends, else 1
+         // after a reset or timer + 1; the next phase is this clock's timer after an anchor. So
+         // with an anchor they are equal only when the period ends and that timer is 0; without
+         // one, timer + 1 == phase is timer == phase - 1: no adder in front of the compare.
+         at_phase <= anchor ? period_end & (rst | timer_is0)
+                            : period_end ? phase_is0 : (timer == phase_m1);
+         // A boundary takes one off. The decrement is made from the register alone and
+         // the strobes only enable and select (anchor overrides at_phase, so boundary is
+         // not needed): not the carry-in of a 16-bit chain. Written as an enable: as a
+         // three-way select, or with at_phase subtracted as an arithmetic term, Yosys
+         // mapped the ECP5 ports with far more LUTs and wide muxes.
+         if (anchor | at_phase) upd_left <= anchor ? update_periods : upd_dec;
+         upd_is1 <= anchor ? (update_periods == 16'd1)
+                           : boundary ? (upd_left == 16'd2) : (upd_left == 16'd1);
+         // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
+         // (on iCE40 a late enable goes through a global buffer).
+         late <= ~anchor & (late | boundary);
+         seen <= ev & ~period_end;
+         run <= period_end ? ev : (run & ~rst);
+         // After a reset the count starts from 0, so it is 1 or 0: the increment works on
+         // the register alone and rst selects after it (not a carry chain behind rst).
+         consec <= rst ? {15'd0, period_end & ev}
+                       : period_end ? (ev ? consec + 16'd1 : 16'd0) : consec;
+         // Next clock's consec == overrun_periods, beside consec's own update (so the
+         // 16-bit compare is not in front of the trip): after a reset consec is 1 or 0,
+         // at a period end consec + 1 or 0, else it and the configuration hold.
+         at_thr <= rst ? (period_end & ev ? op_is1 : op_is0)
+                       : period_end ? (ev ? consec == op_m1 : op_is0) : at_thr;
+         trip_u <= trip_upd;
+         trip <= trip_upd | trip_ovr;
+      end
+      assign trip_u_w[v] = trip_u;
+      assign trip_w[v] = trip;
+      // trip_upd | trip_ovr when rst is 0: anchor is the FCP strobe, the period ends with
+      // end_q and the overrun count is consec (at_thr: it equals overrun_periods).
+      assign trip_nr[v] = (monitor_on & ~upd_hit[v] & at_phase & upd_is1)
+                        | (end_q & (seen | ovr_hit[v]) & at_thr);
+      assign fcp_late[v] = late;
+      assign overrun_seen[v] = seen;
+      assign overrun_run[v] = run;
+   end
+endgenerate
+
+// The VL of the lowest set bit.
+function [3:0] lowest_vl;
+   input [VLS-1:0] x;
+   integer k;
+   begin
+      lowest_vl = 4'd0;
+      for (k = VLS - 1; k >= 0; k = k - 1)
+         if (x[k]) lowest_vl = k[3:0];
+   end
+endfunction
+
+// The request, a clock after the trips: the model's order is the update monitor first,
+// then the overrun threshold, lowest VL first. Reason and VL hold until the next one.
+always @(posedge clock) begin
+   resync_req <= fresh;
+   if (fresh) begin
+      resync_reason <= ~|trip_u_w;
+      resync_vl <= |trip_u_w ? lowest_vl(trip_u_w) : lowest_vl(trip_w);
+   end
+end
+
+endmodule
+`default_nettype wire
+`default_nettype none
+// iblink_rx_credits: receiver credits, one set per data VL (SPEC.md 4, 8; seed 000
+// "Credit Limit Calculation").
+//
+// Per data VL v (generate block vl[v]):
+//   abr            ABR, Adjusted Blocks Received, mod 4096: += blocks on accept,
+//                  := FCTBS on FCP
+//   used           blocks held, CAPACITY - free (free is the Free Space Count,
+//                  0..CAPACITY): += blocks on accept, -= blocks on drain; 0 at power-up
+//                  and after reset (an FPGA flip-flop powers up at 0: a register starting
+//                  at CAPACITY would need an inverter between it and every chain)
+//   overrun_count  packets dropped for lack of space up to the previous clock (16 bits,
+//                  saturating; kept across resync: they are statistics)
+// FCCL = (ABR + min(free, 2048)) mod 4096.
+//
+// In one clock the events for a VL apply in the order accept (checked against free
+// before this clock's drain), drain (free never rises above CAPACITY), FCP (ABR takes
+// the FCP's FCTBS). VL numbers at or above VLCap (VL15 included) are ignored.
+//
+// used is a loop (accept check, drain, clamp at CAPACITY, all in one clock), so it
+// cannot be pipelined without changing which packets fit. Instead every outcome is
+// computed side by side from the register and this clock's inputs, each on one carry
+// chain, and carry-outs pick one: used + a + SPARE passes 2^FB when the packet does not
+// fit (a > free); used - d and used + a - d go negative when a drain would take free
+// above CAPACITY. Sums of three operands go through one carry-save LUT level into a
+// single chain. No enable or set/reset net drives more than 15 flip-flops (nextpnr-ice40
+// would move it onto a global buffer, a detour): used has at most 12 bits, and each
+// overrun counter is fed from registers only.
+//
+// Cycle contract: fccl during clock t is FCCL from the registers during t (the events
+// of clocks up to t-1). accepted / dropped during t say whether the accept of clock t-1
+// was taken / was a buffer overrun (0 after a clock with reset). overruns during t
+// counts the overruns of clocks up to t-1.
+module iblink_rx_credits #(
+    // Data VLs (VLCap): 1, 2, 4, 8 or 15
+    parameter VLS = 4,
+    // Buffer blocks per VL: 66 (one largest packet) to 4095 (a 12-bit count)
+    parameter CAPACITY = 256
+) (
+    input  wire              clock,
+    // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY; overrun counts are kept
+    input  wire              reset,
+
+    // A data packet of accept_blocks arrived for accept_vl: if it fits, ABR += blocks
+    // and free -= blocks; if not, it is dropped and counted
+    input  wire              accept,
+    input  wire [3:0]        accept_vl,
+    input  wire [6:0]        accept_blocks,
+
+    // The higher layer took a packet of drain_blocks out of drain_vl's buffer:
+    // free += blocks (never above CAPACITY)
+    input  wire              drain,
+    input  wire [3:0]        drain_vl,
+    input  wire [6:0]        drain_blocks,
+
+    // An FCP for fcp_vl was received: ABR := fcp_fctbs
+    input  wire              fcp_valid,
+    input  wire [3:0]        fcp_vl,
+    input  wire [11:0]       fcp_fctbs,
+
+    // The accept of the previous clock was taken / was dropped (a buffer overrun)
+    output wire              accepted,
+    output wire              dropped,
+    // FCCL of VL v at [12v+11:12v]
+    output wire [12*VLS-1:0] fccl,
+    // Overruns of VL v at [16v+15:16v], saturating at 0xFFFF
+    output wire [16*VLS-1:0] overruns
+);
+
+localparam FB = $clog2(CAPACITY + 1);  // bits of used
+localparam [FB-1:0] CAP = CAPACITY[FB-1:0];
+localparam [FB-1:0] SPARE = ~CAP;  // 2^FB - 1 - CAPACITY
+
+// Per VL, registered: an accept for this VL in the previous clock, and its carry-out
+// (it did not fit). accepted and dropped are decoded from them (flip-flops next to each
+// VL's chain rather than one flip-flop collecting carry-outs from every VL).
+reg [VLS-1:0] accept_q;
+reg [VLS-1:0] no_fit_q;
+initial begin
+   accept_q = {VLS{1'b0}};
+   no_fit_q = {VLS{1'b0}};
+end
+// The block counts, FB+1 bits wide (the top bit is the sign of a difference).
+wire [FB:0] a = {{(FB-6){1'b0}}, accept_blocks};
+wire [FB:0] d = {{(FB-6){1'b0}}, drain_blocks};
+wire [FB-1:0] a_lo = a[FB-1:0];
+wire [FB-1:0] d_lo = d[FB-1:0];
+wire [VLS-1:0] accepts;
+wire [VLS-1:0] no_fits;
+
+genvar v;
+generate
+   for (v = 0; v < VLS; v = v + 1) begin : vl
+      localparam [3:0] VL = v;
+      reg [11:0] abr;
+      reg [FB-1:0] used;
+      reg [15:0] overrun_count;
+      initial begin
+         abr = 12'd0;
+         used = {FB{1'b0}};
+         overrun_count = 16'd0;
+      end
+      // This clock's events for this VL (kept as nets: the decodes are early, and each
+      // late carry-out meets them in the LUTs after the chains).
+      (* keep *) wire accept_here = accept & (accept_vl == VL);
+      (* keep *) wire drain_here = drain & (drain_vl == VL);
+      (* keep *) wire fcp_here = fcp_valid & (fcp_vl == VL);
+      // Accept: used + a + SPARE >= 2^FB exactly when a > free (an overrun); only the
+      // carry-out of this sum is used.
+      wire [FB-1:0] fit_s = used ^ a_lo ^ SPARE;
+      wire [FB-1:0] fit_c = (used & a_lo) | (used & SPARE) | (a_lo & SPARE);
+      wire no_fit;
+      wire [FB-1:0] fit_sum_unused;
+      assign {no_fit, fit_sum_unused} = {1'b0, fit_s} + {fit_c, 1'b0};
+      assign accepts[v] = accept_here;
+      assign no_fits[v] = no_fit;
+      // The outcomes, each on its own chain from the register and the raw inputs:
+      // accept alone, used + a; accept and drain, used + a - d = used + a + ~d + 1 (a
+      // carry-save level, sum s and carries c, then s + {c, 1}); drain alone, used - d.
+      // A negative result is the clamp: draining more than is held cannot raise free
+      // above the buffer size.
+      wire [FB-1:0] acc_used = used + a_lo;
+      wire [FB:0] both_s = {1'b0, used} ^ a ^ ~d;
+      wire [FB-1:0] both_c = (used & a_lo) | (used & ~d_lo) | (a_lo & ~d_lo);
+      wire [FB:0] both_used = both_s + {both_c, 1'b1};
+      wire [FB:0] dr_used = {1'b0, used} - d;
+      // The late accept decision selects between two values prepared from early
+      // terms (kept as nets, so the select is one LUT after the carry-out, into the
+      // data input, and not folded into a shared term). Each hold value goes
+      // through an AND with the inverted select of its branch (a no-op there), so that
+      // synthesis does not turn the hold into a clock enable driven by the carry-out
+      // (the iCE40 enable pin is a slow route).
+      wire [FB-1:0] if_took = drain_here ? (both_used[FB] ? {FB{1'b0}} : both_used[FB-1:0]) : acc_used;
+      wire [FB-1:0] if_not = drain_here ? (dr_used[FB] ? {FB{1'b0}} : dr_used[FB-1:0]) : used & {FB{~drain_here}};
+      (* keep *) wire [11:0] abr_if_not = fcp_here ? fcp_fctbs : abr & {12{~fcp_here}};
+      (* keep *) wire [11:0] abr_if_fits = accept_here ? (fcp_here ? fcp_fctbs : abr + {5'd0, accept_blocks}) : abr_if_not;
+      always @(posedge clock) begin
+         if (reset) begin
+            // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY.
+            used <= {FB{1'b0}};
+            abr <= 12'd0;
+         end else begin
+            // Events in the order accept, drain, FCP.
+            // (Written with the carry-out as the outer select, so that it is the
+            // last LUT input rather than part of a shared accept-and-fits term.)
+            used <= accept_here ? (no_fit ? if_not : if_took) : if_not;
+            abr <= no_fit ? abr_if_not : abr_if_fits;
+         end
+      end
+      // Overruns: the count is one clock behind, and the output adds the overrun the
+      // flags above registered in the previous clock (saturating at 0xFFFF); the count
+      // then takes that output. So the counter is fed from registers only, not from
+      // this clock's carry-out, and shows each overrun in the next clock as the
+      // contract says.
+      wire pending_overrun = accept_q[v] & no_fit_q[v];
+      wire [15:0] overruns_now = overrun_count + {15'd0, pending_overrun & ~(&overrun_count)};
+      always @(posedge clock) overrun_count <= overruns_now;
+      assign overruns[16*v +: 16] = overruns_now;
+      // FCCL = ABR + min(free, 2048), with free = CAPACITY - used = ~used + CAPACITY + 1.
+      if (CAPACITY >= 2048) begin : capped
+         // min(free, 2048): free >= 2048 exactly when used <= CAPACITY - 2048.
+         wire window = used <= CAP - 12'd2048;
+         wire [11:0] credit = window ? 12'h800 : CAP - used;
+         assign fccl[12*v +: 12] = abr + credit;
+      end else begin : uncapped
+         // free < 2048 always: abr + ~used + (CAPACITY + 1), one carry-save level, one
+         // chain.
+         localparam [11:0] CAP_PLUS_1 = CAPACITY[11:0] + 12'd1;
+         wire [11:0] nused = {{(12-FB){1'b1}}, ~used};
+         wire [11:0] fccl_s = abr ^ nused ^ CAP_PLUS_1;
+         wire [10:0] fccl_c = (abr[10:0] & nused[10:0]) | (abr[10:0] & CAP_PLUS_1[10:0]) | (nused[10:0] & CAP_PLUS_1[10:0]);
+         assign fccl[12*v +: 12] = fccl_s + {fccl_c, 1'b0};
+      end
+   end
+endgenerate
+
+assign accepted = |(accept_q & ~no_fit_q);
+assign dropped = |(accept_q & no_fit_q);
+
+always @(posedge clock) begin
+   accept_q <= reset ? {VLS{1'b0}} : accepts;
+   no_fit_q <= no_fits;
+end
+
+endmodule
+`default_nettype wire
 `default_nettype none
 // iblink_tx_credits: transmitter credits, one set per data VL (SPEC.md 4, 8).
 //
