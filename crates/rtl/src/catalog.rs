@@ -28,7 +28,7 @@ pub enum RequestError {
     UnsupportedDwordWidth(usize),
     #[error("VLCap {0} is not supported: the credit blocks take 1, 2, 4, 8 or 15 data VLs")]
     UnsupportedVlCap(usize),
-    #[error("a receive buffer of {0} blocks is not supported here: generated sizes are 256, 3072 and 4095 (and 66..=4095 in general)")]
+    #[error("a receive buffer of {0} blocks is not supported: 66..=4095 blocks per VL")]
     UnsupportedCapacity(u16),
     #[error("a VL15 buffer of {0} packets is not generated: sizes are 1 and 4")]
     UnsupportedVl15Capacity(usize),
@@ -79,31 +79,22 @@ pub fn tx_credits_variant(vls: usize) -> Result<Variant, RequestError> {
     Ok(crate::tx_credits::variant(vls))
 }
 
-/// Name of the RX credits module: the default buffer size goes unnamed.
+/// Name of the RX credits configuration: the default buffer size goes unnamed.
 pub fn rx_credits_module_name(vls: usize, capacity: u16) -> String {
-    if capacity == DEFAULT_CAPACITY {
-        format!("iblink_rx_credits_vl{vls}")
-    } else {
-        format!("iblink_rx_credits_vl{vls}_buf{capacity}")
-    }
+    rx_credits::variant_name(vls, capacity)
 }
 
-/// Render the RX credits block for VLCap `vls` and `capacity` blocks of buffer per VL
-/// (SPEC.md §4). `hdl_out/` holds the default buffer size; the others are for tests
-/// (seed 000's 3072-block example, the largest buffer).
+/// The RX credits block for VLCap `vls` and `capacity` blocks of buffer per VL
+/// (SPEC.md §4), a parameter of the module. `hdl_out/` holds the one module; the
+/// default emission lists the default buffer size at every VLCap.
 pub fn rx_credits_variant(vls: usize, capacity: u16) -> Result<Variant, RequestError> {
-    use rx_credits::*;
     if !VL_CAPS.contains(&vls) {
         return Err(RequestError::UnsupportedVlCap(vls));
     }
-    let name = rx_credits_module_name(vls, capacity);
-    let cfg = vec![
-        ("vl_cap".to_string(), vls.to_string()),
-        ("buffer_blocks".to_string(), capacity.to_string()),
-        ("overrun_counter_bits".to_string(), OVERRUN_BITS.to_string()),
-    ];
-    crate::with_rx_credits!((vls, capacity), |T| Ok(Variant::rendered(&mut T::default(), &name, "rx_credits", cfg)?),
-        _ => Err(RequestError::UnsupportedCapacity(capacity)))
+    if !(rx_credits::MIN_CAPACITY..=rx_credits::MAX_CAPACITY).contains(&capacity) {
+        return Err(RequestError::UnsupportedCapacity(capacity));
+    }
+    Ok(rx_credits::variant(vls, capacity))
 }
 
 /// Every module file a request needs, each once (what `hdl_out/` holds), in memory.
@@ -224,24 +215,17 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
     Ok(out)
 }
 
-/// Name of the failsafe module for VLCap `vls`.
+/// Name of the failsafe configuration for VLCap `vls`.
 pub fn failsafe_module_name(vls: usize) -> String {
     format!("iblink_failsafe_vl{vls}")
 }
 
-/// Render the failsafe (SPEC.md §8: update monitor, overrun threshold) for VLCap `vls`.
+/// The failsafe (SPEC.md §8: update monitor, overrun threshold) for VLCap `vls`.
 pub fn failsafe_variant(vls: usize) -> Result<Variant, RequestError> {
-    use crate::failsafe::{CONFIG_BITS, RESYNC_LATENCY, STATUS_LATENCY};
-    let name = failsafe_module_name(vls);
-    let cfg = vec![
-        ("vl_cap".to_string(), vls.to_string()),
-        ("config_bits".to_string(), CONFIG_BITS.to_string()),
-        ("period_clocks".to_string(), "input (65536 / W: 16384 at 32 bits, 8192 at 64)".to_string()),
-        ("latency_trip_to_resync_req".to_string(), RESYNC_LATENCY.to_string()),
-        ("latency_to_status".to_string(), STATUS_LATENCY.to_string()),
-    ];
-    crate::with_failsafe!(vls, |T| Ok(Variant::rendered(&mut T::default(), &name, "failsafe", cfg)?),
-        _ => Err(RequestError::UnsupportedVlCap(vls)))
+    if !VL_CAPS.contains(&vls) {
+        return Err(RequestError::UnsupportedVlCap(vls));
+    }
+    Ok(crate::failsafe::variant(vls))
 }
 
 /// Name of the link RX classifier's configuration for VLCap `vls` and `width`-bit link

@@ -4,13 +4,15 @@
 //! RTL: [`iblink_rtl::failsafe`]; reference: [`iblink_model::failsafe::Failsafe`], driven
 //! as the port model drives it (a trip resyncs the port, which resets the failsafe).
 
-use crate::blocks::{rtl_box, Backend, SimBuildError};
+use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::failsafe::{Failsafe, FailsafeConfig, ResyncReason};
 use iblink_model::sl2vl::VlCap;
 use iblink_rtl::catalog::failsafe_variant;
-use iblink_rtl::failsafe::{spec_period_clocks, FailsafeIn, FailsafeOut, REASON_NO_FC_UPDATE, REASON_OVERRUN};
-use iblink_rtl::tx_credits::VL_CAPS;
+use iblink_rtl::failsafe::{
+    spec_period_clocks, FailsafeIn, FailsafeOut, FailsafeTwin, REASON_NO_FC_UPDATE, REASON_OVERRUN,
+};
+use iblink_rtl::vl::VL_CAPS;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -128,7 +130,7 @@ pub fn failsafe_sim(vls: usize, b: Backend, vcd: Option<&Path>) -> Result<Failsa
     }
     match b {
         Backend::Model => Ok(Box::new(FailsafeModelSim::new(vls))),
-        _ => iblink_rtl::with_failsafe!(vls, |T| rtl_box::<T>(b, || failsafe_variant(vls), vcd),
+        _ => iblink_rtl::with_failsafe!(vls, |T| twin_box::<_, T>(b, FailsafeTwin::new(vls), || failsafe_variant(vls), vcd),
             _ => Err(SimBuildError::VlCap(vls))),
     }
 }

@@ -4,12 +4,12 @@
 
 use crate::blocks::crc16::Backend;
 use crate::blocks::tx_credits::{random_blocks, CreditsSimError};
-use crate::blocks::rtl_box;
+use crate::blocks::twin_box;
 use crate::CycleSim;
 use iblink_model::credits::{RxCredits, TxCredits};
 use iblink_rtl::catalog::rx_credits_variant;
 use iblink_rtl::rx_credits::*;
-use iblink_rtl::tx_credits::{MAX_VLS, VL_CAPS};
+use iblink_rtl::vl::{MAX_VLS, VL_CAPS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
@@ -90,8 +90,9 @@ impl CycleSim for RxCreditsModelSim {
 pub type RxCreditsSim = Box<dyn CycleSim<In = RxCreditsIn, Out = RxCreditsOut>>;
 
 /// RX credits for VLCap `vls` with `capacity` blocks per VL in back end `b`. The RTL back
-/// ends exist for the default buffer (256) at every VLCap, and for the sizes the tests
-/// use (3072 at VLCap 1, 4, 15; 4095 at VLCap 15).
+/// ends (the twin, or Verilator on the module with `CAPACITY` set) exist for the sizes
+/// with a rust-hdl type (`iblink_rtl::with_rx_credits!`): the default buffer (256) at
+/// every VLCap, and the sizes the tests use (3072 at VLCap 1, 4, 15; 4095 at VLCap 15).
 pub fn rx_credits_sim(vls: usize, capacity: u16, b: Backend, vcd: Option<&Path>) -> Result<RxCreditsSim, CreditsSimError> {
     if !VL_CAPS.contains(&vls) {
         return Err(CreditsSimError::VlCap(vls));
@@ -99,7 +100,7 @@ pub fn rx_credits_sim(vls: usize, capacity: u16, b: Backend, vcd: Option<&Path>)
     if b == Backend::Model {
         return Ok(Box::new(RxCreditsModelSim::new(vls, capacity)));
     }
-    iblink_rtl::with_rx_credits!((vls, capacity), |T| rtl_box::<T>(b, || rx_credits_variant(vls, capacity), vcd),
+    iblink_rtl::with_rx_credits!((vls, capacity), |T| twin_box::<_, T>(b, RxCreditsTwin::new(vls, capacity), || rx_credits_variant(vls, capacity), vcd),
         _ => Err(CreditsSimError::Capacity(capacity, vls)))
 }
 

@@ -2,11 +2,14 @@
 //! flow-control update monitor and the receiver-detected buffer-overrun threshold, both
 //! of which request a link resync.
 //!
-//! Reference-model twin: `iblink_model::failsafe::Failsafe` as the port model drives it
-//! (`iblink_model::port`: a trip resyncs the port, and the resync resets the failsafe);
-//! lockstep back ends: `iblink_sim::blocks::failsafe`; snapshots: `tests/snapshots`.
+//! In this folder: the Verilog module `iblink_failsafe.v` (parameter `VLS`), and here its
+//! Rust cycle twin [`FailsafeTwin`], the rust-hdl block [`FailsafeUnit`] (ports,
+//! emission) and the port binding. Reference model: `iblink_model::failsafe::Failsafe`
+//! as the port model drives it (`iblink_model::port`: a trip resyncs the port, and the
+//! resync resets the failsafe); lockstep of model, twin and Verilator:
+//! `crates/sim/tests/failsafe_lockstep.rs` (stimulus: `iblink_sim::blocks::failsafe`).
 //!
-//! # Interface (VLCap `N` data VLs, fixed at generation)
+//! # Interface (VLCap `N` data VLs, a generation-time parameter)
 //! | port | dir | meaning |
 //! |---|---|---|
 //! | `reset` | in | link init / resync (SPEC.md §8): the model's `reset()`, applied as this clock starts; this clock's strobes still count (see the cycle contract) |
@@ -80,10 +83,18 @@
 //! result is the same. The request and its reason (a priority pick over the registered
 //! trips) are registered once more, so every output is a flip-flop.
 
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
-use crate::tx_credits::{MAX_VLS, VL_CAPS};
+use crate::twin::Twin;
+pub use crate::vl::{MAX_VLS, VL_CAPS};
 use rust_hdl::prelude::*;
-use std::fmt::Write as _;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_failsafe",
+    path: "crates/rtl/src/failsafe/iblink_failsafe.v",
+    text: include_str!("iblink_failsafe.v"),
+};
 
 /// `resync_reason` when no FCP arrived for a VL for too long (the update monitor).
 pub const REASON_NO_FC_UPDATE: u8 = 0;
@@ -100,11 +111,12 @@ pub const fn spec_period_clocks(width_bits: usize) -> u16 {
     (65536 / (width_bits / 8)) as u16
 }
 
-/// The stepper's registers: the model's state, as the Verilog holds it before the
-/// timing copies (`phase` here is `phase_m1 + 1` there; `at_phase`, `upd_is1`, `at_thr`,
-/// `timer_m1` and `timer_is0` are functions of these registers, and `monitor_on` and
-/// `op_m1` of the configuration, which changes only with `reset`, so the stepper computes
-/// them where it uses them). The lockstep checks the two agree at the ports every clock.
+/// The twin's registers: the model's state, as the Verilog holds it before the timing
+/// copies (`phase` here is `phase_m1 + 1` there; `at_phase`, `upd_is1`, `at_thr`,
+/// `timer_m1`, `timer_is0` and `end_q` are functions of these registers, and
+/// `monitor_on`, `op_m1` and `p_m2` of the configuration, which changes only with
+/// `reset`, so the twin computes them where it uses them). The lockstep checks the two
+/// agree at the ports every clock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FailsafeRegs {
     /// Set after the first clock (power-up acts as a reset).
@@ -133,7 +145,7 @@ pub struct FailsafeRegs {
 }
 
 /// One clock of the block: the registers after the edge, given those before it and the
-/// inputs (what `update` and the Verilog body both do).
+/// inputs (the twin's `tick`; the Verilog module does the same on its own registers).
 pub fn next_regs(r: &FailsafeRegs, i: &FailsafeIn, n: usize) -> FailsafeRegs {
     let mut x = *r;
     let fresh = r.trip != 0;
@@ -197,318 +209,6 @@ pub fn next_regs(r: &FailsafeRegs, i: &FailsafeIn, n: usize) -> FailsafeRegs {
     x
 }
 
-/// The failsafe for `N` data VLs.
-#[derive(LogicBlock)]
-pub struct FailsafeUnit<const N: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub upd_valid: Signal<In, Bit>,
-    pub upd_vl: Signal<In, Bits<4>>,
-    pub overrun: Signal<In, Bit>,
-    pub overrun_vl: Signal<In, Bits<4>>,
-    pub period_clocks: Signal<In, Bits<16>>,
-    pub update_periods: Signal<In, Bits<16>>,
-    pub overrun_periods: Signal<In, Bits<16>>,
-    pub resync_req: Signal<Out, Bit>,
-    pub resync_reason: Signal<Out, Bit>,
-    pub resync_vl: Signal<Out, Bits<4>>,
-    pub overrun_seen: Signal<Out, Bits<N>>,
-    pub overrun_run: Signal<Out, Bits<N>>,
-    pub fcp_late: Signal<Out, Bits<N>>,
-    regs: Opaque<FailsafeRegs>,
-}
-
-impl<const N: usize> Default for FailsafeUnit<N> {
-    fn default() -> Self {
-        assert!(VL_CAPS.contains(&N), "FailsafeUnit<{N}>: unsupported VLCap");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            upd_valid: Default::default(),
-            upd_vl: Default::default(),
-            overrun: Default::default(),
-            overrun_vl: Default::default(),
-            period_clocks: Default::default(),
-            update_periods: Default::default(),
-            overrun_periods: Default::default(),
-            resync_req: Default::default(),
-            resync_reason: Default::default(),
-            resync_vl: Default::default(),
-            overrun_seen: Default::default(),
-            overrun_run: Default::default(),
-            fcp_late: Default::default(),
-            regs: Opaque(FailsafeRegs::default()),
-        }
-    }
-}
-
-impl<const N: usize> FailsafeUnit<N> {
-    fn inputs(&self) -> FailsafeIn {
-        FailsafeIn {
-            reset: self.reset.val(),
-            upd_valid: self.upd_valid.val(),
-            upd_vl: self.upd_vl.val().to_u64() as u8,
-            overrun: self.overrun.val(),
-            overrun_vl: self.overrun_vl.val().to_u64() as u8,
-            period_clocks: self.period_clocks.val().to_u64() as u16,
-            update_periods: self.update_periods.val().to_u64() as u16,
-            overrun_periods: self.overrun_periods.val().to_u64() as u16,
-        }
-    }
-}
-
-impl<const N: usize> Logic for FailsafeUnit<N> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            let i = self.inputs();
-            *self.regs = next_regs(&self.regs, &i, N);
-        }
-        let r = &self.regs;
-        self.resync_req.next = r.resync_req;
-        self.resync_reason.next = r.resync_reason;
-        self.resync_vl.next = (r.resync_vl as u64).into();
-        self.overrun_seen.next = (r.seen as u64).into();
-        self.overrun_run.next = (r.run as u64).into();
-        self.fcp_late.next = (r.late as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.resync_req.connect();
-        self.resync_reason.connect();
-        self.resync_vl.connect();
-        self.overrun_seen.connect();
-        self.overrun_run.connect();
-        self.fcp_late.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(failsafe_verilog_body(N))
-    }
-}
-
-/// The module body: the shared period clock, then one generate iteration per VL.
-pub fn failsafe_verilog_body(vls: usize) -> String {
-    let mut v = String::new();
-    let _ = write!(
-        v,
-        "\
-// Failsafe for VLCap {vls} (SPEC.md 8; seed 001 \"Failsafe Mechanisms\"). One clock is one
-// step of the reference model: reset() if reset, on_fcp / on_overrun for this clock's
-// strobes, tick(); a trip resyncs the port, which resets the failsafe.
-//   timer      the shared period clock: clocks into the current FCP period
-//   timer_m1   timer - 1; timer_is0: timer == 0 (kept beside timer, for the compares below)
-// Per data VL v, in generate block vl[v]:
-//   phase_m1   timer in the clock of the VL's last FCP, minus one (phase_is0: that timer
-//              was 0): whenever timer is back at it, a whole period has passed since that
-//              FCP (a boundary)
-//   at_phase   timer == phase in this clock, computed a clock ahead
-//   upd_left   update monitor: boundaries left before a resync (loaded with update_periods);
-//              upd_is1: upd_left == 1, computed a clock ahead
-//   late       no FCP for more than one period (a boundary has passed)
-//   seen       an overrun in the current period
-//   run        the last period ended with overruns
-//   consec     consecutive periods with overruns
-//   trip_u     this clock's update-monitor trip; trip: this clock's trip, either reason
-localparam VLS = {vls};
-// One-hot VL selects (VL15 and VLs at or above VLCap hit nothing).
-wire [VLS-1:0] upd_hit = upd_valid ? {vls}'d1 << upd_vl : {vls}'d0;
-wire [VLS-1:0] ovr_hit = overrun ? {vls}'d1 << overrun_vl : {vls}'d0;
-wire [VLS-1:0] trip_u_w;
-wire [VLS-1:0] trip_w;
-wire [VLS-1:0] trip_nr;  // this clock's trips if it has no reset (before their registers)
-wire [VLS-1:0] late_w;
-wire [VLS-1:0] seen_w;
-wire [VLS-1:0] run_w;
-reg started;
-reg [15:0] timer;
-reg [15:0] timer_m1;
-reg timer_is0;
-// Registered: does the period end with this clock, if no reset starts it over (timer + 1
-// >= period_clocks, computed a clock ahead so the compare is not behind the reset mux).
-reg end_q;
-// period_clocks - 2, as last clock's configuration had it.
-reg [15:0] p_m2;
-initial begin
-   started = 1'b0;
-   timer = 16'd0;
-   timer_m1 = 16'hffff;
-   timer_is0 = 1'b1;
-   end_q = 1'b0;
-   p_m2 = 16'd0;
-   resync_req = 1'b0;
-   resync_reason = 1'b0;
-   resync_vl = 4'd0;
-end
-// The previous clock tripped: the port resyncs and with it the failsafe, so this clock
-// starts from the reset state (model: the port's resync() calls failsafe.reset()). The
-// first clock after power-up does too.
-// (Registered as one bit: the OR of every VL's trip is not in front of the reset fan-out.)
-reg fresh;
-initial fresh = 1'b0;
-wire rst = reset | fresh | ~started;
-// The period ends with this clock when timer + 1 >= period_clocks, with timer 0 in a
-// reset (0 acts as 1, as in the model): from a reset that is period_clocks <= 1, else end_q. The configuration
-// changes only in a clock with reset (see the module doc), so end_q, computed with last
-// clock's period_clocks, holds.
-// (As reductions: Yosys maps a compare with a constant to a carry chain, and these are in
-// front of every trip.)
-wire p_le_1 = ~|period_clocks[15:1];
-wire p_le_2 = ~|period_clocks[15:2] & ~&period_clocks[1:0];
-wire period_end = rst ? p_le_1 : end_q;
-wire op_is0 = overrun_periods == 16'd0;
-wire op_is1 = overrun_periods == 16'd1;
-// overrun_periods - 1, as last clock's configuration had it (this clock's outside a
-// reset, where it is used): consec + 1 == overrun_periods is consec == op_m1.
-reg [15:0] op_m1;
-initial op_m1 = 16'hffff;
-always @(posedge clock) op_m1 <= overrun_periods - 16'd1;
-// In a reset clock only the overrun threshold can trip: a one-clock period, an overrun
-// and overrun_periods 0. So the OR of the trips is taken for a clock without a reset,
-// and rst selects last (not in front of every VL's trip logic and the OR).
-wire trip_in_reset = p_le_1 & (|ovr_hit) & op_is0;
-always @(posedge clock) fresh <= rst ? trip_in_reset : |trip_nr;
-wire [15:0] timer_inc = timer + 16'd1;
-// timer + 2 >= period_clocks, as timer >= period_clocks - 2 against last clock's
-// configuration (this clock's outside a reset, where it is used): one carry chain
-// between registers instead of an adder feeding a compare. (period_clocks < 2 never
-// gets here: every clock then ends a period, and end_q stays p_le_1.)
-always @(posedge clock) p_m2 <= period_clocks - 16'd2;
-wire end_next = timer >= p_m2;
-// update_periods 0 turns the update monitor off. Registered: it is only used outside a
-// reset clock (a boundary needs one), where the configuration is last clock's.
-reg monitor_on;
-initial monitor_on = 1'b0;
-always @(posedge clock) begin
-   started <= 1'b1;
-   // The next clock's timer is 0 (a period ends), 1 (a reset started one), or timer + 1;
-   // end_q is then whether that timer + 1 reaches period_clocks.
-   timer <= period_end ? 16'd0 : rst ? 16'd1 : timer_inc;
-   timer_m1 <= period_end ? 16'hffff : rst ? 16'd0 : timer;
-   timer_is0 <= period_end | (~rst & (&timer));
-   end_q <= period_end ? p_le_1 : rst ? p_le_2 : end_next;
-   monitor_on <= update_periods != 16'd0;
-end
-genvar v;
-generate
-   for (v = 0; v < VLS; v = v + 1) begin : vl
-      reg [15:0] phase_m1;
-      reg phase_is0;
-      reg at_phase;
-      reg [15:0] upd_left;
-      reg upd_is1;
-      reg [15:0] consec;
-      reg at_thr;
-      reg late;
-      reg seen;
-      reg run;
-      reg trip_u;
-      reg trip;
-      initial begin
-         phase_m1 = 16'hffff;
-         phase_is0 = 1'b1;
-         at_phase = 1'b1;
-         upd_left = 16'd0;
-         upd_is1 = 1'b0;
-         consec = 16'd0;
-         at_thr = 1'b0;
-         late = 1'b0;
-         seen = 1'b0;
-         run = 1'b0;
-         trip_u = 1'b0;
-         trip = 1'b0;
-      end
-      // An FCP for this VL, or a reset: the VL counts as refreshed in this clock.
-      wire anchor = rst | upd_hit[v];
-      // A whole period since the VL's last FCP ends with this clock.
-      wire boundary = ~anchor & at_phase;
-      // upd_left - 1 from the register alone: the strobes only enable and select it.
-      wire [15:0] upd_dec = upd_left - 16'd1;
-      // An overrun in this period, this clock's included.
-      wire ev = (seen & ~rst) | ovr_hit[v];
-      // SPEC.md 8 \"more than N periods\" without an FCP: the N-th boundary.
-      wire trip_upd = monitor_on & boundary & upd_is1;
-      // SPEC.md 8 overruns in \"more than N consecutive periods\": the (N+1)-th in a row.
-      // (rst selects between the zero test and at_thr, consec == overrun_periods.)
-      wire trip_ovr = period_end & ev & (rst ? op_is0 : at_thr);
-      always @(posedge clock) begin
-         // The phase is this clock's timer: 0 after a reset, else timer.
-         if (anchor) begin
-            phase_m1 <= rst ? 16'hffff : timer_m1;
-            phase_is0 <= rst | timer_is0;
-         end
-         // Next clock's timer == phase. The next timer is 0 when the period ends, else 1
-         // after a reset or timer + 1; the next phase is this clock's timer after an anchor. So
-         // with an anchor they are equal only when the period ends and that timer is 0; without
-         // one, timer + 1 == phase is timer == phase - 1: no adder in front of the compare.
-         at_phase <= anchor ? period_end & (rst | timer_is0)
-                            : period_end ? phase_is0 : (timer == phase_m1);
-         // A boundary takes one off. The decrement is made from the register alone and
-         // the strobes only enable and select (anchor overrides at_phase, so boundary is
-         // not needed): not the carry-in of a 16-bit chain. Written as an enable: as a
-         // three-way select, Yosys mapped the ECP5 VLCap 8, 64-bit port with 1286
-         // L6MUX21 and 10425 LUT4 (7443 with the enable); subtracting at_phase as an
-         // arithmetic term did the same to the VLCap 4 port (7729 LUT4 against 4987).
-         if (anchor | at_phase) upd_left <= anchor ? update_periods : upd_dec;
-         upd_is1 <= anchor ? (update_periods == 16'd1)
-                           : boundary ? (upd_left == 16'd2) : (upd_left == 16'd1);
-         // Cleared by an FCP or reset, set by a boundary: plain logic, so no clock enable
-         // (on iCE40 a late enable goes through a global buffer).
-         late <= ~anchor & (late | boundary);
-         seen <= ev & ~period_end;
-         run <= period_end ? ev : (run & ~rst);
-         // After a reset the count starts from 0, so it is 1 or 0: the increment works on
-         // the register alone and rst selects after it (not a carry chain behind rst).
-         consec <= rst ? {{15'd0, period_end & ev}}
-                       : period_end ? (ev ? consec + 16'd1 : 16'd0) : consec;
-         // Next clock's consec == overrun_periods, beside consec's own update (so the
-         // 16-bit compare is not in front of the trip): after a reset consec is 1 or 0,
-         // at a period end consec + 1 or 0, else it and the configuration hold.
-         at_thr <= rst ? (period_end & ev ? op_is1 : op_is0)
-                       : period_end ? (ev ? consec == op_m1 : op_is0) : at_thr;
-         trip_u <= trip_upd;
-         trip <= trip_upd | trip_ovr;
-      end
-      assign trip_u_w[v] = trip_u;
-      assign trip_w[v] = trip;
-      // trip_upd | trip_ovr when rst is 0: anchor is the FCP strobe, the period ends with
-      // end_q and the overrun count is consec (at_thr: it equals overrun_periods).
-      assign trip_nr[v] = (monitor_on & ~upd_hit[v] & at_phase & upd_is1)
-                        | (end_q & (seen | ovr_hit[v]) & at_thr);
-      assign late_w[v] = late;
-      assign seen_w[v] = seen;
-      assign run_w[v] = run;
-   end
-endgenerate
-
-// The VL of the lowest set bit.
-function [3:0] lowest_vl;
-   input [VLS-1:0] x;
-   integer k;
-   begin
-      lowest_vl = 4'd0;
-      for (k = VLS - 1; k >= 0; k = k - 1)
-         if (x[k]) lowest_vl = k[3:0];
-   end
-endfunction
-
-// The request, a clock after the trips: the model's order is the update monitor first,
-// then the overrun threshold, lowest VL first. Reason and VL hold until the next one.
-always @(posedge clock) begin
-   resync_req <= fresh;
-   if (fresh) begin
-      resync_reason <= ~|trip_u_w;
-      resync_vl <= |trip_u_w ? lowest_vl(trip_u_w) : lowest_vl(trip_w);
-   end
-end
-
-always @(*) overrun_seen = seen_w;
-always @(*) overrun_run = run_w;
-always @(*) fcp_late = late_w;
-"
-    );
-    v
-}
-
 /// One clock of stimulus.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FailsafeIn {
@@ -532,6 +232,173 @@ pub struct FailsafeOut {
     pub overrun_seen: u16,
     pub overrun_run: u16,
     pub fcp_late: u16,
+}
+
+/// The Rust cycle twin of `iblink_failsafe` for `vls` data VLs.
+#[derive(Clone, Debug)]
+pub struct FailsafeTwin {
+    vls: usize,
+    regs: FailsafeRegs,
+}
+
+impl FailsafeTwin {
+    pub fn new(vls: usize) -> Self {
+        assert!(VL_CAPS.contains(&vls), "FailsafeTwin: VLCap {vls} is not 1, 2, 4, 8 or 15");
+        Self {
+            vls,
+            regs: FailsafeRegs::default(),
+        }
+    }
+    pub fn regs(&self) -> &FailsafeRegs {
+        &self.regs
+    }
+}
+
+impl Twin for FailsafeTwin {
+    type In = FailsafeIn;
+    type Out = FailsafeOut;
+
+    #[inline]
+    fn eval(&self, _i: &FailsafeIn) -> FailsafeOut {
+        // Every output is a register.
+        let r = &self.regs;
+        FailsafeOut {
+            resync_req: r.resync_req,
+            resync_reason: r.resync_reason as u8,
+            resync_vl: r.resync_vl,
+            overrun_seen: r.seen,
+            overrun_run: r.run,
+            fcp_late: r.late,
+        }
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &FailsafeIn) {
+        self.regs = next_regs(&self.regs, i, self.vls);
+    }
+}
+
+/// The block for rust-hdl: its ports, and its behaviour through the twin.
+#[derive(LogicBlock)]
+pub struct FailsafeUnit<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub upd_valid: Signal<In, Bit>,
+    pub upd_vl: Signal<In, Bits<4>>,
+    pub overrun: Signal<In, Bit>,
+    pub overrun_vl: Signal<In, Bits<4>>,
+    pub period_clocks: Signal<In, Bits<16>>,
+    pub update_periods: Signal<In, Bits<16>>,
+    pub overrun_periods: Signal<In, Bits<16>>,
+    pub resync_req: Signal<Out, Bit>,
+    pub resync_reason: Signal<Out, Bit>,
+    pub resync_vl: Signal<Out, Bits<4>>,
+    pub overrun_seen: Signal<Out, Bits<N>>,
+    pub overrun_run: Signal<Out, Bits<N>>,
+    pub fcp_late: Signal<Out, Bits<N>>,
+    twin: Opaque<FailsafeTwin>,
+}
+
+impl<const N: usize> Default for FailsafeUnit<N> {
+    fn default() -> Self {
+        assert!(VL_CAPS.contains(&N), "FailsafeUnit<{N}>: unsupported VLCap");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            upd_valid: Default::default(),
+            upd_vl: Default::default(),
+            overrun: Default::default(),
+            overrun_vl: Default::default(),
+            period_clocks: Default::default(),
+            update_periods: Default::default(),
+            overrun_periods: Default::default(),
+            resync_req: Default::default(),
+            resync_reason: Default::default(),
+            resync_vl: Default::default(),
+            overrun_seen: Default::default(),
+            overrun_run: Default::default(),
+            fcp_late: Default::default(),
+            twin: Opaque(FailsafeTwin::new(N)),
+        }
+    }
+}
+
+impl<const N: usize> FailsafeUnit<N> {
+    /// The inputs as the twin takes them.
+    fn inputs(&self) -> FailsafeIn {
+        FailsafeIn {
+            reset: self.reset.val(),
+            upd_valid: self.upd_valid.val(),
+            upd_vl: self.upd_vl.val().to_u64() as u8,
+            overrun: self.overrun.val(),
+            overrun_vl: self.overrun_vl.val().to_u64() as u8,
+            period_clocks: self.period_clocks.val().to_u64() as u16,
+            update_periods: self.update_periods.val().to_u64() as u16,
+            overrun_periods: self.overrun_periods.val().to_u64() as u16,
+        }
+    }
+}
+
+impl<const N: usize> Logic for FailsafeUnit<N> {
+    fn update(&mut self) {
+        // Every output is a register: the inputs are read only at the edge.
+        if self.clock.pos_edge() {
+            let i = self.inputs();
+            self.twin.tick(&i);
+        }
+        let o = self.twin.eval(&FailsafeIn::default());
+        self.resync_req.next = o.resync_req;
+        self.resync_reason.next = o.resync_reason != 0;
+        self.resync_vl.next = (o.resync_vl as u64).into();
+        self.overrun_seen.next = (o.overrun_seen as u64).into();
+        self.overrun_run.next = (o.overrun_run as u64).into();
+        self.fcp_late.next = (o.fcp_late as u64).into();
+    }
+
+    fn connect(&mut self) {
+        self.resync_req.connect();
+        self.resync_reason.connect();
+        self.resync_vl.connect();
+        self.overrun_seen.connect();
+        self.overrun_run.connect();
+        self.fcp_late.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        rust_hdl_wrapper(self, SOURCE.module, &params(N), SOURCE.text)
+    }
+}
+
+/// The module's parameters for VLCap `vls`.
+pub fn params(vls: usize) -> Vec<(String, String)> {
+    vec![("VLS".to_string(), vls.to_string())]
+}
+
+/// `hdl_out/iblink_failsafe.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "failsafe",
+        vec![
+            ("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap)".into()),
+            ("config_bits".into(), CONFIG_BITS.to_string()),
+            ("period_clocks".into(), "input (65536 / W: 16384 at 32 bits, 8192 at 64)".into()),
+            ("latency_trip_to_resync_req".into(), RESYNC_LATENCY.to_string()),
+            ("latency_to_status".into(), STATUS_LATENCY.to_string()),
+        ],
+    )
+}
+
+/// The block at VLCap `vls` (`iblink_failsafe_vl<vls>`).
+pub fn variant(vls: usize) -> Variant {
+    Variant {
+        name: format!("iblink_failsafe_vl{vls}"),
+        block: "failsafe",
+        top: SOURCE.module.to_string(),
+        params: params(vls),
+        modules: vec![module()],
+        ports: crate::with_failsafe!(vls, |T| crate::io::top_ports(&T::default()),
+            _ => panic!("failsafe: VLCap {vls} is not 1, 2, 4, 8 or 15")),
+    }
 }
 
 impl<const N: usize> HdlIo for FailsafeUnit<N> {

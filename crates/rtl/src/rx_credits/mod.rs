@@ -1,0 +1,499 @@
+//! Receiver credits, one set per data VL (SPEC.md §4, §8; seed 000 "Credit Limit
+//! Calculation").
+//!
+//! In this folder: the Verilog module `iblink_rx_credits.v` (parameters `VLS` and
+//! `CAPACITY`), and here its Rust cycle twin [`RxCreditsTwin`], the rust-hdl block
+//! [`RxCreditsUnit`] (ports, emission) and the port binding. Reference model:
+//! `iblink_model::credits::RxCredits` (one per VL); lockstep of model, twin and
+//! Verilator: `crates/sim/tests/credits_lockstep.rs` (stimulus:
+//! `iblink_sim::blocks::rx_credits`).
+//!
+//! # Interface (VLCap `N` data VLs and a buffer of `CAPACITY` blocks per VL, both
+//! generation-time parameters)
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `reset` | in | synchronous link init / resync (SPEC.md §8): ABR = 0, free = CAPACITY; overrun counts are kept |
+//! | `accept`, `accept_vl`, `accept_blocks` | in | a data packet of `accept_blocks` (7 bits) arrived for `accept_vl`: if it fits, ABR += blocks and free -= blocks; if not, it is dropped and counted |
+//! | `drain`, `drain_vl`, `drain_blocks` | in | the higher layer took a packet of `drain_blocks` out of the buffer: free += blocks (never above CAPACITY) |
+//! | `fcp_valid`, `fcp_vl`, `fcp_fctbs` | in | an FCP for `fcp_vl` was received: ABR := FCTBS |
+//! | `accepted`, `dropped` | out | from registers: the `accept` of the previous clock was taken / was a buffer overrun (decoded from two flag registers per VL) |
+//! | `fccl` | out | `12N` bits, from the registers: FCCL of VL `v` at `[12v+11:12v]` = `(ABR + min(free, 2048)) mod 4096` |
+//! | `overruns` | out | `16N` bits: overruns of VL `v` at `[16v+15:16v]`, saturating at 0xFFFF |
+//!
+//! In one clock the events for a VL apply in this order: accept (checked against `free`
+//! before this clock's drain), drain, FCP (so ABR takes the FCP's FCTBS). VL numbers at
+//! or above VLCap (VL15 included: it has no credits) are ignored.
+//!
+//! # Cycle contract
+//! - `fccl` during clock `t` is FCCL of the state during `t`: the events of clocks up to
+//!   `t - 1` (latency 1 from an event; it depends on registers only).
+//! - `accepted` and `dropped` during clock `t` are the outcome of clock `t - 1`'s
+//!   `accept` (both 0 after a clock with `reset`, and when there was no accept for a data
+//!   VL).
+//! - `overruns` during clock `t` counts the overruns of clocks up to `t - 1`.
+//! - Registered (the Verilog): per VL ABR, `used` = CAPACITY − free (0 at power-up and
+//!   after reset), the overrun count one clock behind (the output adds the pending
+//!   overrun), and per VL the previous clock's accept and its does-not-fit carry-out.
+//!   The twin holds the model's terms (ABR, free, the count, the two flags); the
+//!   lockstep checks that the two agree at the ports every clock.
+//!
+//! # Why these ports
+//! - FCCL is a packed bus, not a VL select: the FCP scheduler must see every VL's FCCL to
+//!   send an FCP "whenever that VL's FCCL has changed" (SPEC.md §5), and the framer picks
+//!   one. It depends only on registers, so it adds no path from this clock's inputs.
+//! - The accept result is registered: it is the drop decision of a packet whose first
+//!   word was just seen, and the failsafe (SPEC.md §8) only needs the count.
+//! - Overrun counters are 16 bits and saturate: wide enough for many FCP periods at line
+//!   rate, small enough at 15 VLs (240 flip-flops); they are statistics, so resync keeps
+//!   them, as the model does.
+//!
+//! # Why the free count is computed side by side
+//! The free count's update is a loop (accept check, drain, clamp at the buffer size, all
+//! in one clock), so it cannot be pipelined without changing which packets fit. The
+//! Verilog computes every outcome from the register and this clock's inputs, each on
+//! one carry chain, and lets carry-outs pick one (its header says how); the first
+//! version, one chain after another, was much slower (`docs/synthesis-history.md`).
+
+use crate::bits::{bits_from_words, field, pack_fields, read_words};
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
+use crate::tx_credits::WINDOW;
+pub use crate::vl::{MAX_VLS, VL_CAPS};
+use rust_hdl::prelude::*;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_rx_credits",
+    path: "crates/rtl/src/rx_credits/iblink_rx_credits.v",
+    text: include_str!("iblink_rx_credits.v"),
+};
+
+/// Buffer sizes the block can be generated for: at least one largest packet (66
+/// blocks), at most what a 12-bit free counter holds.
+pub const MIN_CAPACITY: u16 = 66;
+pub const MAX_CAPACITY: u16 = 4095;
+/// The default configuration's buffer (iblink-model `PortConfig::default`).
+pub const DEFAULT_CAPACITY: u16 = 256;
+/// Bits per VL in `accept_blocks`/`drain_blocks`.
+pub const BLOCK_BITS: usize = 7;
+/// Width of each overrun counter.
+pub const OVERRUN_BITS: usize = 16;
+
+/// The twin's registers, all VLs: the model's terms (the Verilog holds `used` =
+/// CAPACITY − free and the overrun count one clock behind; the ports agree).
+#[derive(Clone, Copy, Debug)]
+pub struct RxRegs {
+    /// ABR per VL (SPEC.md §4): Adjusted Blocks Received, mod 4096.
+    pub abr: [u16; MAX_VLS],
+    /// Free Space Count per VL (seed 000), `0..=CAPACITY`.
+    pub free: [u16; MAX_VLS],
+    /// Buffer overruns per VL (SPEC.md §4, §8), saturating.
+    pub overruns: [u16; MAX_VLS],
+    /// The previous clock's accept was taken.
+    pub accepted: bool,
+    /// The previous clock's accept was dropped (a buffer overrun).
+    pub dropped: bool,
+}
+
+/// FCCL = (ABR + min(free, 2048)) mod 4096 (SPEC.md §4).
+#[inline]
+pub fn fccl_of(abr: u16, free: u16) -> u16 {
+    abr.wrapping_add(free.min(WINDOW)) & 0xfff
+}
+
+/// Bits that hold `0..=capacity` (the width of the Verilog's `used` register, its `FB`).
+pub fn free_bits(capacity: u16) -> usize {
+    (16 - capacity.leading_zeros()) as usize
+}
+
+/// One clock of stimulus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxCreditsIn {
+    pub reset: bool,
+    pub accept: bool,
+    pub accept_vl: u8,
+    pub accept_blocks: u8,
+    pub drain: bool,
+    pub drain_vl: u8,
+    pub drain_blocks: u8,
+    pub fcp_valid: bool,
+    pub fcp_vl: u8,
+    pub fcp_fctbs: u16,
+}
+
+/// The outputs during a clock (entries of VLs at or above VLCap are 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxCreditsOut {
+    pub accepted: bool,
+    pub dropped: bool,
+    pub fccl: [u16; MAX_VLS],
+    pub overruns: [u16; MAX_VLS],
+}
+
+/// The Rust cycle twin of `iblink_rx_credits` for `vls` data VLs with `capacity` blocks
+/// of buffer each.
+#[derive(Clone, Debug)]
+pub struct RxCreditsTwin {
+    vls: usize,
+    capacity: u16,
+    regs: RxRegs,
+}
+
+impl RxCreditsTwin {
+    pub fn new(vls: usize, capacity: u16) -> Self {
+        assert!(VL_CAPS.contains(&vls), "RxCreditsTwin: VLCap {vls} is not 1, 2, 4, 8 or 15");
+        assert!(
+            (MIN_CAPACITY..=MAX_CAPACITY).contains(&capacity),
+            "RxCreditsTwin: capacity {capacity} is not {MIN_CAPACITY}..={MAX_CAPACITY}"
+        );
+        Self {
+            vls,
+            capacity,
+            regs: RxRegs {
+                abr: [0; MAX_VLS],
+                free: [capacity; MAX_VLS],
+                overruns: [0; MAX_VLS],
+                accepted: false,
+                dropped: false,
+            },
+        }
+    }
+    /// Buffer blocks per VL.
+    pub fn capacity(&self) -> u16 {
+        self.capacity
+    }
+    pub fn regs(&self) -> &RxRegs {
+        &self.regs
+    }
+}
+
+impl Twin for RxCreditsTwin {
+    type In = RxCreditsIn;
+    type Out = RxCreditsOut;
+
+    #[inline]
+    fn eval(&self, _i: &RxCreditsIn) -> RxCreditsOut {
+        // Every output comes from registers only.
+        let r = &self.regs;
+        let mut o = RxCreditsOut {
+            accepted: r.accepted,
+            dropped: r.dropped,
+            ..Default::default()
+        };
+        for v in 0..self.vls {
+            o.fccl[v] = fccl_of(r.abr[v], r.free[v]);
+        }
+        o.overruns[..self.vls].copy_from_slice(&r.overruns[..self.vls]);
+        o
+    }
+
+    #[inline]
+    fn tick(&mut self, i: &RxCreditsIn) {
+        let cap = self.capacity;
+        let n = self.vls;
+        let r = &mut self.regs;
+        r.accepted = false;
+        r.dropped = false;
+        if i.reset {
+            r.abr = [0; MAX_VLS];
+            r.free = [cap; MAX_VLS];
+            return;
+        }
+        // Events in the order accept, drain, FCP.
+        let av = (i.accept_vl & 0xf) as usize;
+        if i.accept && av < n {
+            let b = (i.accept_blocks & 0x7f) as u16;
+            if b <= r.free[av] {
+                r.abr[av] = r.abr[av].wrapping_add(b) & 0xfff;
+                r.free[av] -= b;
+                r.accepted = true;
+            } else {
+                r.overruns[av] = r.overruns[av].saturating_add(1);
+                r.dropped = true;
+            }
+        }
+        let dv = (i.drain_vl & 0xf) as usize;
+        if i.drain && dv < n {
+            let b = (i.drain_blocks & 0x7f) as u16;
+            r.free[dv] = (r.free[dv] + b).min(cap);
+        }
+        let fv = (i.fcp_vl & 0xf) as usize;
+        if i.fcp_valid && fv < n {
+            r.abr[fv] = i.fcp_fctbs & 0xfff;
+        }
+    }
+}
+
+/// The block for rust-hdl: its ports, and its behaviour through the twin. `N` data VLs
+/// with `CAP` blocks of buffer each (unless built [`RxCreditsUnit::with_capacity`]);
+/// `FW = 12 * N`, `OW = 16 * N` (the widths of `fccl` and `overruns`).
+#[derive(LogicBlock)]
+pub struct RxCreditsUnit<const N: usize, const FW: usize, const OW: usize, const CAP: u16> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub accept: Signal<In, Bit>,
+    pub accept_vl: Signal<In, Bits<4>>,
+    pub accept_blocks: Signal<In, Bits<7>>,
+    pub drain: Signal<In, Bit>,
+    pub drain_vl: Signal<In, Bits<4>>,
+    pub drain_blocks: Signal<In, Bits<7>>,
+    pub fcp_valid: Signal<In, Bit>,
+    pub fcp_vl: Signal<In, Bits<4>>,
+    pub fcp_fctbs: Signal<In, Bits<12>>,
+    pub accepted: Signal<Out, Bit>,
+    pub dropped: Signal<Out, Bit>,
+    pub fccl: Signal<Out, Bits<FW>>,
+    pub overruns: Signal<Out, Bits<OW>>,
+    twin: Opaque<RxCreditsTwin>,
+}
+
+impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Default for RxCreditsUnit<N, FW, OW, CAP> {
+    fn default() -> Self {
+        Self::with_capacity(CAP)
+    }
+}
+
+impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> RxCreditsUnit<N, FW, OW, CAP> {
+    /// The block with `capacity` blocks of buffer per VL instead of `CAP` (a port
+    /// generated from a configuration file names any size).
+    pub fn with_capacity(capacity: u16) -> Self {
+        assert!(
+            VL_CAPS.contains(&N) && FW == 12 * N && OW == OVERRUN_BITS * N,
+            "RxCreditsUnit<{N}, {FW}, {OW}, _>: unsupported"
+        );
+        let mut s = Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            accept: Default::default(),
+            accept_vl: Default::default(),
+            accept_blocks: Default::default(),
+            drain: Default::default(),
+            drain_vl: Default::default(),
+            drain_blocks: Default::default(),
+            fcp_valid: Default::default(),
+            fcp_vl: Default::default(),
+            fcp_fctbs: Default::default(),
+            accepted: Default::default(),
+            dropped: Default::default(),
+            fccl: Default::default(),
+            overruns: Default::default(),
+            twin: Opaque(RxCreditsTwin::new(N, capacity)),
+        };
+        s.publish();
+        s
+    }
+    /// Buffer blocks per VL.
+    pub fn capacity(&self) -> u16 {
+        self.twin.capacity()
+    }
+    /// The inputs as the twin takes them.
+    fn inputs(&self) -> RxCreditsIn {
+        RxCreditsIn {
+            reset: self.reset.val(),
+            accept: self.accept.val(),
+            accept_vl: self.accept_vl.val().to_u64() as u8,
+            accept_blocks: self.accept_blocks.val().to_u64() as u8,
+            drain: self.drain.val(),
+            drain_vl: self.drain_vl.val().to_u64() as u8,
+            drain_blocks: self.drain_blocks.val().to_u64() as u8,
+            fcp_valid: self.fcp_valid.val(),
+            fcp_vl: self.fcp_vl.val().to_u64() as u8,
+            fcp_fctbs: self.fcp_fctbs.val().to_u64() as u16,
+        }
+    }
+    /// Drive the outputs from the twin. They come from registers only, so they change
+    /// only at a clock edge: driven at construction and after each edge.
+    fn publish(&mut self) {
+        let o = self.twin.eval(&RxCreditsIn::default());
+        let mut f = [0u64; 3];
+        let mut c = [0u64; 4];
+        pack_fields(&o.fccl[..N], 12, &mut f);
+        pack_fields(&o.overruns[..N], OVERRUN_BITS, &mut c);
+        self.fccl.next = bits_from_words::<FW>(&f);
+        self.overruns.next = bits_from_words::<OW>(&c);
+        self.accepted.next = o.accepted;
+        self.dropped.next = o.dropped;
+    }
+}
+
+impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Logic for RxCreditsUnit<N, FW, OW, CAP> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let i = self.inputs();
+            self.twin.tick(&i);
+            self.publish();
+        }
+    }
+
+    fn connect(&mut self) {
+        self.accepted.connect();
+        self.dropped.connect();
+        self.fccl.connect();
+        self.overruns.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        rust_hdl_wrapper(self, SOURCE.module, &params(N, self.capacity()), SOURCE.text)
+    }
+}
+
+/// The module's parameters for VLCap `vls` and `capacity` blocks per VL.
+pub fn params(vls: usize, capacity: u16) -> Vec<(String, String)> {
+    vec![("VLS".to_string(), vls.to_string()), ("CAPACITY".to_string(), capacity.to_string())]
+}
+
+/// `hdl_out/iblink_rx_credits.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "rx_credits",
+        vec![
+            ("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap); CAPACITY = 66..4095 (buffer blocks per VL)".into()),
+            ("overrun_counter_bits".into(), OVERRUN_BITS.to_string()),
+        ],
+    )
+}
+
+/// The configuration's name: `iblink_rx_credits_vl<vls>` for the default buffer,
+/// `iblink_rx_credits_vl<vls>_buf<capacity>` for another.
+pub fn variant_name(vls: usize, capacity: u16) -> String {
+    if capacity == DEFAULT_CAPACITY {
+        format!("iblink_rx_credits_vl{vls}")
+    } else {
+        format!("iblink_rx_credits_vl{vls}_buf{capacity}")
+    }
+}
+
+/// The block at VLCap `vls` with `capacity` blocks per VL (named by [`variant_name`]).
+pub fn variant(vls: usize, capacity: u16) -> Variant {
+    assert!(
+        (MIN_CAPACITY..=MAX_CAPACITY).contains(&capacity),
+        "RX credits: capacity {capacity} is not {MIN_CAPACITY}..={MAX_CAPACITY}"
+    );
+    Variant {
+        name: variant_name(vls, capacity),
+        block: "rx_credits",
+        top: SOURCE.module.to_string(),
+        params: params(vls, capacity),
+        modules: vec![module()],
+        // The ports depend on VLCap only.
+        ports: crate::with_rx_credits!((vls, DEFAULT_CAPACITY), |T| crate::io::top_ports(&T::default()),
+            _ => panic!("RX credits: VLCap {vls} is not 1, 2, 4, 8 or 15")),
+    }
+}
+
+impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> HdlIo for RxCreditsUnit<N, FW, OW, CAP> {
+    type In = RxCreditsIn;
+    type Out = RxCreditsOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("reset"),
+        PortSpec::new("accept"),
+        PortSpec::new("accept_vl"),
+        PortSpec::new("accept_blocks"),
+        PortSpec::new("drain"),
+        PortSpec::new("drain_vl"),
+        PortSpec::new("drain_blocks"),
+        PortSpec::new("fcp_valid"),
+        PortSpec::new("fcp_vl"),
+        PortSpec::new("fcp_fctbs"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[
+        PortSpec::new("accepted"),
+        PortSpec::new("dropped"),
+        PortSpec::new("fccl"),
+        PortSpec::new("overruns"),
+    ];
+
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &RxCreditsIn) {
+        self.reset.next = i.reset;
+        self.accept.next = i.accept;
+        self.accept_vl.next = (i.accept_vl as u64 & 0xf).into();
+        self.accept_blocks.next = (i.accept_blocks as u64 & 0x7f).into();
+        self.drain.next = i.drain;
+        self.drain_vl.next = (i.drain_vl as u64 & 0xf).into();
+        self.drain_blocks.next = (i.drain_blocks as u64 & 0x7f).into();
+        self.fcp_valid.next = i.fcp_valid;
+        self.fcp_vl.next = (i.fcp_vl as u64 & 0xf).into();
+        self.fcp_fctbs.next = (i.fcp_fctbs as u64 & 0xfff).into();
+    }
+    fn sample(&self) -> RxCreditsOut {
+        let f = read_words::<FW>(&self.fccl.val());
+        let c = read_words::<OW>(&self.overruns.val());
+        let mut o = RxCreditsOut {
+            accepted: self.accepted.val(),
+            dropped: self.dropped.val(),
+            ..Default::default()
+        };
+        for v in 0..N {
+            o.fccl[v] = field(&f, v, 12) as u16;
+            o.overruns[v] = field(&c, v, OVERRUN_BITS) as u16;
+        }
+        o
+    }
+    fn pack(i: &RxCreditsIn, slots: &mut [u64]) {
+        slots[0] = i.reset as u64;
+        slots[1] = i.accept as u64;
+        slots[2] = i.accept_vl as u64 & 0xf;
+        slots[3] = i.accept_blocks as u64 & 0x7f;
+        slots[4] = i.drain as u64;
+        slots[5] = i.drain_vl as u64 & 0xf;
+        slots[6] = i.drain_blocks as u64 & 0x7f;
+        slots[7] = i.fcp_valid as u64;
+        slots[8] = i.fcp_vl as u64 & 0xf;
+        slots[9] = i.fcp_fctbs as u64 & 0xfff;
+    }
+    fn unpack(slots: &[u64]) -> RxCreditsOut {
+        let fs = FW.div_ceil(64);
+        let f = &slots[2..2 + fs];
+        let o = &slots[2 + fs..];
+        let mut out = RxCreditsOut {
+            accepted: slots[0] & 1 == 1,
+            dropped: slots[1] & 1 == 1,
+            ..Default::default()
+        };
+        for v in 0..N {
+            out.fccl[v] = field(f, v, 12) as u16;
+            out.overruns[v] = field(o, v, OVERRUN_BITS) as u16;
+        }
+        out
+    }
+}
+
+/// RX credits types by (VLCap, capacity): the default buffer (256 blocks), seed 000's
+/// example buffer (3072 blocks) and the largest (4095). The Verilog takes any capacity
+/// as a parameter; these are the rust-hdl block's ports and default buffer.
+pub type RxCreditsVl1 = RxCreditsUnit<1, 12, 16, DEFAULT_CAPACITY>;
+pub type RxCreditsVl2 = RxCreditsUnit<2, 24, 32, DEFAULT_CAPACITY>;
+pub type RxCreditsVl4 = RxCreditsUnit<4, 48, 64, DEFAULT_CAPACITY>;
+pub type RxCreditsVl8 = RxCreditsUnit<8, 96, 128, DEFAULT_CAPACITY>;
+pub type RxCreditsVl15 = RxCreditsUnit<15, 180, 240, DEFAULT_CAPACITY>;
+pub type RxCreditsVl1Buf3072 = RxCreditsUnit<1, 12, 16, 3072>;
+pub type RxCreditsVl4Buf3072 = RxCreditsUnit<4, 48, 64, 3072>;
+pub type RxCreditsVl15Buf3072 = RxCreditsUnit<15, 180, 240, 3072>;
+pub type RxCreditsVl15Buf4095 = RxCreditsUnit<15, 180, 240, MAX_CAPACITY>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fccl_matches_seed_000_numbers() {
+        // Step by step: ABR 0, free 3072 -> 2048; ABR 10 -> 2058; ABR 1027, free 2045 -> 3072.
+        assert_eq!(fccl_of(0, 3072), 2048);
+        assert_eq!(fccl_of(10, 3062), 2058);
+        assert_eq!(fccl_of(1027, 2045), 3072);
+        // Rollover: free 510 + ABR 3586 = 4096 -> 000h.
+        assert_eq!(fccl_of(3586, 510), 0);
+    }
+
+    #[test]
+    fn used_width_is_the_verilogs_clog2() {
+        // FB = $clog2(CAPACITY + 1) in the Verilog.
+        for (cap, fb) in [(66, 7), (127, 7), (128, 8), (255, 8), (256, 9), (2047, 11), (2048, 12), (3072, 12), (4095, 12)] {
+            assert_eq!(free_bits(cap), fb, "capacity {cap}");
+        }
+    }
+}
