@@ -350,7 +350,7 @@ iblink_tx_credits #(.VLS(15)) txc (
     .fctbs_bus(txc_fctbs_bus)
 );
 
-iblink_vl_arb_vl15 arb (
+iblink_vl_arb #(.VLS(15)) arb (
     .clock(clock),
     .reset(ctl_port_reset),
     .head_valid(ctl_head_valid),
@@ -374,7 +374,7 @@ iblink_vl_arb_vl15 arb (
     .offer_high_counter(arb_offer_high_counter)
 );
 
-iblink_fcp_tx_vl15_w64 fcptx (
+iblink_fcp_tx #(.VLS(15), .DATA_WIDTH(64), .KEEP_WIDTH(8)) fcptx (
     .clock(clock),
     .restart(reset),
     .link_state(link_state),
@@ -393,7 +393,7 @@ iblink_fcp_tx_vl15_w64 fcptx (
     .fcp_keep(fcptx_fcp_keep)
 );
 
-iblink_link_tx_w64 ltx (
+iblink_link_tx #(.DATA_WIDTH(64), .KEEP_WIDTH(8)) ltx (
     .clock(clock),
     .reset(ctl_port_reset),
     .link_active(ctl_link_active),
@@ -426,7 +426,7 @@ iblink_link_tx_w64 ltx (
     .data_starts(ltx_data_starts)
 );
 
-iblink_fcp_rx_vl15_w64 fcprx (
+iblink_fcp_rx #(.VLS(15), .DATA_WIDTH(64), .KEEP_WIDTH(8)) fcprx (
     .clock(clock),
     .reset(ctl_port_reset),
     .rx_valid(rx_valid),
@@ -450,7 +450,7 @@ iblink_fcp_rx_vl15_w64 fcprx (
     .vl_cap_count(fcprx_vl_cap_count)
 );
 
-iblink_link_rx_vl15_w64 lrx (
+iblink_link_rx #(.VLS(15), .DATA_WIDTH(64), .KEEP_WIDTH(8)) lrx (
     .clock(clock),
     .reset(ctl_port_reset),
     .rx_valid(rx_valid),
@@ -479,7 +479,7 @@ iblink_link_rx_vl15_w64 lrx (
     .abort_count(lrx_abort_count)
 );
 
-iblink_rx_credits_vl15 rxc (
+iblink_rx_credits #(.VLS(15), .CAPACITY(256)) rxc (
     .clock(clock),
     .reset(ctl_port_reset),
     .accept(lrx_acc_valid),
@@ -508,7 +508,7 @@ iblink_vl15_rx #(.CAPACITY(1)) vl15rx (
     .drop_count(vl15rx_drop_count)
 );
 
-iblink_failsafe_vl15 fs (
+iblink_failsafe #(.VLS(15)) fs (
     .clock(clock),
     .reset(ctl_port_reset),
     .upd_valid(fcprx_upd_valid),

@@ -350,7 +350,7 @@ iblink_tx_credits #(.VLS(2)) txc (
     .fctbs_bus(txc_fctbs_bus)
 );
 
-iblink_vl_arb_vl2 arb (
+iblink_vl_arb #(.VLS(2)) arb (
     .clock(clock),
     .reset(ctl_port_reset),
     .head_valid(ctl_head_valid),
@@ -374,7 +374,7 @@ iblink_vl_arb_vl2 arb (
     .offer_high_counter(arb_offer_high_counter)
 );
 
-iblink_fcp_tx_vl2_w32 fcptx (
+iblink_fcp_tx #(.VLS(2), .DATA_WIDTH(32), .KEEP_WIDTH(4)) fcptx (
     .clock(clock),
     .restart(reset),
     .link_state(link_state),
@@ -393,7 +393,7 @@ iblink_fcp_tx_vl2_w32 fcptx (
     .fcp_keep(fcptx_fcp_keep)
 );
 
-iblink_link_tx_w32 ltx (
+iblink_link_tx #(.DATA_WIDTH(32), .KEEP_WIDTH(4)) ltx (
     .clock(clock),
     .reset(ctl_port_reset),
     .link_active(ctl_link_active),
@@ -426,7 +426,7 @@ iblink_link_tx_w32 ltx (
     .data_starts(ltx_data_starts)
 );
 
-iblink_fcp_rx_vl2_w32 fcprx (
+iblink_fcp_rx #(.VLS(2), .DATA_WIDTH(32), .KEEP_WIDTH(4)) fcprx (
     .clock(clock),
     .reset(ctl_port_reset),
     .rx_valid(rx_valid),
@@ -450,7 +450,7 @@ iblink_fcp_rx_vl2_w32 fcprx (
     .vl_cap_count(fcprx_vl_cap_count)
 );
 
-iblink_link_rx_vl2_w32 lrx (
+iblink_link_rx #(.VLS(2), .DATA_WIDTH(32), .KEEP_WIDTH(4)) lrx (
     .clock(clock),
     .reset(ctl_port_reset),
     .rx_valid(rx_valid),
@@ -479,7 +479,7 @@ iblink_link_rx_vl2_w32 lrx (
     .abort_count(lrx_abort_count)
 );
 
-iblink_rx_credits_vl2 rxc (
+iblink_rx_credits #(.VLS(2), .CAPACITY(256)) rxc (
     .clock(clock),
     .reset(ctl_port_reset),
     .accept(lrx_acc_valid),
@@ -508,7 +508,7 @@ iblink_vl15_rx #(.CAPACITY(1)) vl15rx (
     .drop_count(vl15rx_drop_count)
 );
 
-iblink_failsafe_vl2 fs (
+iblink_failsafe #(.VLS(2)) fs (
     .clock(clock),
     .reset(ctl_port_reset),
     .upd_valid(fcprx_upd_valid),

@@ -10,18 +10,15 @@ use crate::failsafe::spec_period_clocks;
 use crate::netlist::{file_list, Placed};
 use crate::port_ctrl::{PortCtrlParams, PortCtrlTwin};
 use crate::tx_credits::TxCreditsTwin;
-use crate::twin::{HdlTwin, Twin};
 
-/// A block's twin chosen at run time.
-pub type Dyn<I, O> = Box<dyn Twin<In = I, Out = O>>;
-type VlArbTwin = Dyn<crate::vl_arb::VlArbIn, crate::vl_arb::VlArbOut>;
-type FcpTxTwin = Dyn<crate::fcp_tx::FcpTxIn, crate::fcp_tx::FcpTxOut>;
-type LinkTxTwin = Dyn<crate::link_tx::LinkTxIn, crate::link_tx::LinkTxOut>;
-type FcpRxTwin = Dyn<crate::fcp_rx::FcpRxIn, crate::fcp_rx::FcpRxOut>;
-type LinkRxTwin = Dyn<crate::link_rx::LinkRxIn, crate::link_rx::LinkRxOut>;
-type RxCreditsTwin = Dyn<crate::rx_credits::RxCreditsIn, crate::rx_credits::RxCreditsOut>;
-type Vl15RxTwin = Dyn<crate::vl15_rx::Vl15RxIn, crate::vl15_rx::Vl15RxOut>;
-type FailsafeTwin = Dyn<crate::failsafe::FailsafeIn, crate::failsafe::FailsafeOut>;
+use crate::fcp_rx::FcpRxTwin;
+use crate::fcp_tx::FcpTxTwin;
+use crate::failsafe::FailsafeTwin;
+use crate::link_rx::LinkRxTwin;
+use crate::link_tx::LinkTxTwin;
+use crate::rx_credits::RxCreditsTwin;
+use crate::vl15_rx::Vl15RxTwin;
+use crate::vl_arb::VlArbTwin;
 use std::collections::BTreeMap;
 
 crate::netlist! {
@@ -258,23 +255,17 @@ impl LinkPortTwin {
     /// The port generated from `p`, at power-up.
     pub fn new(p: &PortParams) -> Self {
         let (n, w) = (p.vl_cap, p.width);
-        macro_rules! hdl {
-            ($m:ident, $key:expr, $ctor:expr) => {
-                crate::$m!($key, |T| Box::new(HdlTwin::new($ctor)) as Box<dyn Twin<In = _, Out = _>>,
-                    _ => panic!("no such configuration"))
-            };
-        }
         Self::__new(
             PortCtrlTwin::new(ctrl_params(p)),
             TxCreditsTwin::new(n),
-            hdl!(with_vl_arb, n, T::default()),
-            hdl!(with_fcp_tx, (n, w), T::default()),
-            hdl!(with_link_tx, w, T::default()),
-            hdl!(with_fcp_rx, (n, w), T::default()),
-            hdl!(with_link_rx, (n, w), T::default()),
-            hdl!(with_rx_credits, (n, crate::rx_credits::DEFAULT_CAPACITY), T::with_capacity(p.buffer_blocks)),
-            hdl!(with_vl15_rx, 1, T::with_capacity(p.vl15_packets)),
-            hdl!(with_failsafe, n, T::default()),
+            VlArbTwin::new(n),
+            FcpTxTwin::new(n, w),
+            LinkTxTwin::new(w),
+            FcpRxTwin::new(n, w),
+            LinkRxTwin::new(n, w),
+            RxCreditsTwin::new(n, p.buffer_blocks),
+            Vl15RxTwin::new(p.vl15_packets),
+            FailsafeTwin::new(n),
         )
     }
 }
@@ -304,32 +295,19 @@ fn blocks(p: &PortParams) -> Result<Vec<(&'static str, Variant)>, RequestError> 
         ("ltx", catalog::link_tx_variant(w)?),
         ("fcprx", catalog::fcp_rx_variant(n, w)?),
         ("lrx", catalog::link_rx_variant(n, w)?),
-        ("rxc", rx_credits(n, p.buffer_blocks)?),
+        ("rxc", catalog::rx_credits_variant(n, p.buffer_blocks)?),
         ("vl15rx", vl15_rx(p.vl15_packets)?),
         ("fs", catalog::failsafe_variant(n)?),
     ])
 }
 
-/// RX credits at any buffer size (66..=4095 blocks per VL).
-fn rx_credits(n: usize, cap: u16) -> Result<Variant, RequestError> {
-    if let Ok(v) = catalog::rx_credits_variant(n, cap) {
-        return Ok(v);
-    }
-    let name = catalog::rx_credits_module_name(n, cap);
-    let cfg = vec![("vl_cap".to_string(), n.to_string()), ("buffer_blocks".to_string(), cap.to_string())];
-    crate::with_rx_credits!((n, crate::rx_credits::DEFAULT_CAPACITY), |T| Ok(Variant::rendered(&mut T::with_capacity(cap), &name, "rx_credits", cfg)?),
-        _ => Err(RequestError::UnsupportedVlCap(n)))
-}
-
-/// The VL15 buffer at any size (1..=255 packets).
+/// The VL15 buffer at any size a configuration allows (1..=255 packets); the catalog
+/// lists two of them.
 fn vl15_rx(cap: usize) -> Result<Variant, RequestError> {
-    if let Ok(v) = catalog::vl15_rx_variant(cap) {
-        return Ok(v);
+    if !(1..=255).contains(&cap) {
+        return Err(RequestError::UnsupportedVl15Capacity(cap));
     }
-    let name = catalog::vl15_rx_module_name(cap);
-    let cfg = vec![("capacity_packets".to_string(), cap.to_string())];
-    crate::with_vl15_rx!(1, |T| Ok(Variant::rendered(&mut T::with_capacity(cap), &name, "vl15_rx", cfg)?),
-        _ => Err(RequestError::UnsupportedVl15Capacity(cap)))
+    Ok(crate::vl15_rx::variant(cap))
 }
 
 /// The top's header: what made it, the configuration, and every port.

@@ -99,8 +99,8 @@ function [3:0] pick_of4;
    input [15:0] vals;
    pick_of4 = x[0] ? vals[3:0] : x[1] ? vals[7:4] : x[2] ? vals[11:8] : vals[15:12];
 endfunction
-// pick_of4 at 2 bits. One function for both widths (the 2-bit values padded) gave the
-// same logic but Yosys mapped it slower: HX8K 93.0 against 98.3 MHz at 15 VLs.
+// pick_of4 at 2 bits, kept apart: one function for both widths (the 2-bit values
+// padded) is the same logic but Yosys maps it slower (docs/synthesis-history.md).
 function [1:0] pick2_of4;
    input [2:0] x;
    input [7:0] vals;
@@ -617,8 +617,8 @@ end
 // Every VL's {low bits of HighPriCounter - PktLen, blocks, PktLen}, selected by
 // offer_vl_hot: first per group of 4 VLs, kept as LUT boundaries so the select is a
 // balanced tree (a group, then an OR over the groups) and not the chain of ORs the
-// mapper otherwise builds in front of offer_weight_left's subtraction. (Kept per pair
-// of VLs instead, Yosys mapped the ECP5 15-VL, 64-bit port with 18214 LUT4, not 13744.)
+// mapper otherwise builds in front of offer_weight_left's subtraction. Groups of 4, not
+// pairs: pairs map larger on ECP5 (docs/synthesis-history.md).
 localparam QUADS = (VLS + 3) / 4;
 wire [31*VLS-1:0] per_vl;
 (* keep *) wire [31*QUADS-1:0] quad_sel;
