@@ -8,7 +8,7 @@
 //! arbiter RTL (`iblink_vl_arb_vl<N>`, stepper or Verilator) clock by clock, and prints
 //! the same trace.
 
-use crate::blocks::crc16::Backend;
+use crate::blocks::Backend;
 use crate::blocks::vl_arb::vl_arb_sim;
 use crate::blocks::SimBuildError;
 use iblink_model::arbiter::{Grant, LowPolicy, TableId, VlArbiter};

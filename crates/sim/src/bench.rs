@@ -1,6 +1,7 @@
 //! `iblink bench sim`: one stimulus through every back end, cycles per second each.
 
-use crate::blocks::crc16::{crc16_sim, Backend, Crc16Stimulus};
+use crate::blocks::crc16::{crc16_sim, Crc16Stimulus};
+use crate::blocks::Backend;
 use crate::CycleSim;
 use iblink_rtl::crc16::{Crc16In, Crc16W32};
 use iblink_rtl::io::HdlIo;

@@ -5,10 +5,8 @@
 use iblink_rtl::link_port::{LinkPortOut, PortParams};
 use iblink_sim::blocks::link_port::{link_port_sim, PortPairBench, Traffic};
 use iblink_sim::blocks::Backend;
+use iblink_sim::lockstep;
 
-fn cycles() -> u64 {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000)
-}
 
 fn bench(p: &PortParams, b: Backend, latency: usize, t: Traffic, seed: u64) -> PortPairBench {
     PortPairBench::new(
@@ -27,7 +25,7 @@ fn system(vls: usize, width: usize, latency: usize, seed: u64) {
     let t = Traffic::default();
     let mut rtl = bench(&p, Backend::Rtl, latency, t.clone(), seed);
     let mut vl = bench(&p, Backend::Verilator, latency, t, seed);
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000);
     let mut last: (LinkPortOut, LinkPortOut) = Default::default();
     for c in 0..n {
         let r = rtl.step();

@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 use iblink_sim::bench::{bench_crc16, bench_crc16_rust_hdl_simulation, bench_port_pair, bench_port_pair_model, crc16_stimulus, BenchResult};
-use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::Backend;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
 

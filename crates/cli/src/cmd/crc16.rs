@@ -3,7 +3,8 @@
 
 use clap::builder::TypedValueParser;
 use clap::{Args, ValueEnum};
-use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, Backend};
+use iblink_sim::blocks::crc16::{crc16_sim, crc16_through};
+use iblink_sim::blocks::Backend;
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

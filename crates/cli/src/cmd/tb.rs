@@ -3,7 +3,8 @@
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use iblink_rtl::crc16::Crc16In;
-use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, Backend, Crc16Stimulus};
+use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, Crc16Stimulus};
+use iblink_sim::blocks::Backend;
 use iblink_sim::{lockstep, CycleSim};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;

@@ -2,17 +2,10 @@
 //! SPEC.md §3's check values in every back end at every width.
 
 use iblink_rtl::crc16::{Crc16In, Crc16Out, WIDTHS};
-use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, packet_words, Backend, Crc16ModelSim, Crc16Stimulus};
+use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, packet_words, Crc16ModelSim, Crc16Stimulus};
+use iblink_sim::blocks::Backend;
 use iblink_sim::{lockstep, CycleSim};
 
-/// Cycles per width (the issue asks for at least a million); `IBLINK_LOCKSTEP_CYCLES`
-/// raises it for soak runs.
-fn cycles() -> usize {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// Counts what the stimulus exercised, seen through the model's outputs and inputs.
 struct Coverage<S> {
@@ -57,7 +50,7 @@ fn run_width(width: usize) {
     };
     let mut rtl = crc16_sim(width, Backend::Rtl, None).unwrap();
     let mut vl = crc16_sim(width, Backend::Verilator, None).unwrap();
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000) as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         Crc16Stimulus::new(width, 0x1b11_0000 + width as u64).take(n),

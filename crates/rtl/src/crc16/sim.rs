@@ -5,7 +5,7 @@
 //! [`iblink_model::crc16`].
 
 pub use crate::blocks::SimBuildError;
-use crate::blocks::twin_box;
+use crate::blocks::{twin_box, Backend};
 use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;
 use iblink_rtl::catalog::crc16_variant;
@@ -71,25 +71,6 @@ impl CycleSim for Crc16ModelSim {
             }
         }
         out
-    }
-}
-
-/// Back ends by name, as the CLI spells them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Model,
-    Rtl,
-    Verilator,
-}
-
-impl Backend {
-    pub const ALL: [Backend; 3] = [Backend::Model, Backend::Rtl, Backend::Verilator];
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Model => "model",
-            Backend::Rtl => "rtl",
-            Backend::Verilator => "verilator",
-        }
     }
 }
 

@@ -5,17 +5,10 @@
 use iblink_model::crc16::crc16;
 use iblink_rtl::crc16::Crc16Out;
 use iblink_rtl::crc16_dword::{Crc16DwordIn, LATENCY};
-use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::Backend;
 use iblink_sim::blocks::crc16_dword::{crc16_dword_sim, dword_packet, Crc16DwordModelSim, Crc16DwordStimulus};
 use iblink_sim::{lockstep, CycleSim};
 
-/// Cycles (at least a million); `IBLINK_LOCKSTEP_CYCLES` raises it for soak runs.
-fn cycles() -> usize {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// Counts what the stimulus exercised, from its inputs and the model's outputs.
 #[derive(Default)]
@@ -69,7 +62,7 @@ fn lockstep_w32_dword() {
     let mut model = Coverage::default();
     let mut rtl = crc16_dword_sim(Backend::Rtl, None).unwrap();
     let mut vl = crc16_dword_sim(Backend::Verilator, None).unwrap();
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000) as usize;
     let report = lockstep(&mut [&mut model, rtl.as_mut(), vl.as_mut()], Crc16DwordStimulus::new(0xd0_0032).take(n))
         .unwrap_or_else(|m| panic!("crc16_dword: {m}"));
     assert_eq!(report.cycles, n as u64);

@@ -4,7 +4,7 @@
 //! reference: [`iblink_model::crc16`] (the `crc` crate), wrapped in the unit's cycle
 //! contract by [`Crc16DwordModelSim`].
 
-use crate::blocks::crc16::Backend;
+use crate::blocks::Backend;
 use crate::blocks::{twin_box, SimBuildError};
 use crate::CycleSim;
 use iblink_model::crc16::Crc16Stream;

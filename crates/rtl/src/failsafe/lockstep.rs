@@ -20,13 +20,6 @@ fn sim(vls: usize, b: Backend) -> FailsafeSim {
     failsafe_sim(vls, b, None).unwrap()
 }
 
-/// Cycles per VLCap (at least a million); `IBLINK_LOCKSTEP_CYCLES` raises it.
-fn cycles() -> usize {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// What the stimulus exercised, counted from the model's state before and after each
 /// clock (so from the reference, not from the RTL).
@@ -142,7 +135,7 @@ fn run_random(vls: usize) {
     };
     let mut rtl = sim(vls, Backend::Rtl);
     let mut vl = sim(vls, Backend::Verilator);
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000) as usize;
     let mut stim = FailsafeStimulus::new(vls, 0x777 + vls as u64);
     let report = lockstep(&mut [&mut model, rtl.as_mut(), vl.as_mut()], stim.by_ref().take(n))
         .unwrap_or_else(|m| panic!("failsafe VLCap {vls}: {m}"));

@@ -37,7 +37,7 @@ use crate::blocks::fcp_tx::FcpTxModelSim;
 use crate::blocks::link_rx::{data_packet, LinkRxModelSim};
 use crate::blocks::link_tx::LinkTxModelSim;
 use crate::blocks::rx_credits::RxCreditsModelSim;
-use crate::blocks::sl2vl::Vl15RxModelSim;
+use crate::blocks::vl15_rx::Vl15RxModelSim;
 use crate::blocks::tx_credits::TxCreditsModelSim;
 use crate::blocks::vl_arb::{out_of, ArbCycleModel, Heads};
 use crate::CycleSim;

@@ -11,18 +11,11 @@ use iblink_sim::blocks::Backend;
 use iblink_sim::lockstep_reactive;
 use std::sync::Mutex;
 use std::time::Instant;
+use iblink_sim::lockstep;
 
 /// One Verilator build at a time.
 static BUILD: Mutex<()> = Mutex::new(());
 
-/// Cycles per configuration (at least a million); `IBLINK_LOCKSTEP_CYCLES` changes it
-/// for soak runs.
-fn cycles() -> u64 {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// A generated configuration per variant: buffer sizes, VL15 buffer, a high table and
 /// a low table that differ from the defaults, so the loader has work to do.
@@ -53,7 +46,7 @@ fn run(vls: usize, width: usize, seed: u64) -> Run {
     let p = params(vls, width);
     let mut model = PortCycleModel::new(&p);
     let mut stim = PortStimulus::new(&p, seed);
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000);
     let r = if std::env::var("IBLINK_PORT_MODEL_ONLY").is_ok() {
         // Stimulus tuning only: the model alone, nothing compared.
         let t0 = Instant::now();
@@ -333,7 +326,7 @@ fn run_all(configs: &[(usize, usize)]) {
         short.join("\n  ")
     );
     if configs.len() == 10 {
-        let k = (cycles() / 1_000_000).max(1);
+        let k = (lockstep::cycles(1_000_000) / 1_000_000).max(1);
         let want = [100, 100, 200, 10, 5, 2];
         let what = [
             "FCTBS wraps",

@@ -14,6 +14,14 @@
 //! module by named ports (`iblink_tx_credits #(.VLS(4)) txc (...)`), with a file list
 //! `iblink_link_port_vl<N>_w<W>.f` naming every file it needs.
 //!
+//! Three descriptions of the port, each for one job: [`netlist`] (the stepper and the
+//! Verilog top, one text); `cycle_model.rs` beside it, `PortCycleModel`, the blocks'
+//! reference models wired as the port, sharing with the RTL only the In/Out records and
+//! the blocks' documented latencies, the lockstep's oracle (`lockstep.rs`); and
+//! `iblink_model::port::PortPair`, the item-level model the system runs are judged
+//! against. `sim.rs` holds the back ends, the two-port bench and the random stimulus;
+//! `failsafe_test.rs` the failsafe's requests through the whole port.
+//!
 //! # User interface (VLCap `N`, `W`-bit link words, `K = W/8` lanes)
 //! | port | dir | meaning |
 //! |---|---|---|

@@ -13,13 +13,6 @@ use iblink_sim::{lockstep, CycleSim};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-/// Cycles per configuration (at least a million); `IBLINK_LOCKSTEP_CYCLES` raises it.
-fn cycles() -> usize {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// Counts what the back ends showed, around the model.
 struct Coverage {
@@ -62,7 +55,7 @@ fn run(vls: usize, width: usize) {
     };
     let mut rtl = link_rx_sim(vls, width, Backend::Rtl, None).unwrap();
     let mut vl = link_rx_sim(vls, width, Backend::Verilator, None).unwrap();
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000) as usize;
     let seed = 0x11e0_0000 + (vls * 100 + width) as u64;
     let mut stim = LinkRxStimulus::new(vls, width, seed);
     let report = lockstep(

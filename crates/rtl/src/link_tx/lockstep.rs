@@ -5,11 +5,12 @@
 
 use iblink_model::crc16::crc16_wire;
 use iblink_rtl::link_tx::{keep_of, LinkTxIn, LinkTxOut, LinkWord, READ_TO_WIRE, START_TO_SOP, VL15};
-use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::Backend;
 use iblink_sim::blocks::link_tx::{link_tx_sim, ItemKind, LinkTxModelSim, LinkTxSim, LinkTxStimulus, StartedItem};
 use iblink_sim::{lockstep_reactive, CycleSim};
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use iblink_sim::lockstep;
 
 /// Verilator builds of one module from two test threads would collide: one at a time.
 static BUILD: Mutex<()> = Mutex::new(());
@@ -19,13 +20,6 @@ fn sim(width: usize, b: Backend) -> LinkTxSim {
     link_tx_sim(width, b, None).unwrap()
 }
 
-/// Cycles per width (at least a million); `IBLINK_LOCKSTEP_CYCLES` raises it for soaks.
-fn cycles() -> u64 {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// The kind SPEC.md §5 says goes next, from what is ready: VL15 > FCP > data, data only
 /// in LinkActive.
@@ -153,7 +147,7 @@ fn run_lockstep(width: usize, seed: u64) {
     let mut rtl = sim(width, Backend::Rtl);
     let mut vl = sim(width, Backend::Verilator);
     let mut stim = LinkTxStimulus::new(width, seed);
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000);
     let t0 = std::time::Instant::now();
     let report = lockstep_reactive(&mut [&mut model, rtl.as_mut(), vl.as_mut()], n, |p| stim.next_input(p))
         .unwrap_or_else(|m| panic!("link_tx w{width}: {m}"));

@@ -7,7 +7,7 @@
 //! boundaries, data only in LinkActive, an item busy for `ceil(wire_bytes / W)` clocks,
 //! [`LinkItem::wire_bytes`]), and the VCRC from [`iblink_model::crc16`].
 
-use crate::blocks::crc16::Backend;
+use crate::blocks::Backend;
 use crate::blocks::{twin_box, SimBuildError};
 use crate::CycleSim;
 use iblink_model::crc16::crc16_wire;

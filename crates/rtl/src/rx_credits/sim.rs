@@ -2,7 +2,7 @@
 //!
 //! RTL: [`iblink_rtl::rx_credits`]; reference: [`iblink_model::credits::RxCredits`].
 
-use crate::blocks::crc16::Backend;
+use crate::blocks::Backend;
 use crate::blocks::tx_credits::{random_blocks, CreditsSimError};
 use crate::blocks::twin_box;
 use crate::CycleSim;

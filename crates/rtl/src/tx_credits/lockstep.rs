@@ -4,7 +4,7 @@
 
 use iblink_rtl::rx_credits::{RxCreditsIn, RxCreditsOut};
 use iblink_rtl::tx_credits::{TxCreditsIn, TxCreditsOut};
-use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::Backend;
 use iblink_sim::blocks::rx_credits::{rx_credits_sim, RxCreditsModelSim, RxCreditsSim, RxCreditsStimulus};
 use iblink_sim::blocks::tx_credits::{tx_credits_sim, TxCreditsModelSim, TxCreditsSim, TxCreditsStimulus};
 use iblink_sim::{lockstep, CycleSim};
@@ -24,14 +24,6 @@ fn rx_sim(vls: usize, capacity: u16, b: Backend) -> RxCreditsSim {
     rx_credits_sim(vls, capacity, b, None).unwrap()
 }
 
-/// Cycles per block and configuration (at least a million); `IBLINK_LOCKSTEP_CYCLES`
-/// raises it for soak runs.
-fn cycles() -> usize {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// Counts what the TX stimulus exercised, from the model's state and outputs.
 struct TxCoverage {
@@ -85,7 +77,7 @@ fn run_tx(vls: usize) {
     };
     let mut rtl = tx_sim(vls, Backend::Rtl);
     let mut vl = tx_sim(vls, Backend::Verilator);
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000) as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         TxCreditsStimulus::new(vls, 0x7c00 + vls as u64).take(n),
@@ -148,7 +140,7 @@ fn run_rx(vls: usize, capacity: u16) {
     };
     let mut rtl = rx_sim(vls, capacity, Backend::Rtl);
     let mut vl = rx_sim(vls, capacity, Backend::Verilator);
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000) as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         RxCreditsStimulus::new(vls, capacity, 0x8c00 + vls as u64).take(n),
@@ -207,7 +199,7 @@ fn rx_lockstep_vl15_buf3072() {
 fn run_rx_overdrain(vls: usize, capacity: u16) {
     let mut rtl = rx_sim(vls, capacity, Backend::Rtl);
     let mut vl = rx_sim(vls, capacity, Backend::Verilator);
-    let n = cycles() / 4;
+    let n = lockstep::cycles(1_000_000) as usize / 4;
     let mut rng = 0x5eed_u64 + vls as u64;
     let mut next = move || {
         rng ^= rng << 13;

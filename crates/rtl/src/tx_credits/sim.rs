@@ -2,7 +2,7 @@
 //!
 //! RTL: [`iblink_rtl::tx_credits`]; reference: [`iblink_model::credits::TxCredits`].
 
-use crate::blocks::crc16::Backend;
+use crate::blocks::Backend;
 use crate::blocks::twin_box;
 use crate::CycleSim;
 use iblink_model::blocks::MAX_PACKET_BLOCKS;

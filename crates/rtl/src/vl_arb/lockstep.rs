@@ -4,7 +4,7 @@
 
 use iblink_model::arbiter::{ArbEntry, TableId, HIGH_LIMIT_UNBOUNDED};
 use iblink_rtl::vl_arb::{VlArbIn, VlArbOut, TAKE_GAP};
-use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::Backend;
 use iblink_sim::blocks::vl_arb::{
     trace_line, vl_arb_sim, write_input, ArbCycleModel, VlArbSim, VlArbStimulus,
 };
@@ -19,13 +19,6 @@ fn sim(vls: usize, b: Backend) -> VlArbSim {
     vl_arb_sim(vls, b, None).unwrap()
 }
 
-/// Cycles per VLCap (at least a million); `IBLINK_LOCKSTEP_CYCLES` changes it for soak runs.
-fn cycles() -> usize {
-    std::env::var("IBLINK_LOCKSTEP_CYCLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000)
-}
 
 /// Counts what the stimulus exercised, from the model's state, inputs and grants.
 #[derive(Default, Debug)]
@@ -151,7 +144,7 @@ fn run(vls: usize) {
     };
     let mut rtl = sim(vls, Backend::Rtl);
     let mut vl = sim(vls, Backend::Verilator);
-    let n = cycles();
+    let n = lockstep::cycles(1_000_000) as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         VlArbStimulus::new(vls, 0xa4b0 + vls as u64).take(n),

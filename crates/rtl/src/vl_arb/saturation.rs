@@ -6,7 +6,7 @@
 
 use iblink_model::arbiter::ArbEntry;
 use iblink_rtl::vl_arb::{VlArbIn, VlArbOut};
-use iblink_sim::blocks::crc16::Backend;
+use iblink_sim::blocks::Backend;
 use iblink_sim::blocks::vl_arb::{vl_arb_sim, write_input, VlArbSim};
 use std::sync::Mutex;
 

@@ -4,7 +4,7 @@
 //!
 //! RTL: [`iblink_rtl::vl_arb`]; reference: [`iblink_model::arbiter::VlArbiter`].
 
-use crate::blocks::crc16::Backend;
+use crate::blocks::Backend;
 use crate::blocks::{twin_box, SimBuildError};
 use crate::CycleSim;
 use iblink_model::arbiter::{ArbEntry, Grant, LowPolicy, TableId, VlArbiter};

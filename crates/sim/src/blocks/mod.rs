@@ -1,17 +1,32 @@
 //! Per-block back-end wiring: each block's model adapter, constructors and stimulus.
 
+#[path = "../../../rtl/src/crc16/sim.rs"]
 pub mod crc16;
+#[path = "../../../rtl/src/failsafe/sim.rs"]
 pub mod failsafe;
+#[path = "../../../rtl/src/crc16_dword/sim.rs"]
 pub mod crc16_dword;
+#[path = "../../../rtl/src/fcp_rx/sim.rs"]
 pub mod fcp_rx;
+#[path = "../../../rtl/src/fcp_tx/sim.rs"]
 pub mod fcp_tx;
+#[path = "../../../rtl/src/link_port/sim.rs"]
 pub mod link_port;
+#[path = "../../../rtl/src/link_port/cycle_model.rs"]
 pub mod link_port_model;
+#[path = "../../../rtl/src/link_rx/sim.rs"]
 pub mod link_rx;
+#[path = "../../../rtl/src/link_tx/sim.rs"]
 pub mod link_tx;
+#[path = "../../../rtl/src/rx_credits/sim.rs"]
 pub mod rx_credits;
+#[path = "../../../rtl/src/sl2vl/sim.rs"]
 pub mod sl2vl;
+#[path = "../../../rtl/src/tx_credits/sim.rs"]
 pub mod tx_credits;
+#[path = "../../../rtl/src/vl15_rx/sim.rs"]
+pub mod vl15_rx;
+#[path = "../../../rtl/src/vl_arb/sim.rs"]
 pub mod vl_arb;
 
 use crate::{CycleSim, HdlStepper, VerilatedSim};
@@ -21,7 +36,24 @@ use iblink_rtl::twin::Twin;
 use iblink_verilator::BridgeError;
 use std::path::Path;
 
-pub use crc16::Backend;
+/// Back ends by name, as the CLI spells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Model,
+    Rtl,
+    Verilator,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Model, Backend::Rtl, Backend::Verilator];
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Model => "model",
+            Backend::Rtl => "rtl",
+            Backend::Verilator => "verilator",
+        }
+    }
+}
 
 /// Why a back end could not be made.
 #[derive(Debug, thiserror::Error)]
