@@ -2,7 +2,8 @@
 # Install what iblink needs, only when it is missing (idempotent; safe to re-run).
 # Debian packages: Verilator (co-simulation, lint), Yosys (lint, synthesis),
 # nextpnr-ice40 + icestorm (place and route, bitstreams), Icarus Verilog, tshark (the
-# capture test decodes iblink's ERF captures with it).
+# capture test decodes iblink's ERF captures with it), ccache (the Verilator bridge
+# compiles Verilator's runtime once through it instead of once per configuration).
 set -euo pipefail
 
 need=()
@@ -14,6 +15,7 @@ have icepack       || need+=(fpga-icestorm)
 have iverilog      || need+=(iverilog)
 have setpriv       || need+=(util-linux)
 have tshark        || need+=(tshark)
+have ccache        || need+=(ccache)
 
 if ((${#need[@]})); then
   echo "deps: installing ${need[*]}"

@@ -14,6 +14,8 @@ waivers=$root/tools/lint-waivers.txt
 manifest=$("$iblink" emit --manifest) || { echo "lint: iblink emit --manifest failed"; exit 1; }
 fail=0
 n=0
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 files_seen=()
 
 # lint_one NAME TOP PARAMS FILE...
@@ -29,10 +31,14 @@ lint_one() {
     done
   fi
   local vl ys vl_rc ys_rc
-  vl=$(verilator --lint-only -Wall --top-module "$top" "${gv[@]}" "$@" 2>&1)
-  vl_rc=$?
+  # Verilator and Yosys side by side (two cores).
+  verilator --lint-only -Wall --top-module "$top" "${gv[@]}" "$@" >"$tmp" 2>&1 &
+  local vp=$!
   ys=$(yosys -q -p "read_verilog $*; ${ych}hierarchy -check -top $top; proc; check -assert" 2>&1)
   ys_rc=$?
+  wait $vp
+  vl_rc=$?
+  vl=$(<"$tmp")
   for tool in verilator yosys; do
     if [ $tool = verilator ]; then out=$vl; rc=$vl_rc; else out=$ys; rc=$ys_rc; fi
     if [ -f "$waivers" ]; then

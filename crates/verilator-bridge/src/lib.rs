@@ -219,6 +219,14 @@ impl VerilatorBuild {
             .arg(if self.trace { "--trace" } else { "--no-trace" })
             .arg(&vfile)
             .args(["--exe", "iblink_shim.cpp", "-o", "libiblink_sim.so"]);
+        if have_ccache() {
+            // Every build compiles the same Verilator runtime (verilated.cpp and friends);
+            // through ccache that happens once, not once per configuration.
+            cmd.env("OBJCACHE", "ccache");
+            if std::env::var_os("CCACHE_DIR").is_none() {
+                cmd.env("CCACHE_DIR", root.join("ccache"));
+            }
+        }
         let out = cmd.output().map_err(|e| BridgeError::NoVerilator(e.to_string()))?;
         std::fs::write(&log, [out.stdout.as_slice(), out.stderr.as_slice()].concat())?;
         let built = work.join("obj").join("libiblink_sim.so");
@@ -249,6 +257,20 @@ impl VerilatorBuild {
         let lib = self.build()?;
         VerilatedModel::open(&lib, self)
     }
+}
+
+/// Whether `ccache` is on the PATH (`make deps` installs it; builds work without it).
+fn have_ccache() -> bool {
+    static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAVE.get_or_init(|| {
+        Command::new("ccache")
+            .arg("--version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    })
 }
 
 /// Flags every build uses (part of the cache key).
