@@ -18,7 +18,7 @@ pub struct SimBench {
     #[arg(long, default_value_t = 5_000_000)]
     pub cycles: usize,
     /// Clocks of the two-port link-port benchmark.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 1_000_000)]
     pub port_cycles: u64,
     /// Cycles for rust-hdl's own thread-per-testbench `Simulation` (slow).
     #[arg(long, default_value_t = 20_000)]
