@@ -7,7 +7,6 @@ use iblink_sim::blocks::link_port::{link_port_sim, PortPairBench, Traffic};
 use iblink_sim::blocks::Backend;
 use iblink_sim::lockstep;
 
-
 fn bench(p: &PortParams, b: Backend, latency: usize, t: Traffic, seed: u64) -> PortPairBench {
     PortPairBench::new(
         p,

@@ -6,7 +6,6 @@ use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, packet_words, Crc16Mod
 use iblink_sim::blocks::Backend;
 use iblink_sim::{lockstep, CycleSim};
 
-
 /// Counts what the stimulus exercised, seen through the model's outputs and inputs.
 struct Coverage<S> {
     inner: S,

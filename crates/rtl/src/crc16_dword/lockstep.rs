@@ -9,7 +9,6 @@ use iblink_sim::blocks::Backend;
 use iblink_sim::blocks::crc16_dword::{crc16_dword_sim, dword_packet, Crc16DwordModelSim, Crc16DwordStimulus};
 use iblink_sim::{lockstep, CycleSim};
 
-
 /// Counts what the stimulus exercised, from its inputs and the model's outputs.
 #[derive(Default)]
 struct Coverage {

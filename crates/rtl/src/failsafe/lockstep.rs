@@ -20,7 +20,6 @@ fn sim(vls: usize, b: Backend) -> FailsafeSim {
     failsafe_sim(vls, b, None).unwrap()
 }
 
-
 /// What the stimulus exercised, counted from the model's state before and after each
 /// clock (so from the reference, not from the RTL).
 #[derive(Debug, Default)]

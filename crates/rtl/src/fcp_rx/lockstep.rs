@@ -17,7 +17,6 @@ fn sim(vls: usize, width: usize, b: Backend) -> FcpRxSim {
     fcp_rx_sim(vls, width, b, None).unwrap()
 }
 
-
 fn run_random(vls: usize, width: usize) {
     let mut model = FcpRxModelSim::new(vls, width);
     let mut rtl = sim(vls, width, Backend::Rtl);

@@ -23,7 +23,6 @@ fn sim(vls: usize, width: usize, b: Backend) -> FcpTxSim {
     fcp_tx_sim(vls, width, b, None).unwrap()
 }
 
-
 fn run_random(vls: usize, width: usize) {
     let mut model = FcpTxModelSim::new(vls, width);
     let mut rtl = sim(vls, width, Backend::Rtl);

@@ -16,7 +16,6 @@ use iblink_sim::lockstep;
 /// One Verilator build at a time.
 static BUILD: Mutex<()> = Mutex::new(());
 
-
 /// A generated configuration per variant: buffer sizes, VL15 buffer, a high table and
 /// a low table that differ from the defaults, so the loader has work to do.
 fn params(vls: usize, width: usize) -> PortParams {

@@ -13,7 +13,6 @@ use iblink_sim::{lockstep, CycleSim};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-
 /// Counts what the back ends showed, around the model.
 struct Coverage {
     inner: LinkRxModelSim,

@@ -20,7 +20,6 @@ fn sim(width: usize, b: Backend) -> LinkTxSim {
     link_tx_sim(width, b, None).unwrap()
 }
 
-
 /// The kind SPEC.md §5 says goes next, from what is ready: VL15 > FCP > data, data only
 /// in LinkActive.
 fn priority(i: &LinkTxIn) -> Option<ItemKind> {

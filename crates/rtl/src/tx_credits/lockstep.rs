@@ -24,7 +24,6 @@ fn rx_sim(vls: usize, capacity: u16, b: Backend) -> RxCreditsSim {
     rx_credits_sim(vls, capacity, b, None).unwrap()
 }
 
-
 /// Counts what the TX stimulus exercised, from the model's state and outputs.
 struct TxCoverage {
     inner: TxCreditsModelSim,

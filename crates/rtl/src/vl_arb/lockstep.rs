@@ -19,7 +19,6 @@ fn sim(vls: usize, b: Backend) -> VlArbSim {
     vl_arb_sim(vls, b, None).unwrap()
 }
 
-
 /// Counts what the stimulus exercised, from the model's state, inputs and grants.
 #[derive(Default, Debug)]
 struct Counts {
