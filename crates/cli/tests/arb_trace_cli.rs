@@ -116,7 +116,7 @@ fn skipped_entries_warn_and_trace_alike_in_every_back_end() {
     }
 }
 
-/// The arbiter RTL in the rust-hdl stepper and in Verilator prints the model's trace,
+/// The arbiter's Rust twin and its Verilog in Verilator prints the model's trace,
 /// byte for byte: Figure 25-10, and a one-packet-policy scenario with mixed packet sizes,
 /// a limit that runs out mid-table, weight-0 entries and a VL that only weight-0 entries
 /// name (its packets are stranded, which every back end reports the same way).

@@ -2,7 +2,7 @@
 //!
 //! A block family is one const-generic rust-hdl type; each variant (a data width, a
 //! VLCap, a buffer size) is one instantiation. Three places need to go from a runtime
-//! key to that type — emission ([`crate::catalog`]), the rust-hdl stepper and the
+//! key to that type — emission ([`crate::catalog`]), the Rust twin and the
 //! Verilated model (`iblink-sim`) — and all three use the `with_<family>!` macro here,
 //! so a new variant is added in one line.
 //!

@@ -136,7 +136,7 @@ fn stranded(queues: &[VecDeque<u16>]) -> Vec<(u8, usize)> {
 /// table write (`iblink_rtl::vl_arb`'s cycle contract); twice that, to be plain about it.
 const QUIET_CLOCKS: usize = 2 * (TAKE_GAP + CONFIG_GAP);
 
-/// Run the scenario through the arbiter RTL (`Backend::Rtl`: the rust-hdl stepper;
+/// Run the scenario through the arbiter RTL (`Backend::Rtl`: the Rust twin;
 /// `Backend::Verilator`: the emitted Verilog; `Backend::Model`: the reference model in
 /// its cycle adapter). The tables are written entry by entry through the write port with
 /// VLHighLimit, the policy and every VL below VLCap enabled on the configuration inputs;

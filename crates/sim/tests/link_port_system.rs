@@ -1,5 +1,5 @@
 //! The link port as a system: two ports back to back (SPEC.md §4–§5 end to end), in the
-//! rust-hdl stepper and in Verilator, compared clock by clock, with the bench checking
+//! Rust twin and in Verilator, compared clock by clock, with the bench checking
 //! that every packet arrives once, in order, byte for byte, and no buffer overruns.
 
 use iblink_rtl::link_port::{LinkPortOut, PortParams};

@@ -1,5 +1,5 @@
 //! The link as a system (issue 6): every scenario shipped in `tb/scenarios/sys_*.toml`
-//! runs two link ports in the rust-hdl stepper for 1,000,000 clocks of traffic (then a
+//! runs two link ports as Rust twins for 1,000,000 clocks of traffic (then a
 //! flush with no new packets and no faults), with the reference model on the same
 //! scenario alongside, and checks the promises of SPEC.md §4, §5 and §8:
 //! - no faults: no overrun, no idle clock while a data VL is eligible, every packet
@@ -505,7 +505,7 @@ fn new_head_after_empty_queue() {
     );
 }
 
-/// The same scenario in Verilator, clock by clock against the rust-hdl stepper: both
+/// The same scenario in Verilator, clock by clock against the Rust twin: both
 /// ports' outputs equal at every clock, through faults (FCP loss, data loss, bit flips),
 /// a forced retrain and a failsafe resync.
 #[test]

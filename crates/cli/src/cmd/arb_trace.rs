@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct ArbTraceArgs {
-    /// Which implementation arbitrates: the reference model, the arbiter RTL in the
-    /// rust-hdl stepper, or its emitted Verilog in Verilator (the same trace from each).
+    /// Which implementation arbitrates: the reference model, the arbiter's Rust twin,
+    /// or its Verilog in Verilator (the same trace from each).
     #[arg(long, value_enum, default_value_t = BackendArg::Model)]
     pub backend: BackendArg,
     /// Port and queues: vl_cap, vl_high_limit, low_policy, high, low, [[queue]].

@@ -1,4 +1,4 @@
-//! `iblink sim --scenario FILE`: two link ports back to back (rust-hdl stepper or
+//! `iblink sim --scenario FILE`: two link ports back to back (Rust twin or
 //! Verilator) through a channel with faults, with the reference model run alongside;
 //! prints a summary table and leaves waveforms, a timeline plot and (asked for) an ERF
 //! capture.

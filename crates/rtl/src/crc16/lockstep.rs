@@ -1,4 +1,4 @@
-//! The CRC-16 unit: reference model, rust-hdl stepper and Verilator in lockstep, and
+//! The CRC-16 unit: reference model, Rust twin and Verilator in lockstep, and
 //! SPEC.md §3's check values in every back end at every width.
 
 use iblink_rtl::crc16::{Crc16In, Crc16Out, WIDTHS};

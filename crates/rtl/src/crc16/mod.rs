@@ -115,7 +115,7 @@ impl Crc16Equations {
     }
 }
 
-/// Byte-wise lookup tables of the same linear map, so the rust-hdl stepper evaluates
+/// Byte-wise lookup tables of the same linear map, so the Rust twin evaluates
 /// exactly the equations the Verilog holds at a few loads a word.
 #[derive(Clone, Debug)]
 pub struct Crc16Tables {

@@ -1,5 +1,5 @@
 //! The pipelined dword CRC unit: reference model (in the unit's cycle contract),
-//! rust-hdl stepper and Verilator in lockstep, SPEC.md §3's FCP check value, and the
+//! Rust twin and Verilator in lockstep, SPEC.md §3's FCP check value, and the
 //! three-clock latency in every back end.
 
 use iblink_model::crc16::crc16;

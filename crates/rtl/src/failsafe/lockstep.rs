@@ -1,4 +1,4 @@
-//! Failsafe: reference model (driven as the port model drives it), rust-hdl stepper and
+//! Failsafe: reference model (driven as the port model drives it), Rust twin and
 //! Verilator in lockstep on random stimulus for every VLCap, with coverage counted from
 //! the model's state; and directed tests whose expected clocks come from the model's own
 //! worked examples and SPEC.md §8.

@@ -1,4 +1,4 @@
-//! FCP receive framer: reference model, rust-hdl stepper and Verilator in lockstep on a
+//! FCP receive framer: reference model, Rust twin and Verilator in lockstep on a
 //! random link word stream (every VLCap at both widths), and directed tests whose
 //! expected values come from SPEC.md and the reference encoder.
 

@@ -1,5 +1,5 @@
 //! FCP transmit framer and scheduler: reference model (FcpScheduler + Fcp::encode in the
-//! documented cycle adapter), rust-hdl stepper and Verilator in lockstep on random
+//! documented cycle adapter), Rust twin and Verilator in lockstep on random
 //! stimulus (every VLCap at both widths), and directed tests whose expected values come
 //! from SPEC.md and the reference model.
 

@@ -1,5 +1,5 @@
 //! The link port: its blocks' reference models composed as the port composes its blocks
-//! (`PortCycleModel`), the rust-hdl stepper and Verilator in lockstep, for every VLCap at
+//! (`PortCycleModel`), the Rust twin and Verilator in lockstep, for every VLCap at
 //! 32 and 64 bits, on a reactive random stimulus (`PortStimulus`: user queues and receive
 //! buffer, a link peer with losses and corruption, configuration writes in traffic, link
 //! state changes, resets and failsafe resyncs). Coverage minimums are asserted.

@@ -1,4 +1,4 @@
-//! Link RX classifier: model, rust-hdl stepper and Verilator in lockstep on a random
+//! Link RX classifier: model, Rust twin and Verilator in lockstep on a random
 //! receive stream, every VLCap at both widths; and directed checks in every back end —
 //! seed 003's 4 KB packet (PktLen 1024 -> 64 blocks), every single-bit flip of a short
 //! packet, VL routing, link packets and cut packets.

@@ -1,4 +1,4 @@
-//! Link TX path: the independent cycle model, the rust-hdl stepper and Verilator in
+//! Link TX path: the independent cycle model, the Rust twin and Verilator in
 //! lockstep on reactive random traffic (1M clocks per width), a checker of the wire that
 //! uses neither model (VCRC against the `crc` crate, contiguity, priority, the documented
 //! latency), and directed examples through every back end.

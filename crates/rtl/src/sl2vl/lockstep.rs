@@ -1,4 +1,4 @@
-//! SLtoVL table: model, rust-hdl stepper and Verilator in lockstep, and the rules of
+//! SLtoVL table: model, Rust twin and Verilator in lockstep, and the rules of
 //! SPEC.md §7 checked directly in every back end.
 
 use iblink_rtl::sl2vl::SlToVlIn;

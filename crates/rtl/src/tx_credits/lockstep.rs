@@ -1,4 +1,4 @@
-//! TX and RX credits: reference model, rust-hdl stepper and Verilator in lockstep on
+//! TX and RX credits: reference model, Rust twin and Verilator in lockstep on
 //! random traffic, and seed 000's three worked examples replayed through every back end
 //! with the seed's numbers.
 
@@ -191,7 +191,7 @@ fn rx_lockstep_vl15_buf3072() {
 }
 
 /// Drains of more than is held (the RTL clamps free at the buffer size; the model treats
-/// it as a caller error, so this runs the rust-hdl stepper against Verilator only): the
+/// it as a caller error, so this runs the Rust twin against Verilator only): the
 /// random RX traffic with one drain in 200 replaced by an arbitrary one (mostly on the VL
 /// with the most free blocks), half of them with `accept_vl` naming the same VL. A shadow
 /// of `free` counts the clamps.
@@ -372,7 +372,7 @@ fn tx_credit_ok_is_one_clock_late() {
 }
 
 /// Seed 000 "Step-by-Step Explanation" and "Receive Buffer Full Example", numbers from
-/// the seed, through the model, the rust-hdl stepper and Verilator.
+/// the seed, through the model, the Rust twin and Verilator.
 #[test]
 fn seed000_step_by_step_and_buffer_full() {
     for b in Backend::ALL {

@@ -1,4 +1,4 @@
-//! VL15 receive buffer: model, rust-hdl stepper and Verilator in lockstep, and seed 000's
+//! VL15 receive buffer: model, Rust twin and Verilator in lockstep, and seed 000's
 //! one-packet buffer checked directly in every back end.
 
 use iblink_rtl::vl15_rx::{Vl15RxIn, Vl15RxOut};

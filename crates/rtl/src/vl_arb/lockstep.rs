@@ -1,4 +1,4 @@
-//! The data-VL arbiter: reference model (in its cycle adapter), rust-hdl stepper and
+//! The data-VL arbiter: reference model (in its cycle adapter), Rust twin and
 //! Verilator in lockstep on random traffic for every VLCap, and seed 003's Figure 25-10
 //! walk-through replayed through the RTL with the seed's numbers.
 

@@ -1,4 +1,4 @@
-//! The two-port run engine: two link ports (rust-hdl stepper or Verilator) joined by a
+//! The two-port run engine: two link ports (Rust twin or Verilator) joined by a
 //! [`Channel`] each way, a user side per port (per-VL transmit queues of real IBA
 //! packets, a receive buffer drained by a paced higher layer), the link state machine
 //! around them (LinkInitialize → LinkArm → LinkActive, and a retrain of both ends when
