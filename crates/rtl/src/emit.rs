@@ -1,8 +1,6 @@
 //! Verilog emission: one file per top-level block, with a header that says what made
 //! it, written atomically.
 
-use rust_hdl::core::check_error::check_all;
-use rust_hdl::core::module_defines::ModuleDefines;
 use rust_hdl::prelude::*;
 use std::fs;
 use std::io::Write;
@@ -33,45 +31,6 @@ impl EmittedModule {
 
 /// Generator identity written into every header.
 pub const GENERATOR: &str = concat!("iblink-rtl ", env!("CARGO_PKG_VERSION"), " (rust-hdl 0.46)");
-
-/// Render `uut` as Verilog with its top module called `name`, after rust-hdl's own
-/// connection checks. Sub-modules are named `<name>$<field>`, as rust-hdl does.
-pub fn render<B: Block>(
-    uut: &mut B,
-    name: &str,
-    block: &'static str,
-    config: Vec<(String, String)>,
-) -> Result<EmittedModule, EmitError> {
-    uut.connect_all();
-    check_all(uut).map_err(|e| EmitError::Check {
-        module: name.to_string(),
-        detail: format!("{e:?}"),
-    })?;
-    let mut defines = ModuleDefines::default();
-    uut.accept(name, &mut defines);
-    let body = defines.defines();
-    let mut text = generated_header(name, block, &config);
-    text.push_str("`default_nettype none\n");
-    // A block built from blocks carries them as sub-modules named `<name>$<field>`, in
-    // this same file, so that the file alone is the whole design.
-    if body.matches("\nmodule ").count() > 1 {
-        text.push_str("// Sub-modules `<top>$<block>` share this file so that it is self-contained.\n");
-        text.push_str("/* verilator lint_off DECLFILENAME */\n");
-    }
-    // rust-hdl's writer leaves trailing blanks and a blank first line; keep the file tidy
-    // so diffs of hdl_out show only real changes.
-    for line in body.trim_start_matches('\n').lines() {
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
-    text.push_str("`default_nettype wire\n");
-    Ok(EmittedModule {
-        name: name.to_string(),
-        block,
-        config,
-        text,
-    })
-}
 
 /// A Verilog module written by hand as a file of this crate (included at build time).
 #[derive(Clone, Copy, Debug)]
@@ -149,24 +108,6 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// A self-contained module that takes no parameters, rendered by rust-hdl.
-    pub fn rendered<B: Block>(
-        uut: &mut B,
-        name: &str,
-        block: &'static str,
-        config: Vec<(String, String)>,
-    ) -> Result<Self, EmitError> {
-        let m = render(uut, name, block, config)?;
-        Ok(Self {
-            name: m.name.clone(),
-            block: m.block,
-            top: m.name.clone(),
-            params: vec![],
-            modules: vec![m],
-            ports: crate::io::top_ports(uut),
-        })
-    }
-
     /// Every module's text, one after another (what a simulator or Yosys reads).
     pub fn text(&self) -> String {
         self.modules.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("\n")
@@ -218,8 +159,6 @@ pub fn rust_hdl_wrapper(b: &dyn Block, module: &str, params: &[(String, String)]
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmitError {
-    #[error("rust-hdl check of module {module} failed: {detail}")]
-    Check { module: String, detail: String },
     #[error("output directory {dir}: its parent directory {parent} does not exist")]
     MissingParent { dir: PathBuf, parent: PathBuf },
     #[error("output directory {dir}: {source}")]

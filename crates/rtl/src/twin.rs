@@ -25,21 +25,3 @@ pub trait Twin {
         o
     }
 }
-
-/// A twin behind a pointer: a composition whose instance's type is chosen at run time.
-impl<I, O> Twin for Box<dyn Twin<In = I, Out = O>>
-where
-    I: Copy + std::fmt::Debug + Default,
-    O: Copy + std::fmt::Debug + PartialEq + Default,
-{
-    type In = I;
-    type Out = O;
-    #[inline]
-    fn eval(&self, i: &I) -> O {
-        (**self).eval(i)
-    }
-    #[inline]
-    fn tick(&mut self, i: &I) {
-        (**self).tick(i)
-    }
-}

@@ -7,7 +7,7 @@
 //! so a new variant is added in one line.
 //!
 //! ```ignore
-//! with_tx_credits!(vls, |T| render(&mut T::default(), ..), _ => Err(..))
+//! with_tx_credits!(vls, |T| crate::io::top_ports(&T::default()), _ => panic!(..))
 //! ```
 //! runs the body with `T` bound to the variant's type, or the fallback arm when the key
 //! names no generated variant.
