@@ -30,7 +30,7 @@ pub enum RequestError {
     UnsupportedVlCap(usize),
     #[error("a receive buffer of {0} blocks is not supported: 66..=4095 blocks per VL")]
     UnsupportedCapacity(u16),
-    #[error("a VL15 buffer of {0} packets is not generated: sizes are 1 and 4")]
+    #[error("a VL15 buffer of {0} packets is not supported: 1..=255 packets")]
     UnsupportedVl15Capacity(usize),
     #[error("VLCap {vls} with {width}-bit link words is not generated: VLCap 1, 2, 4, 8 or 15, width 32 or 64")]
     UnsupportedLinkVariant { vls: usize, width: usize },
@@ -77,11 +77,6 @@ pub fn tx_credits_variant(vls: usize) -> Result<Variant, RequestError> {
         return Err(RequestError::UnsupportedVlCap(vls));
     }
     Ok(crate::tx_credits::variant(vls))
-}
-
-/// Name of the RX credits configuration: the default buffer size goes unnamed.
-pub fn rx_credits_module_name(vls: usize, capacity: u16) -> String {
-    rx_credits::variant_name(vls, capacity)
 }
 
 /// The RX credits block for VLCap `vls` and `capacity` blocks of buffer per VL
@@ -301,14 +296,10 @@ pub fn sl2vl_variant(vls: usize) -> Result<Variant, RequestError> {
 /// VL15 buffer sizes generated: the IBA minimum (one packet, the default) and four.
 pub const VL15_CAPACITIES: [usize; 2] = [1, 4];
 
-/// Name of the VL15 receive buffer module holding `cap` packets.
-pub fn vl15_rx_module_name(cap: usize) -> String {
-    format!("iblink_vl15_rx_cap{cap}")
-}
-
-/// The VL15 receive buffer for `cap` packets (SPEC.md §4, §7).
+/// The VL15 receive buffer for `cap` packets (SPEC.md §4, §7), a parameter of the module.
+/// `hdl_out/` holds the one module; the default emission lists [`VL15_CAPACITIES`].
 pub fn vl15_rx_variant(cap: usize) -> Result<Variant, RequestError> {
-    if !VL15_CAPACITIES.contains(&cap) {
+    if !(crate::vl15_rx::MIN_CAPACITY..=crate::vl15_rx::MAX_CAPACITY).contains(&cap) {
         return Err(RequestError::UnsupportedVl15Capacity(cap));
     }
     Ok(crate::vl15_rx::variant(cap))

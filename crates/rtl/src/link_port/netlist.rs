@@ -296,18 +296,9 @@ fn blocks(p: &PortParams) -> Result<Vec<(&'static str, Variant)>, RequestError> 
         ("fcprx", catalog::fcp_rx_variant(n, w)?),
         ("lrx", catalog::link_rx_variant(n, w)?),
         ("rxc", catalog::rx_credits_variant(n, p.buffer_blocks)?),
-        ("vl15rx", vl15_rx(p.vl15_packets)?),
+        ("vl15rx", catalog::vl15_rx_variant(p.vl15_packets)?),
         ("fs", catalog::failsafe_variant(n)?),
     ])
-}
-
-/// The VL15 buffer at any size a configuration allows (1..=255 packets); the catalog
-/// lists two of them.
-fn vl15_rx(cap: usize) -> Result<Variant, RequestError> {
-    if !(1..=255).contains(&cap) {
-        return Err(RequestError::UnsupportedVl15Capacity(cap));
-    }
-    Ok(crate::vl15_rx::variant(cap))
 }
 
 /// The top's header: what made it, the configuration, and every port.

@@ -45,10 +45,14 @@ pub struct Vl15RxTwin {
     dropped: bool,
 }
 
+/// The fewest packets the buffer holds (IBA: at least one VL15 packet buffer).
+pub const MIN_CAPACITY: usize = 1;
+/// The most packets the buffer holds (`held` is 8 bits).
+pub const MAX_CAPACITY: usize = 255;
+
 impl Vl15RxTwin {
     pub fn new(capacity_packets: usize) -> Self {
-        // IBA: at least one VL15 packet buffer; `held` is 8 bits.
-        assert!((1..=255).contains(&capacity_packets), "VL15 capacity {capacity_packets}");
+        assert!((MIN_CAPACITY..=MAX_CAPACITY).contains(&capacity_packets), "VL15 capacity {capacity_packets}");
         Self {
             capacity: capacity_packets as u8,
             held: 0,
