@@ -16,13 +16,16 @@ have iverilog      || need+=(iverilog)
 have setpriv       || need+=(util-linux)
 have tshark        || need+=(tshark)
 
+# How to run apt-get: as root, through sudo, or not at all (as_root=no).
+sudo=""
+as_root=yes
+if [ "$(id -u)" != 0 ]; then
+  if have sudo; then sudo=sudo; else as_root=no; fi
+fi
+
 if ((${#need[@]})); then
   echo "deps: installing ${need[*]}"
-  sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    have sudo || { echo "deps: need root (or sudo) to apt-get install ${need[*]}" >&2; exit 1; }
-    sudo=sudo
-  fi
+  [ $as_root = yes ] || { echo "deps: need root (or sudo) to apt-get install ${need[*]}" >&2; exit 1; }
   $sudo apt-get update -qq
   if [[ " ${need[*]} " == *" tshark "* ]]; then
     # wireshark-common asks whether non-root users may capture; answer "no" up front so
@@ -35,9 +38,7 @@ fi
 
 # ccache is optional: without it each Verilator build compiles Verilator's runtime again.
 if ! have ccache; then
-  sudo=""
-  [ "$(id -u)" != 0 ] && have sudo && sudo=sudo
-  if { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; } &&
+  if [ $as_root = yes ] &&
      $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ccache >/dev/null 2>&1; then
     echo "deps: installed ccache"
   else
