@@ -25,18 +25,20 @@ impl<I: fmt::Debug, O: fmt::Debug> fmt::Display for Mismatch<I, O> {
 
 impl<I: fmt::Debug, O: fmt::Debug> std::error::Error for Mismatch<I, O> {}
 
-/// Cycles a lockstep or system test runs per configuration: `default` (what `make test`
-/// runs, enough for every coverage gate), or `IBLINK_LOCKSTEP_CYCLES` when set (`make
-/// soak` sets 10,000,000). A value that is not a number is an error, not a silent
-/// default.
-pub fn cycles(default: u64) -> u64 {
+/// What `make test` runs per configuration: enough for every coverage gate.
+pub const DEFAULT_CYCLES: u64 = 1_000_000;
+
+/// Cycles a lockstep or system test runs per configuration: [`DEFAULT_CYCLES`], or
+/// `IBLINK_LOCKSTEP_CYCLES` when set (`make soak` sets 10,000,000). A value that is not
+/// a number is an error, not a silent default.
+pub fn cycles() -> u64 {
     match std::env::var("IBLINK_LOCKSTEP_CYCLES") {
         Ok(s) => s
             .trim()
             .replace('_', "")
             .parse()
             .unwrap_or_else(|_| panic!("IBLINK_LOCKSTEP_CYCLES={s:?} is not a number of cycles")),
-        Err(_) => default,
+        Err(_) => DEFAULT_CYCLES,
     }
 }
 

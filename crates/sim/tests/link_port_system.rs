@@ -24,7 +24,7 @@ fn system(vls: usize, width: usize, latency: usize, seed: u64) {
     let t = Traffic::default();
     let mut rtl = bench(&p, Backend::Rtl, latency, t.clone(), seed);
     let mut vl = bench(&p, Backend::Verilator, latency, t, seed);
-    let n = lockstep::cycles(1_000_000);
+    let n = lockstep::cycles();
     let mut last: (LinkPortOut, LinkPortOut) = Default::default();
     for c in 0..n {
         let r = rtl.step();

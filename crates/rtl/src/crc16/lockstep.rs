@@ -49,7 +49,7 @@ fn run_width(width: usize) {
     };
     let mut rtl = crc16_sim(width, Backend::Rtl, None).unwrap();
     let mut vl = crc16_sim(width, Backend::Verilator, None).unwrap();
-    let n = lockstep::cycles(1_000_000) as usize;
+    let n = lockstep::cycles() as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         Crc16Stimulus::new(width, 0x1b11_0000 + width as u64).take(n),

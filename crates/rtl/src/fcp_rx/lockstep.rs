@@ -21,7 +21,7 @@ fn run_random(vls: usize, width: usize) {
     let mut model = FcpRxModelSim::new(vls, width);
     let mut rtl = sim(vls, width, Backend::Rtl);
     let mut vl = sim(vls, width, Backend::Verilator);
-    let n = lockstep::cycles(1_000_000) as usize;
+    let n = lockstep::cycles() as usize;
     let mut stim = FcpRxStimulus::new(vls, width, 0xfc00 + (width as u64) * 16 + vls as u64);
     let report = lockstep(&mut [&mut model, rtl.as_mut(), vl.as_mut()], stim.by_ref().take(n))
         .unwrap_or_else(|m| panic!("fcp_rx VLCap {vls} w{width}: {m}"));

@@ -27,7 +27,7 @@ fn run_random(vls: usize, width: usize) {
     let mut model = FcpTxModelSim::new(vls, width);
     let mut rtl = sim(vls, width, Backend::Rtl);
     let mut vl = sim(vls, width, Backend::Verilator);
-    let n = lockstep::cycles(1_000_000) as usize;
+    let n = lockstep::cycles() as usize;
     let mut stim = FcpTxStimulus::new(vls, width, 0x7c00 + (width as u64) * 16 + vls as u64);
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],

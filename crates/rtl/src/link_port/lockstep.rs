@@ -45,7 +45,7 @@ fn run(vls: usize, width: usize, seed: u64) -> Run {
     let p = params(vls, width);
     let mut model = PortCycleModel::new(&p);
     let mut stim = PortStimulus::new(&p, seed);
-    let n = lockstep::cycles(1_000_000);
+    let n = lockstep::cycles();
     let r = if std::env::var("IBLINK_PORT_MODEL_ONLY").is_ok() {
         // Stimulus tuning only: the model alone, nothing compared.
         let t0 = Instant::now();
@@ -325,7 +325,7 @@ fn run_all(configs: &[(usize, usize)]) {
         short.join("\n  ")
     );
     if configs.len() == 10 {
-        let k = (lockstep::cycles(1_000_000) / 1_000_000).max(1);
+        let k = (lockstep::cycles() / 1_000_000).max(1);
         let want = [100, 100, 200, 10, 5, 2];
         let what = [
             "FCTBS wraps",

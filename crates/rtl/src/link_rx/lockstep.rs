@@ -54,7 +54,7 @@ fn run(vls: usize, width: usize) {
     };
     let mut rtl = link_rx_sim(vls, width, Backend::Rtl, None).unwrap();
     let mut vl = link_rx_sim(vls, width, Backend::Verilator, None).unwrap();
-    let n = lockstep::cycles(1_000_000) as usize;
+    let n = lockstep::cycles() as usize;
     let seed = 0x11e0_0000 + (vls * 100 + width) as u64;
     let mut stim = LinkRxStimulus::new(vls, width, seed);
     let report = lockstep(

@@ -11,7 +11,7 @@ fn sl2vl_lockstep_every_vlcap() {
     for vls in [1, 2, 4, 8, 15] {
         let mut sims: Vec<_> = Backend::ALL.iter().map(|b| sl2vl_sim(vls, *b, None).unwrap()).collect();
         let mut refs: Vec<&mut dyn CycleSim<In = SlToVlIn, Out = _>> = sims.iter_mut().map(|s| s.as_mut() as _).collect();
-        let cycles = lockstep::cycles(1_000_000) as usize;
+        let cycles = lockstep::cycles() as usize;
         let n = if vls == 4 || vls == 15 { cycles } else { cycles / 10 };
         lockstep(&mut refs, SlToVlStimulus::new(vls as u64).take(n)).unwrap_or_else(|m| panic!("VLCap {vls}: {m}"));
     }

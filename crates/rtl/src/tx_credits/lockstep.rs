@@ -76,7 +76,7 @@ fn run_tx(vls: usize) {
     };
     let mut rtl = tx_sim(vls, Backend::Rtl);
     let mut vl = tx_sim(vls, Backend::Verilator);
-    let n = lockstep::cycles(1_000_000) as usize;
+    let n = lockstep::cycles() as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         TxCreditsStimulus::new(vls, 0x7c00 + vls as u64).take(n),
@@ -139,7 +139,7 @@ fn run_rx(vls: usize, capacity: u16) {
     };
     let mut rtl = rx_sim(vls, capacity, Backend::Rtl);
     let mut vl = rx_sim(vls, capacity, Backend::Verilator);
-    let n = lockstep::cycles(1_000_000) as usize;
+    let n = lockstep::cycles() as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         RxCreditsStimulus::new(vls, capacity, 0x8c00 + vls as u64).take(n),
@@ -198,7 +198,7 @@ fn rx_lockstep_vl15_buf3072() {
 fn run_rx_overdrain(vls: usize, capacity: u16) {
     let mut rtl = rx_sim(vls, capacity, Backend::Rtl);
     let mut vl = rx_sim(vls, capacity, Backend::Verilator);
-    let n = lockstep::cycles(1_000_000) as usize / 4;
+    let n = lockstep::cycles() as usize / 4;
     let mut rng = 0x5eed_u64 + vls as u64;
     let mut next = move || {
         rng ^= rng << 13;

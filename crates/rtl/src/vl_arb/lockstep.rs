@@ -143,7 +143,7 @@ fn run(vls: usize) {
     };
     let mut rtl = sim(vls, Backend::Rtl);
     let mut vl = sim(vls, Backend::Verilator);
-    let n = lockstep::cycles(1_000_000) as usize;
+    let n = lockstep::cycles() as usize;
     let report = lockstep(
         &mut [&mut model, rtl.as_mut(), vl.as_mut()],
         VlArbStimulus::new(vls, 0xa4b0 + vls as u64).take(n),
