@@ -115,6 +115,24 @@ impl ConfigError {
             message: message.into(),
         }
     }
+    /// A TOML syntax or type error of `text`, with where it is: `line L, column C: what`.
+    /// (The `toml` crate's message alone is empty for some syntax errors, such as a key
+    /// with no value at the end of the file.)
+    pub fn toml(text: &str, e: &toml::de::Error) -> Self {
+        let what = match e.message().trim() {
+            "" => "invalid TOML",
+            m => m,
+        };
+        match e.span() {
+            Some(span) => {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                Self::Toml(format!("line {line}, column {column}: {what}"))
+            }
+            None => Self::Toml(what.to_string()),
+        }
+    }
     /// The offending field, for field errors.
     pub fn field_name(&self) -> Option<&str> {
         match self {
@@ -332,7 +350,7 @@ impl PortConfig {
     /// Parse and validate TOML.
     pub fn from_toml(s: &str) -> Result<Self, ConfigError> {
         let raw: RawPortConfig =
-            toml::from_str(s).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
+            toml::from_str(s).map_err(|e| ConfigError::toml(s, &e))?;
         PortConfig::try_from(raw)
     }
 

@@ -30,7 +30,7 @@ impl ArbScenario {
     /// Parse TOML; every error names the field it is about.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let mut table: toml::Table =
-            toml::from_str(text).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
+            toml::from_str(text).map_err(|e| ConfigError::toml(text, &e))?;
         let queue_items = table.remove("queue");
         // Everything else is the port configuration, with its own field-naming checks.
         let config = PortConfig::from_toml(&toml::to_string(&table).expect("a TOML table re-serialises"))?;

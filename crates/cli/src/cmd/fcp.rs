@@ -129,3 +129,177 @@ pub fn run(cmd: FcpCmd) -> anyhow::Result<ExitCode> {
         }
     }
 }
+
+/// The fuzz tests' support (seeded RNG, mutators, counts), shared with
+/// `crates/sim/tests/fuzz/`; also used by the fuzz tests in `crc16.rs` and `sim.rs`.
+#[cfg(test)]
+#[path = "../../../sim/tests/fuzz/support.rs"]
+pub(crate) mod fuzz_support;
+
+/// Seeded fuzzing of the command line's number and hex parsers (`IBLINK_FUZZ_INPUTS`
+/// inputs each; see `crates/sim/tests/fuzz/support.rs`): no panic, and each agrees with
+/// a reading of its documented syntax written here.
+#[cfg(test)]
+mod fuzz_tests {
+    use super::fuzz_support::{self as fz, run_case, Rng};
+    use super::{parse_hex, parse_num};
+
+    /// Pieces numbers and hex are made of, good and bad.
+    const PIECES: &[&str] = &[
+        "0", "1", "9", "a", "f", "A", "F", "g", "x", "0x", "0X", "+", "-", " ", "\t", "\n", "\u{a0}", "\u{2003}", "_", ".", "é",
+        "٣", "ｆ", "18446744073709551615", "18446744073709551616", "ffffffffffffffff", "10000000000000000", "00", "10 00 00 00 58 05",
+    ];
+
+    fn random_text(rng: &mut Rng) -> String {
+        let mut s = String::new();
+        for _ in 0..rng.range(0, 6) {
+            if rng.chance(1, 4) {
+                let len = rng.range(1, 4) as usize;
+                let b = rng.bytes(len);
+                s.push_str(&String::from_utf8_lossy(&b));
+            } else {
+                s.push_str(rng.pick::<&str>(PIECES));
+            }
+        }
+        s
+    }
+
+    /// `parse_num` as documented: decimal or `0x`/`0X` hex after trimming, as Rust's
+    /// integer parsing reads digits (an optional `+`), fitting in 64 bits.
+    fn num_oracle(s: &str) -> Option<u64> {
+        let t = s.trim();
+        let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(h) => (h, 16),
+            None => (t, 10),
+        };
+        let digits = digits.strip_prefix('+').unwrap_or(digits);
+        if digits.is_empty() {
+            return None;
+        }
+        let mut v: u128 = 0;
+        for c in digits.chars() {
+            v = v * radix as u128 + c.to_digit(radix)? as u128;
+            if v > u64::MAX as u128 {
+                return None;
+            }
+        }
+        Some(v as u64)
+    }
+
+    #[test]
+    fn fuzz_parse_num() {
+        let base = fz::base_seed(0xc11_0001);
+        let n = fz::inputs();
+        let (mut ok, mut bad) = (0u64, 0u64);
+        for case in 0..n {
+            let mut rng = Rng::new(fz::case_seed(base, case));
+            let s = match rng.below(4) {
+                0 => random_text(&mut rng),
+                1 => format!("{}", rng.u64() >> rng.below(64)),
+                2 => {
+                    let v = rng.u64() >> rng.below(64);
+                    let mut t = if rng.bool() { format!("{v:#x}") } else { format!("0X{v:X}") };
+                    if rng.chance(1, 3) {
+                        let mut b = t.into_bytes();
+                        fz::mutate(&mut rng, &mut b, b"0x1f", 2);
+                        t = String::from_utf8_lossy(&b).into_owned();
+                    }
+                    t
+                }
+                _ => {
+                    let pad = |rng: &mut Rng| rng.pick(&["", " ", "\t", "  \n"]).to_string();
+                    format!("{}{}{}", pad(&mut rng), rng.u64() >> rng.below(64), pad(&mut rng))
+                }
+            };
+            let r = run_case("iblink fcp: parse_num", base, case, || format!("{s:?}"), || {
+                let r = parse_num(&s);
+                assert_eq!(r.as_ref().ok().copied(), num_oracle(&s), "{r:?}");
+                if let Err(m) = &r {
+                    assert!(m.contains(&format!("{s:?}")), "the error quotes the argument: {m}");
+                }
+                r
+            });
+            if r.is_ok() {
+                ok += 1;
+            } else {
+                bad += 1;
+            }
+        }
+        fz::coverage("iblink fcp: parse_num", n / 10, &[("numbers", ok), ("refused", bad)]);
+    }
+
+    /// `parse_hex` as documented: the arguments joined, whitespace anywhere dropped, one
+    /// leading `0x`/`0X`, then an even number of hex digits.
+    fn hex_oracle(args: &[String]) -> Result<Vec<u8>, ()> {
+        let joined: String = args.join(" ").chars().filter(|c| !c.is_whitespace()).collect();
+        let d = joined.strip_prefix("0x").or_else(|| joined.strip_prefix("0X")).unwrap_or(&joined);
+        let v: Vec<u32> = d.chars().map(|c| c.to_digit(16).filter(|_| c.is_ascii())).collect::<Option<_>>().ok_or(())?;
+        if v.len() % 2 != 0 {
+            return Err(());
+        }
+        Ok(v.chunks(2).map(|p| (p[0] * 16 + p[1]) as u8).collect())
+    }
+
+    #[test]
+    fn fuzz_parse_hex() {
+        let base = fz::base_seed(0xc11_0002);
+        let n = fz::inputs();
+        let (mut ok, mut bad) = (0u64, 0u64);
+        for case in 0..n {
+            let mut rng = Rng::new(fz::case_seed(base, case));
+            // Bytes written as hex the ways a user writes them, then perhaps damaged.
+            let len = rng.size(10);
+            let bytes = rng.bytes(len);
+            let mut text = if rng.bool() { String::new() } else { rng.pick(&["0x", "0X", " 0x"]).to_string() };
+            for b in &bytes {
+                text.push_str(&if rng.bool() { format!("{b:02x}") } else { format!("{b:02X}") });
+                if rng.chance(1, 3) {
+                    text.push_str(rng.pick::<&str>(&[" ", "  ", "\t", "\n", "\u{3000}"]));
+                }
+            }
+            let clean = !text.trim_start().starts_with("0x") || !text.starts_with(' ');
+            let damaged = match rng.below(4) {
+                0 => {
+                    let mut b = text.clone().into_bytes();
+                    fz::mutate(&mut rng, &mut b, b"0 1 f F g", 3);
+                    text = String::from_utf8_lossy(&b).into_owned();
+                    true
+                }
+                1 => {
+                    text = random_text(&mut rng);
+                    true
+                }
+                _ => false,
+            };
+            // Split into arguments at random places.
+            let mut args = vec![];
+            let chars: Vec<char> = text.chars().collect();
+            let mut at = 0;
+            while at < chars.len() {
+                let k = (rng.range(1, 8) as usize).min(chars.len() - at);
+                args.push(chars[at..at + k].iter().collect::<String>());
+                at += k;
+            }
+            if args.is_empty() {
+                args.push(String::new());
+            }
+            let r = run_case("iblink fcp: parse_hex", base, case, || format!("{args:?}"), || {
+                let r = parse_hex(&args);
+                assert_eq!(r.as_ref().map_err(|_| ()), hex_oracle(&args).as_ref().map_err(|_| ()), "{r:?}");
+                if !damaged && clean {
+                    assert_eq!(r.as_ref().ok(), Some(&bytes), "what was written");
+                }
+                if let Err(m) = &r {
+                    assert!(m.contains("hex digit"), "{m}");
+                }
+                r
+            });
+            if r.is_ok() {
+                ok += 1;
+            } else {
+                bad += 1;
+            }
+        }
+        fz::coverage("iblink fcp: parse_hex", n / 10, &[("bytes", ok), ("refused", bad)]);
+    }
+}

@@ -675,3 +675,58 @@ fn capture_line(st: &CaptureStats, view: CaptureView) -> String {
     }
     s
 }
+
+/// Seeded fuzzing of `--vcd-window`'s parser (`IBLINK_FUZZ_INPUTS` inputs; see
+/// `crates/sim/tests/fuzz/support.rs`): no panic, and it agrees with its syntax
+/// (`FROM..TO`, clocks, FROM below TO).
+#[cfg(test)]
+mod fuzz_tests {
+    use crate::cmd::fcp::fuzz_support::{self as fz, run_case, Rng};
+    use super::parse_window;
+
+    fn oracle(s: &str) -> Option<(u64, u64)> {
+        let (a, b) = s.split_once("..")?;
+        let (a, b) = (a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?);
+        (a < b).then_some((a, b))
+    }
+
+    fn clock(rng: &mut Rng) -> String {
+        match rng.below(5) {
+            0 => (rng.u64() >> rng.below(64)).to_string(),
+            1 => rng.pick(&["", "-1", "18446744073709551616", "1e3", "0x10", "+5", " 7 ", "1_000", "٣"]).to_string(),
+            _ => rng.below(1_000_000).to_string(),
+        }
+    }
+
+    #[test]
+    fn fuzz_parse_window() {
+        let base = fz::base_seed(0xc11_0004);
+        let n = fz::inputs();
+        let (mut ok, mut bad) = (0u64, 0u64);
+        for case in 0..n {
+            let mut rng = Rng::new(fz::case_seed(base, case));
+            let sep = *rng.pick(&["..", "..", "..", "...", "..=", ".", " .. ", ""]);
+            let mut s = format!("{}{sep}{}", clock(&mut rng), clock(&mut rng));
+            if rng.chance(1, 4) {
+                let mut b = s.into_bytes();
+                fz::mutate(&mut rng, &mut b, b"200000..201000", 2);
+                s = String::from_utf8_lossy(&b).into_owned();
+            }
+            let r = run_case("iblink sim: parse_window", base, case, || format!("{s:?}"), || {
+                let r = parse_window(&s);
+                assert_eq!(r.as_ref().ok().copied(), oracle(&s), "{r:?}");
+                match &r {
+                    Ok((a, b)) => assert_eq!(parse_window(&format!("{a}..{b}")), Ok((*a, *b))),
+                    Err(m) => assert!(!m.is_empty()),
+                }
+                r
+            });
+            if r.is_ok() {
+                ok += 1;
+            } else {
+                bad += 1;
+            }
+        }
+        fz::coverage("iblink sim: parse_window", n / 10, &[("windows", ok), ("refused", bad)]);
+    }
+}

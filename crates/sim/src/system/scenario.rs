@@ -248,7 +248,7 @@ impl Scenario {
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let root: Value = toml::from_str::<toml::Table>(text)
             .map(Value::Table)
-            .map_err(|e| ConfigError::Toml(e.message().to_string()))?;
+            .map_err(|e| ConfigError::toml(text, &e))?;
         let top = table(
             &root,
             "",
