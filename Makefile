@@ -4,9 +4,9 @@ CARGO ?= cargo
 IBLINK := target/release/iblink
 HDL_OUT := hdl_out
 
-.PHONY: deps deps-ecp5 build run test soak emit lint cosim bench synth synth-smoke bitstream clean
+.PHONY: deps deps-ecp5 build run test soak emit lint formal formal-fast cosim bench synth synth-smoke bitstream clean
 
-## deps: install Verilator, Yosys, nextpnr-ice40, icestorm, iverilog, tshark when missing
+## deps: install Verilator, Yosys (with yosys-smtbmc), z3, nextpnr-ice40, icestorm, iverilog, tshark when missing
 deps:
 	@bash tools/deps.sh
 
@@ -25,7 +25,7 @@ run: deps build
 
 ## test: every test: lint of the emitted RTL, unit, snapshot, lockstep and CLI tests,
 ## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40)
-test: deps build lint
+test: deps build lint formal-fast
 	$(CARGO) test --workspace --release
 
 ## soak: the same lockstep as `make test`, 10,000,000 cycles per block configuration
@@ -46,6 +46,15 @@ emit: build
 ## lint: verilator --lint-only -Wall and yosys check on every configuration of every module, emitted and as written
 lint: build
 	@bash tools/lint.sh $(HDL_OUT)
+
+## formal: every proof beside the blocks (crates/rtl/src/<block>/formal.toml) on hdl_out/,
+## each planted bug shown to fail; table in build/formal/report.md, traces beside it
+formal: deps build
+	$(IBLINK) formal
+
+## formal-fast: the proofs marked fast, with their planted bugs (part of `make test`)
+formal-fast: deps build
+	$(IBLINK) formal --fast
 
 ## cosim: lockstep of model, rust-hdl stepper and Verilator
 cosim: deps

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what iblink needs, only when it is missing (idempotent; safe to re-run).
-# Debian packages: Verilator (co-simulation, lint), Yosys (lint, synthesis),
+# Debian packages: Verilator (co-simulation, lint), Yosys (lint, synthesis, and with
+# yosys-smtbmc and z3 the formal proofs),
 # nextpnr-ice40 + icestorm (place and route, bitstreams), Icarus Verilog, tshark (the
 # capture test decodes iblink's ERF captures with it); and, if it can, ccache (the
 # Verilator bridge compiles Verilator's runtime once through it, not once per build).
@@ -10,6 +11,8 @@ need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have verilator     || need+=(verilator)
 have yosys         || need+=(yosys)
+have yosys-smtbmc  || need+=(yosys)
+have z3            || need+=(z3)
 have nextpnr-ice40 || need+=(nextpnr-ice40)
 have icepack       || need+=(fpga-icestorm)
 have iverilog      || need+=(iverilog)
@@ -47,4 +50,4 @@ if ! have ccache; then
 fi
 
 have cargo || { echo "deps: cargo is missing; install Rust with rustup" >&2; exit 1; }
-echo "deps: $(verilator --version | head -1); $(yosys -V); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1); $(tshark --version 2>/dev/null | head -1)"
+echo "deps: $(verilator --version | head -1); $(yosys -V); $(z3 --version); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1); $(tshark --version 2>/dev/null | head -1)"

@@ -32,6 +32,8 @@ enum Command {
     Sim(cmd::sim::SimArgs),
     /// Synthesise, place and route every emitted module (Yosys + nextpnr): cells and Fmax.
     Synth(cmd::synth::SynthArgs),
+    /// Formal proofs beside each block, on the emitted Verilog (yosys-smtbmc, z3).
+    Formal(cmd::formal::FormalArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::Fcp(c) => cmd::fcp::run(c),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Sim(a) => cmd::sim::run(a),
+        Command::Formal(a) => cmd::formal::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,211 @@
+//! One proof (or one planted bug) through the tools.
+//!
+//! Yosys reads the emitted modules and the harness, sets the harness parameters,
+//! flattens, connects the taps, checks the netlist (`check -assert`: an undriven or
+//! doubly driven net is an error, so a forgotten tap cannot pass as a free value) and
+//! writes SMT-LIB2. yosys-smtbmc with z3 then runs:
+//! * the base case: BMC from the power-up state (`initial` values) for `depth` clocks;
+//!   (`--unroll`: the model's functions are unrolled into plain formulas; without it
+//!   z3 stalls on some of these models)
+//! * in `prove` mode, the induction step: `depth` clocks from any state satisfying the
+//!   assertions, then one more that must satisfy them too.
+//!
+//! A planted bug passes only if BMC from power-up finds a counterexample (a trace a
+//! person can replay): an induction-step failure alone is not shown to be reachable.
+
+use crate::manifest::{Mode, Mutant, Proof};
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// A unit of work: a proof, or one of its planted bugs.
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub proof: Proof,
+    pub mutant: Option<Mutant>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// All assertions hold (BMC to depth; and the induction step in prove mode).
+    Pass,
+    /// BMC from power-up found a counterexample.
+    BaseFail,
+    /// The base case held, the induction step did not (a missing invariant, or a bug
+    /// deeper than the base case looks).
+    InductionFail,
+    /// A tool failed to run, or the harness does not build.
+    Error(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct TaskResult {
+    pub outcome: Outcome,
+    pub seconds: f64,
+    /// The task's directory: model.ys, model.smt2, logs, and any counterexample VCD.
+    pub dir: PathBuf,
+    /// The counterexample trace, if one was written.
+    pub vcd: Option<PathBuf>,
+    /// The assertion that failed (smtbmc's "Assert failed in ..." line), if any.
+    pub failed_assert: Option<String>,
+}
+
+impl TaskResult {
+    /// Whether the task did what it should: a proof passes, a planted bug fails the base case.
+    pub fn ok(&self, is_mutant: bool) -> bool {
+        if is_mutant {
+            self.outcome == Outcome::BaseFail
+        } else {
+            self.outcome == Outcome::Pass
+        }
+    }
+}
+
+pub fn slug(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    while out.contains("--") {
+        out = out.replace("--", "-");
+    }
+    out.trim_matches('-').to_string()
+}
+
+impl Task {
+    pub fn dir(&self, out: &Path) -> PathBuf {
+        let d = out.join(&self.proof.name);
+        match &self.mutant {
+            None => d,
+            Some(m) => d.join(format!("mutant-{}", slug(&m.name))),
+        }
+    }
+
+    fn depth(&self) -> u32 {
+        self.mutant.as_ref().and_then(|m| m.depth).unwrap_or(self.proof.depth)
+    }
+}
+
+/// The Yosys script that turns the harness and the modules into `model.smt2`.
+pub fn yosys_script(p: &Proof, modules: &[PathBuf]) -> String {
+    let mut s = String::new();
+    for m in modules {
+        s += &format!("read_verilog -formal -sv {}\n", m.display());
+    }
+    s += &format!("read_verilog -formal -sv {}\n", p.harness.display());
+    for (k, v) in &p.params {
+        s += &format!("chparam -set {k} {v} {}\n", p.top);
+    }
+    s += &format!("hierarchy -check -top {}\nproc\nflatten\n", p.top);
+    if !p.taps.is_empty() {
+        s += &format!("cd {}\n", p.top);
+        for (wire, path) in &p.taps {
+            s += &format!("connect -set {wire} {path}\n");
+        }
+        s += "cd\n";
+    }
+    s += &format!("prep -top {}\nasync2sync\ndffunmap\ncheck -assert\nwrite_smt2 -wires model.smt2\n", p.top);
+    s
+}
+
+fn tool(name: &str, args: &[&str], cwd: &Path, log: &str) -> anyhow::Result<String> {
+    let out = Command::new(name)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .with_context(|| format!("running {name} (is it installed? `make deps`)"))?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text += &String::from_utf8_lossy(&out.stderr);
+    std::fs::write(cwd.join(log), &text)?;
+    Ok(text)
+}
+
+fn smtbmc(cwd: &Path, depth: u32, induction: bool, vcd: &str, log: &str) -> anyhow::Result<(bool, Option<String>)> {
+    let t = depth.to_string();
+    let mut args = vec!["-s", "z3", "--presat", "--unroll"];
+    if induction {
+        args.push("-i");
+    }
+    args.extend(["-t", &t, "--dump-vcd", vcd, "model.smt2"]);
+    let text = tool("yosys-smtbmc", &args, cwd, log)?;
+    let status = text.lines().rev().find_map(|l| l.split("Status: ").nth(1)).map(str::trim);
+    let failed = text.lines().find(|l| l.contains("Assert failed in")).map(|l| {
+        l.split("Assert failed in ").nth(1).unwrap_or(l).trim().to_string()
+    });
+    match status {
+        Some("PASSED") => Ok((true, None)),
+        Some("FAILED") => Ok((false, failed)),
+        other => bail!(
+            "yosys-smtbmc ended with status {:?} (see {}): {}",
+            other,
+            cwd.join(log).display(),
+            text.lines().filter(|l| l.contains("rror") || l.contains("nsatisf")).last().unwrap_or("")
+        ),
+    }
+}
+
+/// Run a task in `out/<proof>[/mutant-<name>]`, replacing what a previous run left there.
+pub fn run_task(task: &Task, out: &Path) -> TaskResult {
+    let dir = std::path::absolute(task.dir(out)).unwrap_or_else(|_| task.dir(out));
+    let start = Instant::now();
+    let r = run_in(task, &dir);
+    let seconds = start.elapsed().as_secs_f64();
+    match r {
+        Ok((outcome, vcd, failed_assert)) => TaskResult { outcome, seconds, dir, vcd, failed_assert },
+        Err(e) => TaskResult { outcome: Outcome::Error(format!("{e:#}")), seconds, dir, vcd: None, failed_assert: None },
+    }
+}
+
+type Found = (Outcome, Option<PathBuf>, Option<String>);
+
+fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
+    let p = &task.proof;
+    if dir.exists() {
+        // Only this task's own files: a proof's directory also holds its mutants'.
+        for f in ["model.ys", "model.smt2", "yosys.log", "base.log", "base.vcd", "induction.log", "induction.vcd"] {
+            let _ = std::fs::remove_file(dir.join(f));
+        }
+    }
+    std::fs::create_dir_all(dir)?;
+    let modules: Vec<PathBuf> = match &task.mutant {
+        None => p.modules.clone(),
+        Some(m) => {
+            let src = dir.join("src");
+            std::fs::create_dir_all(&src)?;
+            let mut v = Vec::new();
+            for f in &p.modules {
+                let mut text = std::fs::read_to_string(f)?;
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                if name == m.file {
+                    if text.matches(&m.from).count() != 1 {
+                        bail!("mutant `{}`: `{}` no longer occurs exactly once in {name}", m.name, m.from);
+                    }
+                    text = text.replacen(&m.from, &m.to, 1);
+                }
+                let copy = src.join(&name);
+                std::fs::write(&copy, text)?;
+                v.push(copy);
+            }
+            v
+        }
+    };
+    std::fs::write(dir.join("model.ys"), yosys_script(p, &modules))?;
+    let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], dir, "yosys.out")?;
+    if !dir.join("model.smt2").is_file() {
+        let err = ylog.lines().find(|l| l.contains("ERROR")).unwrap_or("no model.smt2 written").to_string();
+        bail!("yosys: {err} (see {})", dir.join("yosys.log").display());
+    }
+    let depth = task.depth();
+    let (base_ok, failed) = smtbmc(dir, depth, false, "base.vcd", "base.log")?;
+    if !base_ok {
+        return Ok((Outcome::BaseFail, Some(dir.join("base.vcd")).filter(|v| v.is_file()), failed));
+    }
+    if p.mode == Mode::Prove && task.mutant.is_none() {
+        let (ind_ok, failed) = smtbmc(dir, depth, true, "induction.vcd", "induction.log")?;
+        if !ind_ok {
+            return Ok((Outcome::InductionFail, Some(dir.join("induction.vcd")).filter(|v| v.is_file()), failed));
+        }
+    }
+    Ok((Outcome::Pass, None, None))
+}
