@@ -6,7 +6,7 @@
 //! property = "what is proven, one line"
 //! harness = "formal/fv_tx_credits.sv"  # relative to the block folder
 //! top = "fv_tx_credits"
-//! modules = ["iblink_tx_credits.v"]    # read from hdl_out/, before the harness
+//! modules = ["iblink_tx_credits.v"]    # from hdl_out/, before the harness; the DUT last
 //! params = { VLS = 4 }                 # chparam on the harness top
 //! mode = "prove"                       # base case + k-induction; or "bmc"
 //! depth = 4                            # induction length, or BMC depth

@@ -43,7 +43,8 @@ pub fn markdown(rows: &[(Task, TaskResult)]) -> String {
     for (t, r) in rows.iter().filter(|(t, _)| t.mutant.is_none()) {
         let p = &t.proof;
         let params: Vec<String> = p.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let module = p.modules[0].file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        // The module under proof: listed last, after the modules it instantiates.
+        let module = p.modules.last().and_then(|m| m.file_stem()).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let module = if params.is_empty() { module } else { format!("{module} ({})", params.join(", ")) };
         let _ = writeln!(
             s,

@@ -1,0 +1,234 @@
+// fv_link_tx: formal harness of iblink_link_tx (the link TX multiplexer and streamer).
+//
+// What is proven (SPEC.md 5 "Transmit priority, at packet boundaries only (never
+// fragmenting a packet): VL15 packets > FCPs > data VLs"; data only in LinkActive;
+// SPEC.md 2/3 item sizes), against the module's header cycle contract:
+//  1. Decisions: the start pulses (vl15_take, fcp_start, take) fire only at an item
+//     boundary (idle, or the last slot of the item in progress), never with reset, and at
+//     a boundary exactly the spec's winner fires: VL15 if vl15_valid, else the FCP if
+//     fcp_pending, else the data offer if link_active and offer_valid.
+//  2. Reads: a packet started in clock s reads its source queue (src_vl = 15 for VL15,
+//     offer_vl for data) with src_rd in clocks s+1 .. s+ceil(4 PktLen / W), one word per
+//     clock, and src_rd is never high otherwise (an FCP reads nothing).
+//  3. Wire: item word k is on tx_* in clock s+4+k, the item's words back to back, sop
+//     on the first, eop on the last, tx_link on an FCP's; its keep is the item's
+//     ceil(wire bytes / W) words' byte count (packet 4 PktLen + 2 bytes with the VCRC,
+//     FCP 6); its data lanes are the source word read 3 clocks before (src_rd -> wire is
+//     3 clocks), or the FCP framer's word presented 4 clocks before; bytes past keep are 0.
+//     So the output beats of an item are the input beats of its source, in order, with
+//     no beat of another item in between (the VCRC value itself is not checked here).
+//  4. An independent wire monitor: between a tx_sop and its tx_eop every clock carries a
+//     word of the same kind and no other sop (no interleaving on the wire), and a word
+//     outside a packet starts one.
+//  5. Reset (clock r): no pulse and no src_rd in r; from r+1 the wire is idle and the
+//     transmitter is at a boundary.
+//
+// The model below (h_*) is the contract's slot sequencer written from the spec: a start
+// in clock s makes clocks s+1 .. s+n the item's slots, n = ceil(wire bytes / W), and the
+// last slot is the next decision clock (zero bubble).
+//
+// Assumptions: none. Every input is arbitrary in every clock (the handshake rules of the
+// interface -- fcp_pending held until fcp_start, the framer's words -- are not needed:
+// each property is stated relative to what the DUT sampled). offer_vl is not restricted
+// to data VLs: the block reads whichever queue it names.
+`default_nettype none
+module fv_link_tx #(
+    parameter DATA_WIDTH = 32
+) (
+    input wire                  clock,
+    input wire                  reset,
+    input wire                  link_active,
+    input wire                  vl15_valid,
+    input wire [10:0]           vl15_len,
+    input wire                  fcp_pending,
+    input wire                  fcp_valid,
+    input wire [DATA_WIDTH-1:0] fcp_data,
+    input wire [DATA_WIDTH/8-1:0] fcp_keep,
+    input wire                  fcp_sop,
+    input wire                  fcp_eop,
+    input wire                  offer_valid,
+    input wire [3:0]            offer_vl,
+    input wire [10:0]           offer_len,
+    input wire [DATA_WIDTH-1:0] src_data
+);
+localparam KW = DATA_WIDTH / 8;              // byte lanes
+localparam KL = (DATA_WIDTH == 64) ? 3 : 2;  // log2(KW)
+localparam LB = (DATA_WIDTH == 64) ? 10 : 11; // the DUT's a_left width
+
+wire vl15_take, fcp_start, take, src_rd;
+wire [3:0] src_vl;
+wire tx_valid, tx_sop, tx_eop, tx_link, fcp_framing_error;
+wire [DATA_WIDTH-1:0] tx_data;
+wire [KW-1:0] tx_keep;
+wire [15:0] vl15_starts, fcp_starts, data_starts;
+
+iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH)) dut (
+    .clock(clock), .reset(reset), .link_active(link_active),
+    .vl15_valid(vl15_valid), .vl15_len(vl15_len), .vl15_take(vl15_take),
+    .fcp_pending(fcp_pending), .fcp_start(fcp_start), .fcp_valid(fcp_valid),
+    .fcp_data(fcp_data), .fcp_keep(fcp_keep), .fcp_sop(fcp_sop), .fcp_eop(fcp_eop),
+    .offer_valid(offer_valid), .offer_vl(offer_vl), .offer_len(offer_len), .take(take),
+    .src_rd(src_rd), .src_vl(src_vl), .src_data(src_data),
+    .tx_valid(tx_valid), .tx_data(tx_data), .tx_keep(tx_keep), .tx_sop(tx_sop),
+    .tx_eop(tx_eop), .tx_link(tx_link), .fcp_framing_error(fcp_framing_error),
+    .vl15_starts(vl15_starts), .fcp_starts(fcp_starts), .data_starts(data_starts));
+
+// ---------------- The contract's slot model ----------------
+// (Kept as registers counted down per slot, not as arithmetic on a slot index: z3 4.8.12
+// spends minutes expanding the nested definitions of the latter.)
+reg        h_act = 1'b0;    // this clock is a slot of an item
+reg        h_fcp = 1'b0;    // the item is an FCP
+reg        h_first = 1'b0;  // its first slot
+reg [3:0]  h_src = 4'd0;    // a packet's source queue
+reg        h_odd = 1'b0;    // a packet's PktLen is odd
+reg [15:0] h_rb = 16'd0;    // wire bytes of the item from this slot's word on
+reg [15:0] h_rd = 16'd0;    // data bytes of the item from this slot's word on (0: none left)
+// Wire bytes of an item: a packet is 4 PktLen bytes read from its queue plus its 2-byte
+// VCRC (SPEC.md 1, 3), an FCP 6 bytes, all of them the framer's (SPEC.md 2).
+wire [10:0] s_len = vl15_valid ? vl15_len : offer_len;
+wire [15:0] s_db = {3'd0, s_len, 2'b00};
+wire h_last = h_act && h_rb <= KW;
+// A boundary: idle or the item's last slot (SPEC.md 5: never fragment).
+wire h_bnd = !h_act || h_last;
+
+// The spec's decision at a boundary (SPEC.md 5: VL15 > FCP > data; data in LinkActive).
+wire s_vl15 = h_bnd && !reset && vl15_valid;
+wire s_fcp  = h_bnd && !reset && !vl15_valid && fcp_pending;
+wire s_data = h_bnd && !reset && !vl15_valid && !fcp_pending && link_active && offer_valid;
+
+// The framer's word of the previous clock (FCP word k is presented in clock s+k and used
+// in slot k, clock s+1+k).
+reg [DATA_WIDTH-1:0] fcp_prev = {DATA_WIDTH{1'b0}};
+
+// ---- 1. decisions ----
+always @(*) begin
+    assert(vl15_take == s_vl15);
+    assert(fcp_start == s_fcp);
+    assert(take == s_data);
+end
+
+// ---- 2. reads: every slot of a packet with data bytes left reads one word ----
+wire h_read = h_act && !reset && !h_fcp && h_rd != 16'd0;
+always @(*) begin
+    assert(src_rd == h_read);
+    if (h_read) assert(src_vl == h_src);
+end
+
+// ---- the slot's expected wire word ----
+// Bytes of the item in this slot's word, and its data bytes (the rest is VCRC).
+wire [KL:0] nb = (h_rb >= KW) ? KW : h_rb[KL:0];
+wire [KL:0] nd = (h_rd >= KW) ? KW : h_rd[KL:0];
+wire [KW-1:0] slot_keep = ~({KW{1'b1}} << nb);
+wire [KW-1:0] slot_dkeep = ~({KW{1'b1}} << nd);
+wire [DATA_WIDTH-1:0] slot_data = h_fcp ? fcp_prev : src_data;
+
+// Three stages to the wire (slot at t -> tx_* at t+3, the contract's src_rd -> wire).
+reg d1_v = 1'b0, d2_v = 1'b0, d3_v = 1'b0;
+reg d1_sop, d2_sop, d3_sop, d1_eop, d2_eop, d3_eop, d1_link, d2_link, d3_link;
+reg [KW-1:0] d1_keep, d2_keep, d3_keep, d1_dkeep, d2_dkeep, d3_dkeep;
+reg [DATA_WIDTH-1:0] d1_data, d2_data, d3_data;
+
+always @(posedge clock) begin
+    fcp_prev <= fcp_data;
+    // Slot model.
+    if (reset) begin
+        h_act <= 1'b0;
+    end else if (h_bnd) begin
+        h_act <= s_vl15 || s_fcp || s_data;
+        h_fcp <= s_fcp;
+        h_first <= 1'b1;
+        h_rb <= s_fcp ? 16'd6 : s_db + 16'd2;
+        h_rd <= s_fcp ? 16'd6 : s_db;
+        if (s_vl15 || s_data) begin
+            h_src <= s_vl15 ? 4'd15 : offer_vl;
+            h_odd <= s_len[0];
+        end
+    end else begin
+        h_first <= 1'b0;
+        h_rb <= h_rb - KW;
+        h_rd <= (h_rd > KW) ? h_rd - KW : 16'd0;
+    end
+    // Wire model (reset: from r+1 the wire is idle, the pipeline is dropped).
+    d1_v <= h_act && !reset;
+    d2_v <= d1_v && !reset;
+    d3_v <= d2_v && !reset;
+    d1_sop <= h_first; d1_eop <= h_last; d1_link <= h_fcp;
+    d1_keep <= slot_keep; d1_dkeep <= slot_dkeep; d1_data <= slot_data;
+    d2_sop <= d1_sop; d2_eop <= d1_eop; d2_link <= d1_link;
+    d2_keep <= d1_keep; d2_dkeep <= d1_dkeep; d2_data <= d1_data;
+    d3_sop <= d2_sop; d3_eop <= d2_eop; d3_link <= d2_link;
+    d3_keep <= d2_keep; d3_dkeep <= d2_dkeep; d3_data <= d2_data;
+end
+
+// ---- 3. the wire ----
+function [DATA_WIDTH-1:0] lanes;   // a keep as a byte mask
+    input [KW-1:0] k;
+    integer j;
+    begin
+        for (j = 0; j < KW; j = j + 1) lanes[8*j +: 8] = {8{k[j]}};
+    end
+endfunction
+always @(*) begin
+    assert(tx_valid == d3_v);
+    assert(tx_sop == (d3_v && d3_sop));
+    assert(tx_eop == (d3_v && d3_eop));
+    assert(tx_link == (d3_v && d3_link));
+    assert(tx_keep == (d3_v ? d3_keep : {KW{1'b0}}));
+    if (d3_v) assert(((tx_data ^ d3_data) & lanes(d3_dkeep)) == {DATA_WIDTH{1'b0}});
+    // Bytes past tx_keep are 0 (all 0 when tx_valid is 0).
+    assert((tx_data & ~lanes(tx_keep)) == {DATA_WIDTH{1'b0}});
+end
+
+// ---- 4. independent wire monitor: no interleaving ----
+reg w_in = 1'b0;      // inside a packet (after its sop, before its eop)
+reg w_link = 1'b0;    // its kind
+always @(posedge clock) begin
+    if (reset) w_in <= 1'b0;
+    else if (tx_valid && tx_sop && !tx_eop) begin w_in <= 1'b1; w_link <= tx_link; end
+    else if (tx_valid && tx_eop) w_in <= 1'b0;
+end
+always @(*) begin
+    if (w_in) assert(tx_valid && !tx_sop && tx_link == w_link);
+    if (!w_in && tx_valid) assert(tx_sop);
+end
+
+// ---- Inductive invariants: the DUT's stage A equals the model ----
+// Taps (formal.toml): dut.a_active, a_fcp, a_first, a_left, a_last, w64.odd. These hold
+// because stage A is the model's state in another encoding: a_left counts the slots
+// after this one (n - 1 - k), a_last is a_left == 0 registered, a_first is k == 0, and
+// src_vl / odd are loaded from the same sampled inputs at the decision clock.
+(* keep *) wire fv_a_active;
+(* keep *) wire fv_a_fcp;
+(* keep *) wire fv_a_first;
+(* keep *) wire [LB-1:0] fv_a_left;
+(* keep *) wire fv_a_last;
+always @(*) begin
+    assert(fv_a_active == h_act);
+    if (h_act) begin
+        // The model's own range: a packet's wire bytes left are its data bytes left plus
+        // the VCRC (4 PktLen + 2 - k W), an FCP's equal them; at least one byte is left.
+        assert(h_rb != 16'd0);
+        if (h_fcp) assert(h_rd == h_rb && h_rb <= 16'd6);
+        else assert(h_rb == h_rd + 16'd2 && h_rb <= 16'd8190 && h_rb[1:0] == 2'd2);
+        assert(fv_a_fcp == h_fcp);
+        assert(fv_a_first == h_first);
+        assert(fv_a_last == h_last);
+        // a_left: the slots after this one, ceil(h_rb / KW) - 1.
+        assert({{(16-LB){1'b0}}, fv_a_left} == (h_rb - 16'd1) >> KL);
+        if (!h_fcp) assert(src_vl == h_src);
+    end
+    // The wire monitor agrees with the model's pipeline: inside a packet exactly when the
+    // word on the wire is an item's word after its first.
+    assert(w_in == (d3_v && !d3_sop));
+    if (w_in) assert(w_link == d3_link);
+end
+generate if (DATA_WIDTH == 64) begin : w64
+    // odd: the packet's PktLen is odd (its last slot reads 4 bytes and carries the VCRC).
+    (* keep *) wire fv_odd;
+    // The model's own: a packet's wire bytes left are 8 j + 6 for an odd PktLen (4 data
+    // bytes and the VCRC in the last word), 8 j + 2 for an even one.
+    always @(*) if (h_act && !h_fcp) assert(fv_odd == h_odd && h_rb[2] == h_odd);
+end endgenerate
+
+endmodule
+`default_nettype wire
