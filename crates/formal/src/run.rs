@@ -88,20 +88,28 @@ impl Task {
 }
 
 /// The Yosys script that turns the harness and the modules into `model.smt2`.
-pub fn yosys_script(p: &Proof, modules: &[PathBuf]) -> String {
+pub fn yosys_script(p: &Proof, modules: &[PathBuf], planted: bool) -> String {
     let mut s = String::new();
     for m in modules {
         s += &format!("read_verilog -formal -sv {}\n", m.display());
     }
-    s += &format!("read_verilog -formal -sv {}\n", p.harness.display());
+    // A planted-bug run defines IBLINK_FV_PLANTED: a harness leaves out its inductive
+    // invariants there (`ifndef IBLINK_FV_PLANTED`), so the bug has to break the
+    // property itself, not merely a relation to a DUT register it changed.
+    let define = if planted { "-DIBLINK_FV_PLANTED " } else { "" };
+    s += &format!("read_verilog -formal -sv {define}{}\n", p.harness.display());
     for (k, v) in &p.params {
         s += &format!("chparam -set {k} {v} {}\n", p.top);
     }
     s += &format!("hierarchy -check -top {}\nproc\nflatten\n", p.top);
     if !p.taps.is_empty() {
         s += &format!("cd {}\n", p.top);
+        // -nounset: Yosys may already have aliased the tap wire to other wires (a
+        // harness expression folded to a plain copy of it); unsetting would cut those
+        // copies loose. A harness that drives a tap wire itself is then a multiple-
+        // driver error in `check -assert`.
         for (wire, path) in &p.taps {
-            s += &format!("connect -set {wire} {path}\n");
+            s += &format!("connect -nounset -set {wire} {path}\n");
         }
         s += "cd\n";
     }
@@ -190,7 +198,7 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
             v
         }
     };
-    std::fs::write(dir.join("model.ys"), yosys_script(p, &modules))?;
+    std::fs::write(dir.join("model.ys"), yosys_script(p, &modules, task.mutant.is_some()))?;
     let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], dir, "yosys.out")?;
     if !dir.join("model.smt2").is_file() {
         let err = ylog.lines().find(|l| l.contains("ERROR")).unwrap_or("no model.smt2 written").to_string();
