@@ -429,8 +429,14 @@ mod tests {
         if verilator_version().is_err() {
             panic!("verilator is required (make deps)");
         }
+        // A fresh library cache, so that all three threads really build; the compiler
+        // cache stays the shared one, warmed by one build first, so the Verilator
+        // runtime is compiled once rather than three times at once.
         let cache = std::env::temp_dir().join(format!("iblink-bridge-test-{}", std::process::id()));
-        std::env::set_var("IBLINK_VERILATOR_CACHE", &cache);
+        if have_ccache() && std::env::var_os("CCACHE_DIR").is_none() {
+            std::env::set_var("CCACHE_DIR", cache_dir().join("ccache"));
+        }
+        std::env::set_var("IBLINK_VERILATOR_CACHE", cache.join("warm"));
         let b = VerilatorBuild {
             verilog: "module inv(clock, a, y);\n input wire clock;\n input wire [7:0] a;\n output reg [7:0] y;\n always @(posedge clock) y <= ~a;\nendmodule\n".into(),
             top: "inv".into(),
@@ -440,6 +446,8 @@ mod tests {
             trace: false,
             params: vec![],
         };
+        b.build().expect("warm-up build");
+        std::env::set_var("IBLINK_VERILATOR_CACHE", &cache);
         let handles: Vec<_> = (0..3)
             .map(|_| {
                 let b = b.clone();
