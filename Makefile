@@ -36,14 +36,14 @@ SOAK_CYCLES ?= 10000000
 SOAK_FUZZ_INPUTS ?= 10000000
 SOAK_FUZZ_TOML_INPUTS ?= 1000000
 soak: deps build
-	IBLINK_LOCKSTEP_CYCLES=$(SOAK_CYCLES) IBLINK_FUZZ_INPUTS=$(SOAK_FUZZ_INPUTS) IBLINK_FUZZ_TOML_INPUTS=$(SOAK_FUZZ_TOML_INPUTS) \
+	IBLINK_LOCKSTEP_CYCLES=$(SOAK_CYCLES) IBLINK_SYSTEM_VERILATOR=1 IBLINK_FUZZ_INPUTS=$(SOAK_FUZZ_INPUTS) IBLINK_FUZZ_TOML_INPUTS=$(SOAK_FUZZ_TOML_INPUTS) \
 		$(CARGO) test --release -p iblink-sim -- --test-threads 2
 
 ## emit: regenerate hdl_out/ (review the diff, commit it)
 emit: build
 	$(IBLINK) emit --out $(HDL_OUT)
 
-## lint: verilator --lint-only -Wall and yosys check on every configuration of every module, emitted and as written
+## lint: verilator --lint-only -Wall and yosys check on every configuration of every module as emitted (and as written, where the source differs)
 lint: build
 	@bash tools/lint.sh $(HDL_OUT)
 
