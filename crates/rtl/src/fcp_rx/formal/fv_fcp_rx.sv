@@ -62,9 +62,8 @@ iblink_fcp_rx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH)) dut (
 // The bit-serial loop runs at elaboration only (constant arguments), on the 32 unit
 // vectors of the header: a CRC is affine in its message, crc(h) = crc(0) ^ the XOR of
 // the columns of h's set bits. At run time each LPCRC bit is a flat XOR of header bits,
-// the same function as the loop (z3 stalls on a 32-step serial chain whose every bit
-// feeds two bits of the next step, and proving two differently ordered XOR chains
-// equal is hard for it; the flat ascending form is solved at once).
+// the same function as the loop (z3 stalls on the 32-step serial chain itself; a flat
+// XOR over the same vector as the DUT's equations it compares at once: see h_exp).
 function [15:0] crc16_byte(input [15:0] c, input [7:0] b);
    integer i;
    reg [15:0] r;
@@ -146,7 +145,6 @@ always @(*) begin
       k_bytes = k_bytes + {3'd0, lane_on[j]};
 end
 
-(* keep *) wire [31:0] fv_head;   // tap: the DUT's bytes 0-3 register
 reg        f_open = 1'b0;   // a link packet is being received
 reg [4:0]  f_cnt = 5'd0;    // its bytes so far, saturating at 31 (> 6 is all that matters)
 reg [47:0] f_b = 48'd0;     // its bytes 0-5 so far, byte k at [8k+7:8k]
@@ -257,6 +255,7 @@ end
 // (Left out of planted-bug runs: there the properties above must fail by themselves.)
 (* keep *) wire        fv_open;
 (* keep *) wire [1:0]  fv_words;
+(* keep *) wire [31:0] fv_head;   // the DUT's bytes 0-3 register
 (* keep *) wire [15:0] fv_lpcrc_rx, fv_lpcrc_exp;
 (* keep *) wire        fv_s1_six, fv_s2_six, fv_s2_crc_ok, fv_s2_good, fv_s2_op_init;
 (* keep *) wire [3:0]  fv_s2_vl;
