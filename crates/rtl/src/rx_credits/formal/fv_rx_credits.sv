@@ -66,11 +66,8 @@ always @(posedge clock) past_valid <= 1'b1;
 (* keep *) wire [VLS-1:0] fv_accept_q;
 (* keep *) wire [VLS-1:0] fv_no_fit_q;
 
-// Taps are read only through an operator (`connect -set` replaces every driver of the
-// tap net: a plain assign or a bare use in an `if` would alias that net and lose it).
-// (An add one bit wider: an XOR with 0 of a 1-bit net is folded by the frontend.)
-wire [VLS:0] t_accept_q = fv_accept_q + {(VLS + 1){1'b0}};
-wire [VLS:0] t_no_fit_q = fv_no_fit_q + {(VLS + 1){1'b0}};
+wire [VLS-1:0] t_accept_q = fv_accept_q;
+wire [VLS-1:0] t_no_fit_q = fv_no_fit_q;
 
 // The model's per-VL "previous clock's accept fitted / was dropped", gathered.
 wire [VLS-1:0] m_acc;
@@ -122,7 +119,7 @@ generate
       (* keep *) wire [11:0] fv_abr;                   // dut.vl[v].abr
       (* keep *) wire [$clog2(CAPACITY + 1)-1:0] fv_used;  // dut.vl[v].used
       wire [12:0] used13 = fv_used + 13'd0;
-      wire [11:0] abr_t = fv_abr + 12'd0;
+      wire [11:0] abr_t = fv_abr;
       wire [12:0] free13 = CAP - used13;
       wire [11:0] fccl_v = fccl[12*v +: 12];
       wire [15:0] ov_v = overruns[16*v +: 16];

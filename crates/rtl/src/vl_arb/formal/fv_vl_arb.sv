@@ -72,10 +72,6 @@ iblink_vl_arb #(.VLS(VLS)) dut (
     .offer_high_counter(offer_high_counter));
 
 // ---- Taps (formal.toml): DUT-internal signals ----
-// A tap wire is only ever an operand of an operator here (never a plain copy, an `if`
-// condition or `tap == 1'b1`, which Yosys makes a copy): `connect -set` re-drives the
-// tap by removing every driver of its net, and a copy is on the same net (it would be
-// left undriven).
 (* keep *) wire [255:0] fv_hi_vlf;    // dut.hi_vlf: every high entry's stored VL (4i+3:4i)
 (* keep *) wire [255:0] fv_lo_vlf;    // dut.lo_vlf
 (* keep *) wire [5:0]   fv_hi_ptr;    // dut.hi_ptr: the active high entry
@@ -200,7 +196,7 @@ always @(*) if (counted && limited) assert(hs <= lim_dw); // property 3
 // dwords, not under VLHighLimit 255; offer_high_counter is the counter once the offered
 // packet is sent, before any reload: module header) ----
 always @(*) if (offer_valid && !offer_table)
-    assert(offer_high_counter == (limited ? fv_hc - {8'd0, offer_pkt_len} : fv_hc + 19'd0)); // property 4
+    assert(offer_high_counter == (limited ? fv_hc - {8'd0, offer_pkt_len} : fv_hc)); // property 4
 
 // ---- 5. the reload (SPEC.md 6: limit x 1024 dwords may be sent from the high table
 // before the low table gets a turn, so HighPriCounter starts there): in the clock after
@@ -220,10 +216,9 @@ always @(*) if (cfg_q) assert(fv_hc == {1'b0, h_lim, 10'd0});   // property 5
 //    going negative reloads it and opens a low turn;
 //  - a fresh low turn: HighPriCounter was just reloaded (== limit x 1024); the next high
 //    take can only come when the low table had nothing (which resets hs).
-// (HighPriCounter is used through an operator, see the taps.)
 wire signed [23:0] hs_s = {4'd0, hs};
 wire signed [23:0] lim_s = {4'd0, lim_dw};
-wire signed [23:0] hc_s = $signed({{5{fv_hc[18]}}, fv_hc}) + 24'sd0;
+wire signed [23:0] hc_s = $signed({{5{fv_hc[18]}}, fv_hc});
 always @(*) begin
     if (limited && !fv_t1_go && !h_rst_q && h_lim_in == h_lim) begin
         // hs never passes the limit by more than one packet.
