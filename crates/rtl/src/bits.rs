@@ -1,7 +1,7 @@
 //! Bit packing shared by every block: per-VL fields in packed buses, rust-hdl values as
 //! little-endian 64-bit words, and masks.
 
-use rust_hdl::core::bitvec::BitVec;
+use rust_hdl::bitvec::BitVec;
 use rust_hdl::prelude::*;
 
 /// The low `bits` bits set (all 64 from 64 up).

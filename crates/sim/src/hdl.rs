@@ -8,7 +8,7 @@
 
 use crate::CycleSim;
 use iblink_rtl::io::HdlIo;
-use rust_hdl::core::vcd_probe::VCDProbe;
+use rust_hdl::vcd_probe::VCDProbe;
 use rust_hdl::prelude::*;
 use std::fs::File;
 use std::io::BufWriter;

@@ -5,7 +5,7 @@
 //! for every block:
 //! - the reference model (`iblink-model`, plain Rust, independent of the RTL),
 //! - [`HdlStepper`]: the rust-hdl description, stepped with
-//!   `rust_hdl::core::simulate::simulate` around clock edges,
+//!   `rust_hdl::simulate::simulate` around clock edges,
 //! - [`VerilatedSim`]: the emitted Verilog, built by Verilator.
 //!
 //! [`lockstep`] drives any set of them with the same stimulus and stops at the first
