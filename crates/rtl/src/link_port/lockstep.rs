@@ -4,8 +4,7 @@
 //! buffer, a link peer with losses and corruption, configuration writes in traffic, link
 //! state changes, resets and failsafe resyncs). Coverage minimums are asserted.
 
-use iblink_rtl::link_port::PortParams;
-use iblink_sim::blocks::link_port::link_port_sim;
+use iblink_sim::blocks::link_port::{link_port_sim, test_params as params};
 use iblink_sim::blocks::link_port_model::{ModelCoverage, PortCycleModel, PortStimulus, StimStats};
 use iblink_sim::blocks::Backend;
 use iblink_sim::lockstep_reactive;
@@ -15,23 +14,6 @@ use iblink_sim::lockstep;
 
 /// One Verilator build at a time.
 static BUILD: Mutex<()> = Mutex::new(());
-
-/// A generated configuration per variant: buffer sizes, VL15 buffer, a high table and
-/// a low table that differ from the defaults, so the loader has work to do.
-fn params(vls: usize, width: usize) -> PortParams {
-    let mut p = PortParams::defaults(vls, width);
-    let k = vls + width;
-    p.buffer_blocks = [256u16, 300, 1000, 66, 4095][k % 5];
-    p.vl15_packets = 1 + k % 3;
-    p.vl_high_limit = [4u8, 0, 1, 255][k % 4];
-    p.one_packet = k % 3 == 0;
-    p.high = (0..vls as u8).step_by(2).map(|v| (v, 16 + 8 * v)).collect();
-    p.low = (0..vls as u8).rev().map(|v| (v, 32 + v)).collect();
-    // On-change FCPs of many VLs would take most of the link at the default gap (at
-    // VLCap 15 and 32 bits, 15 two-word FCPs every 64 clocks): a longer gap there.
-    p.min_gap_clocks = p.min_gap_clocks.max(32 * vls as u16);
-    p
-}
 
 struct Run {
     cycles: u64,

@@ -22,6 +22,25 @@ use std::path::Path;
 
 pub type LinkPortSim = Box<dyn CycleSim<In = LinkPortIn, Out = LinkPortOut>>;
 
+/// The configuration the port's lockstep and failsafe tests build, per variant: buffer
+/// sizes, VL15 buffer, a high table and a low table that differ from the defaults, so
+/// the loader has work to do. One configuration per variant, so the tests share one
+/// Verilator build of it.
+pub fn test_params(vls: usize, width: usize) -> PortParams {
+    let mut p = PortParams::defaults(vls, width);
+    let k = vls + width;
+    p.buffer_blocks = [256u16, 300, 1000, 66, 4095][k % 5];
+    p.vl15_packets = 1 + k % 3;
+    p.vl_high_limit = [4u8, 0, 1, 255][k % 4];
+    p.one_packet = k % 3 == 0;
+    p.high = (0..vls as u8).step_by(2).map(|v| (v, 16 + 8 * v)).collect();
+    p.low = (0..vls as u8).rev().map(|v| (v, 32 + v)).collect();
+    // On-change FCPs of many VLs would take most of the link at the default gap (at
+    // VLCap 15 and 32 bits, 15 two-word FCPs every 64 clocks): a longer gap there.
+    p.min_gap_clocks = p.min_gap_clocks.max(32 * vls as u16);
+    p
+}
+
 /// The port generated from `p` in an RTL back end (the port has no single reference
 /// model: its blocks do, and the bench checks the system's promises). The `rtl` back end
 /// is the port's stepper ([`LinkPortTwin`]), checking its schedule every clock; with a
