@@ -49,6 +49,7 @@ pub mod erf;
 pub mod ethernet;
 pub mod failsafe;
 pub mod fcp;
+pub mod pfc;
 pub mod iba;
 pub mod port;
 pub mod scheduler;

@@ -1,0 +1,515 @@
+//! Ethernet PAUSE/PFC flow control, transmit side (SPEC.md §9), clock by clock: per-queue
+//! triggers (software one-shot, hardware level, RX-fill RFA/RFD hysteresis), refresh before
+//! expiry, zero-quanta release, consolidation and merging of due frames. Written from
+//! SPEC.md §9, independent of the RTL; the RTL's twin is checked against it.
+//!
+//! Timing, in clocks of the datapath (`datapath_bits` per clock at line rate):
+//! - a pause quantum is 512 bit times: `512 / datapath_bits` clocks; a 64-byte frame is
+//!   `512 / datapath_bits` clocks on the wire;
+//! - an event applied at clock `t` makes its frame due at `t`; a due frame waits, and
+//!   frames due while it waits merge into it; the waiting frame is taken at the first
+//!   clock after it formed at which no frame or data is on the wire, and its first byte
+//!   leaves the clock after that: [`FRAME_LATENCY`] clocks after the event on an idle link;
+//! - a queue's pause time counts from the clock its frame's last byte left, `L`; while its
+//!   level trigger stays asserted, the refresh is due so that its first byte leaves at
+//!   `L + (PT - refresh_quanta) x quantum` on an idle link.
+
+use crate::config::ConfigError;
+use crate::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
+
+/// RX queues (and so trigger sets) at most (SPEC.md §9).
+pub const MAX_QUEUES: usize = 8;
+/// Bit times in a pause quantum (SPEC.md §9).
+pub const QUANTUM_BITS: u64 = 512;
+/// A fill threshold is allowed only on a queue at least this large (seed 004).
+pub const MIN_THRESHOLD_QUEUE_BYTES: u32 = 4096;
+/// Clocks from an event to its frame's first byte on an idle link: the frame forms in the
+/// event's clock, is taken the next, and its first byte leaves the clock after.
+pub const FRAME_LATENCY: u64 = 2;
+
+/// Frame kind (SPEC.md §9, PFCE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// PFC frames per queue.
+    Pfc,
+    /// Plain 802.3x PAUSE: any queue's trigger asserts the one PAUSE with queue 0's PT.
+    Pause,
+}
+
+/// RX-fill trigger thresholds (EHFC): asserted above RFA, released below RFD.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Threshold {
+    pub size_bytes: u32,
+    /// RFA: asserted when the fill level rises above it.
+    pub rfa_bytes: u32,
+    /// RFD: released when the fill level falls below it.
+    pub rfd_bytes: u32,
+}
+
+/// One RX queue's flow-control settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueConfig {
+    /// PSRQ: the priorities whose packets land in this queue (bit i: priority i).
+    pub priorities: u8,
+    /// PT, in quanta.
+    pub pause_quanta: u16,
+    /// The RX-fill trigger, when enabled.
+    pub threshold: Option<Threshold>,
+}
+
+/// The transmit side's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PfcConfig {
+    pub mode: Mode,
+    /// Source address of every frame.
+    pub sa: [u8; 6],
+    /// 32 or 64.
+    pub datapath_bits: u32,
+    /// Send a pause-time-0 frame when a level trigger releases (seed 004's DZPQ, named for
+    /// what it does).
+    pub zero_quanta_on_release: bool,
+    /// Quanta of the previous pause time left when a refresh leaves.
+    pub refresh_quanta: u16,
+    pub queues: Vec<QueueConfig>,
+}
+
+impl PfcConfig {
+    /// Clocks per pause quantum.
+    pub fn clocks_per_quantum(&self) -> u64 {
+        QUANTUM_BITS / self.datapath_bits as u64
+    }
+
+    /// Clocks a 64-byte frame takes on the wire.
+    pub fn frame_clocks(&self) -> u64 {
+        (FRAME_BYTES as u64 * 8) / self.datapath_bits as u64
+    }
+
+    /// The rules of SPEC.md §9 a configuration must keep; the error names the field
+    /// (`queue[1].priorities`, `queue[0].threshold.rfd_bytes`, `refresh_quanta`, ...).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.datapath_bits != 32 && self.datapath_bits != 64 {
+            return Err(ConfigError::field("datapath_bits", format!("{} is not 32 or 64", self.datapath_bits)));
+        }
+        if self.queues.is_empty() {
+            return Err(ConfigError::field("queue", "missing: at least one [[queue]] is needed"));
+        }
+        if self.queues.len() > MAX_QUEUES {
+            return Err(ConfigError::field("queue", format!("{} queues: at most {MAX_QUEUES}", self.queues.len())));
+        }
+        let mut seen = 0u8;
+        for (i, q) in self.queues.iter().enumerate() {
+            if q.priorities == 0 {
+                return Err(ConfigError::field(format!("queue[{i}].priorities"), "the mask is 0: a queue needs at least one priority"));
+            }
+            if q.priorities & seen != 0 {
+                let other = self.queues[..i].iter().position(|p| p.priorities & q.priorities != 0).unwrap();
+                return Err(ConfigError::field(
+                    format!("queue[{i}].priorities"),
+                    format!(
+                        "{:#04x} overlaps queue[{other}].priorities {:#04x} (priorities {:#04x}): a priority belongs to one queue at most",
+                        q.priorities,
+                        self.queues[other].priorities,
+                        q.priorities & self.queues[other].priorities
+                    ),
+                ));
+            }
+            seen |= q.priorities;
+            if self.refresh_quanta >= q.pause_quanta {
+                return Err(ConfigError::field(
+                    "refresh_quanta",
+                    format!(
+                        "{} is not below queue[{i}].pause_quanta {}: the refresh must leave before the pause time runs out",
+                        self.refresh_quanta, q.pause_quanta
+                    ),
+                ));
+            }
+            if let Some(t) = q.threshold {
+                let f = |k: &str| format!("queue[{i}].threshold.{k}");
+                if t.size_bytes < MIN_THRESHOLD_QUEUE_BYTES {
+                    return Err(ConfigError::field(
+                        f("size_bytes"),
+                        format!("{}: an RX-fill trigger needs a queue of {MIN_THRESHOLD_QUEUE_BYTES} bytes or more (seed 004)", t.size_bytes),
+                    ));
+                }
+                if t.rfa_bytes > t.size_bytes {
+                    return Err(ConfigError::field(f("rfa_bytes"), format!("{} is above size_bytes {}", t.rfa_bytes, t.size_bytes)));
+                }
+                if t.rfd_bytes >= t.rfa_bytes {
+                    return Err(ConfigError::field(
+                        f("rfd_bytes"),
+                        format!("{} is not below rfa_bytes {}: RFD < RFA (hysteresis)", t.rfd_bytes, t.rfa_bytes),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One clock's inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcTxIn {
+    /// Fill level of each RX queue, in bytes (read by the queues with a threshold).
+    pub fill_bytes: [u32; MAX_QUEUES],
+    /// Hardware flow-control level per queue (bit q: queue q).
+    pub hw: u8,
+    /// Software request per queue (FCB), a one-clock pulse (bit q: queue q).
+    pub sw: u8,
+    /// A data frame is on the wire this clock: a waiting frame is not taken.
+    pub busy: bool,
+}
+
+/// A frame leaving: its first byte goes out in the clock [`PfcTx::tick`] returned it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameOut {
+    pub frame: PauseFrame,
+}
+
+/// What each queue's entry of the waiting frame carries.
+type Entries = [Option<u16>; MAX_QUEUES];
+
+/// The transmit-side generator and frame timing, as SPEC.md §9 describes it.
+#[derive(Clone, Debug)]
+pub struct PfcTx {
+    cfg: PfcConfig,
+    clock: u64,
+    /// RX-fill hysteresis state per queue.
+    fill_on: [bool; MAX_QUEUES],
+    /// Level trigger (hardware or fill) per queue, last clock; in PAUSE mode entry 0 is
+    /// the OR of all queues.
+    level: [bool; MAX_QUEUES],
+    /// The frame formed and not yet taken.
+    waiting: Option<Entries>,
+    /// Software requests made while their frame was waiting: sent in the next frame.
+    sw_again: u8,
+    /// The frame taken: its first byte leaves at `.0`, with these entries.
+    taken: Option<(u64, Entries)>,
+    /// Clock of the last byte of the frame on the wire and its entries.
+    on_wire: Option<(u64, Entries)>,
+    /// Per queue, the clock a refresh is due at (while its level stays asserted).
+    refresh_at: [Option<u64>; MAX_QUEUES],
+}
+
+impl PfcTx {
+    /// A generator after reset. The configuration must have passed [`PfcConfig::validate`].
+    pub fn new(cfg: PfcConfig) -> Self {
+        Self {
+            cfg,
+            clock: 0,
+            fill_on: [false; MAX_QUEUES],
+            level: [false; MAX_QUEUES],
+            waiting: None,
+            sw_again: 0,
+            taken: None,
+            on_wire: None,
+            refresh_at: [None; MAX_QUEUES],
+        }
+    }
+
+    pub fn config(&self) -> &PfcConfig {
+        &self.cfg
+    }
+
+    /// The clock the next [`tick`](Self::tick) applies to.
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Trigger slots: one per queue in PFC mode, one in PAUSE mode.
+    fn slots(&self) -> usize {
+        match self.cfg.mode {
+            Mode::Pfc => self.cfg.queues.len(),
+            Mode::Pause => 1,
+        }
+    }
+
+    /// The pause time a slot's frame carries.
+    fn slot_quanta(&self, s: usize) -> u16 {
+        self.cfg.queues[s].pause_quanta
+    }
+
+    /// The 64-byte frame for a set of entries.
+    fn frame(&self, e: &Entries) -> PauseFrame {
+        let kind = match self.cfg.mode {
+            Mode::Pause => PauseKind::Pause { quanta: e[0].expect("a PAUSE frame has its entry") },
+            Mode::Pfc => {
+                let mut enable = 0u16;
+                let mut times = [0u16; 8];
+                for (q, v) in e.iter().enumerate() {
+                    if let Some(pt) = v {
+                        let mask = self.cfg.queues[q].priorities;
+                        enable |= mask as u16;
+                        for (p, t) in times.iter_mut().enumerate() {
+                            if mask >> p & 1 == 1 {
+                                *t = *pt;
+                            }
+                        }
+                    }
+                }
+                PauseKind::Pfc { enable, times }
+            }
+        };
+        PauseFrame { sa: self.cfg.sa, kind }
+    }
+
+    /// Apply one clock's inputs; returns the frame whose first byte leaves in this clock.
+    pub fn tick(&mut self, i: &PfcTxIn) -> Option<FrameOut> {
+        let t = self.clock;
+        let qc = self.cfg.clocks_per_quantum();
+        let fc = self.cfg.frame_clocks();
+        let slots = self.slots();
+        // The frame taken last clock starts now.
+        let mut out = None;
+        if let Some((start, e)) = self.taken {
+            if start == t {
+                out = Some(FrameOut { frame: self.frame(&e) });
+                self.on_wire = Some((t + fc - 1, e));
+                self.taken = None;
+            }
+        }
+        // Level triggers this clock.
+        let mut level_now = [false; MAX_QUEUES];
+        for (q, qcfg) in self.cfg.queues.iter().enumerate() {
+            if let Some(th) = qcfg.threshold {
+                let f = i.fill_bytes[q];
+                if !self.fill_on[q] && f > th.rfa_bytes {
+                    self.fill_on[q] = true;
+                } else if self.fill_on[q] && f < th.rfd_bytes {
+                    self.fill_on[q] = false;
+                }
+            }
+            level_now[q] = (i.hw >> q & 1 == 1) || self.fill_on[q];
+        }
+        let sw_now: u8 = i.sw & ((1u16 << self.cfg.queues.len()) - 1) as u8;
+        let (level_now, sw_now) = match self.cfg.mode {
+            Mode::Pfc => (level_now, sw_now),
+            Mode::Pause => {
+                let mut l = [false; MAX_QUEUES];
+                l[0] = level_now.iter().any(|&b| b);
+                (l, (sw_now != 0) as u8)
+            }
+        };
+        // The frame on the wire has left: its pause times count from its last byte.
+        if let Some((last, e)) = self.on_wire {
+            if last == t {
+                for s in 0..slots {
+                    self.refresh_at[s] = match e[s] {
+                        Some(pt) if pt > 0 && level_now[s] => {
+                            Some(t + (pt - self.cfg.refresh_quanta) as u64 * qc - FRAME_LATENCY)
+                        }
+                        Some(_) => None,
+                        None => self.refresh_at[s],
+                    };
+                }
+                self.on_wire = None;
+            }
+        }
+        // Take the waiting frame when nothing is on the wire.
+        let wire_free = self.taken.is_none() && self.on_wire.is_none_or(|(last, _)| last <= t) && !i.busy;
+        if wire_free {
+            if let Some(e) = self.waiting.take() {
+                self.taken = Some((t + 1, e));
+                // Requests made while it waited go in the next frame.
+                let again = std::mem::take(&mut self.sw_again);
+                for s in 0..slots {
+                    if again >> s & 1 == 1 {
+                        self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(self.slot_quanta(s));
+                    }
+                }
+            }
+        }
+        // This clock's due frames, merged into the waiting one.
+        let before = self.waiting;
+        for s in 0..slots {
+            let pt = self.slot_quanta(s);
+            let rose = level_now[s] && !self.level[s];
+            let fell = !level_now[s] && self.level[s];
+            let refresh = level_now[s] && self.refresh_at[s] == Some(t);
+            if rose || fell || refresh {
+                self.refresh_at[s] = None;
+            }
+            if rose || refresh {
+                let w = self.waiting.get_or_insert([None; MAX_QUEUES]);
+                w[s] = Some(pt);
+            }
+            if fell && self.cfg.zero_quanta_on_release {
+                self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(0);
+            }
+            if sw_now >> s & 1 == 1 {
+                match before.and_then(|w| w[s]) {
+                    // Its frame is still waiting: not lost, it goes again after.
+                    Some(v) if v > 0 => self.sw_again |= 1 << s,
+                    _ => self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(pt),
+                }
+            }
+        }
+        self.level = level_now;
+        self.clock += 1;
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SA: [u8; 6] = [0x02, 0, 0, 0, 0, 1];
+
+    fn cfg(mode: Mode, bits: u32) -> PfcConfig {
+        PfcConfig {
+            mode,
+            sa: SA,
+            datapath_bits: bits,
+            zero_quanta_on_release: true,
+            refresh_quanta: 20,
+            queues: vec![
+                QueueConfig { priorities: 0x05, pause_quanta: 200, threshold: None },
+                QueueConfig {
+                    priorities: 0x02,
+                    pause_quanta: 100,
+                    threshold: Some(Threshold { size_bytes: 16384, rfa_bytes: 12000, rfd_bytes: 4000 }),
+                },
+            ],
+        }
+    }
+
+    /// Run to `clocks`, applying `events(clock, &mut inputs)` each clock; the frames with
+    /// the clock their first byte left.
+    fn run(c: PfcConfig, clocks: u64, mut events: impl FnMut(u64, &mut PfcTxIn)) -> Vec<(u64, PauseKind)> {
+        let mut g = PfcTx::new(c);
+        let mut i = PfcTxIn::default();
+        let mut v = vec![];
+        for t in 0..clocks {
+            i.sw = 0;
+            events(t, &mut i);
+            if let Some(f) = g.tick(&i) {
+                v.push((t, f.frame.kind));
+            }
+        }
+        v
+    }
+
+    fn pfc(enable: u16, times: [u16; 8]) -> PauseKind {
+        PauseKind::Pfc { enable, times }
+    }
+
+    #[test]
+    fn hardware_level_frame_refresh_release_at_32_bits() {
+        // Quantum 16 clocks, frame 16 clocks. Asserted at 10: first byte 12, last 27;
+        // PT 200 runs out at 27 + 3200 = 3227; the refresh leaves with 20 quanta left, at
+        // 3227 - 320 = 2907 (last byte 2922), the next at 2922 + 2880 = 5802. Released at
+        // 4000: the zero frame at 4002.
+        let f = run(cfg(Mode::Pfc, 32), 7000, |t, i| {
+            if (10..4000).contains(&t) {
+                i.hw = 1;
+            } else {
+                i.hw = 0;
+            }
+        });
+        let pt = pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0]);
+        assert_eq!(f, vec![(12, pt), (2907, pt), (4002, pfc(0x05, [0; 8]))]);
+    }
+
+    #[test]
+    fn quanta_are_clocks_at_64_bits() {
+        // Quantum 8 clocks, frame 8 clocks: first byte 12, last 19; refresh at 19 + 180 x 8.
+        let f = run(cfg(Mode::Pfc, 64), 3000, |t, i| i.hw = (t >= 10) as u8);
+        assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec![12, 19 + 180 * 8, 19 + 180 * 8 + 7 + 180 * 8]);
+    }
+
+    #[test]
+    fn fill_hysteresis_and_consolidation() {
+        // Queue 1 fills above RFA (12000) at 100 while queue 0's hardware level rises at
+        // 100 too: one frame with both queues (PEV 0x07). Fill falls to 8000 (between RFD
+        // and RFA: still asserted), then to 3000 at 900: queue 1's release alone.
+        let f = run(cfg(Mode::Pfc, 32), 1000, |t, i| {
+            i.hw = (t >= 100) as u8;
+            i.fill_bytes[1] = match t {
+                0..=99 => 11000,
+                100..=499 => 12001,
+                500..=899 => 8000,
+                _ => 3000,
+            };
+        });
+        assert_eq!(
+            f,
+            vec![(102, pfc(0x07, [200, 100, 200, 0, 0, 0, 0, 0])), (902, pfc(0x02, [0; 8]))]
+        );
+    }
+
+    #[test]
+    fn merging_while_a_frame_is_on_the_wire() {
+        // Queue 0 at 10 (on the wire 12..=27); queue 1's fill at 14 and a software request
+        // for queue 0 at 15 merge into one waiting frame, taken at 27, out at 28.
+        let f = run(cfg(Mode::Pfc, 32), 200, |t, i| {
+            i.hw = (t == 10) as u8; // one clock: rises at 10, falls at 11 (release merges too)
+            i.fill_bytes[1] = if t >= 14 { 13000 } else { 0 };
+            if t == 15 {
+                i.sw = 1;
+            }
+        });
+        // The release of queue 0 (at 11) waited; the software request at 15 made it PT again.
+        assert_eq!(
+            f,
+            vec![(12, pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0])), (28, pfc(0x07, [200, 100, 200, 0, 0, 0, 0, 0]))]
+        );
+    }
+
+    #[test]
+    fn software_request_while_waiting_goes_again() {
+        // Data on the wire until 50: the request at 10 waits; the second at 20 finds it
+        // still waiting and goes in the next frame. No refresh, no release.
+        let f = run(cfg(Mode::Pfc, 32), 400, |t, i| {
+            i.busy = t < 50;
+            if t == 10 || t == 20 {
+                i.sw = 1;
+            }
+        });
+        let pt = pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0]);
+        assert_eq!(f, vec![(51, pt), (67, pt)]);
+    }
+
+    #[test]
+    fn pause_mode_uses_queue_0_time_and_releases_when_all_are_off() {
+        let f = run(cfg(Mode::Pause, 32), 2000, |t, i| {
+            i.hw = if (10..500).contains(&t) { 1 } else { 0 };
+            i.fill_bytes[1] = if (300..800).contains(&t) { 13000 } else { 0 };
+        });
+        assert_eq!(f, vec![(12, PauseKind::Pause { quanta: 200 }), (802, PauseKind::Pause { quanta: 0 })]);
+    }
+
+    #[test]
+    fn no_release_frame_when_disabled() {
+        let mut c = cfg(Mode::Pfc, 32);
+        c.zero_quanta_on_release = false;
+        let f = run(c, 1000, |t, i| i.hw = (10..100).contains(&t) as u8);
+        assert_eq!(f.len(), 1);
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let name = |c: PfcConfig| c.validate().unwrap_err().field_name().unwrap().to_string();
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues[1].priorities = 0x04;
+        assert_eq!(name(c), "queue[1].priorities");
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues[0].priorities = 0;
+        assert_eq!(name(c), "queue[0].priorities");
+        let mut c = cfg(Mode::Pfc, 32);
+        c.refresh_quanta = 100;
+        assert_eq!(name(c), "refresh_quanta");
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues[1].threshold.as_mut().unwrap().rfd_bytes = 12000;
+        assert_eq!(name(c), "queue[1].threshold.rfd_bytes");
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues[1].threshold.as_mut().unwrap().rfa_bytes = 16385;
+        assert_eq!(name(c), "queue[1].threshold.rfa_bytes");
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues[1].threshold = Some(Threshold { size_bytes: 4095, rfa_bytes: 3000, rfd_bytes: 1000 });
+        assert_eq!(name(c), "queue[1].threshold.size_bytes");
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues = vec![c.queues[0]; 9];
+        assert_eq!(name(c), "queue");
+        assert!(cfg(Mode::Pfc, 64).validate().is_ok());
+    }
+}
