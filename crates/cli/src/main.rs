@@ -28,6 +28,9 @@ enum Command {
     /// Encode or decode a Flow Control Packet (SPEC.md §2).
     #[command(subcommand)]
     Fcp(cmd::fcp::FcpCmd),
+    /// Ethernet PAUSE/PFC frames: encode, decode, and the frames a trigger timeline sends (SPEC.md §9).
+    #[command(subcommand)]
+    Pfc(cmd::pfc::PfcCmd),
     /// Two ports back to back through a faulty channel: summary, waveforms, plot, capture.
     Sim(cmd::sim::SimArgs),
     /// Synthesise, place and route every emitted module (Yosys + nextpnr): cells and Fmax.
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Bench(c) => cmd::bench::run(c),
         Command::ArbTrace(a) => cmd::arb_trace::run(a),
         Command::Fcp(c) => cmd::fcp::run(c),
+        Command::Pfc(c) => cmd::pfc::run(c),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Sim(a) => cmd::sim::run(a),
         Command::Formal(a) => cmd::formal::run(a),

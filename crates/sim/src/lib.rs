@@ -16,6 +16,7 @@ pub mod bench;
 pub mod blocks;
 pub mod hdl;
 pub mod lockstep;
+pub mod pfc_trace;
 pub mod port_config;
 pub mod system;
 pub mod verilated;

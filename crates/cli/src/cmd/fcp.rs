@@ -49,7 +49,7 @@ pub enum FcpCmd {
 }
 
 /// Decimal or `0x`-prefixed hex.
-fn parse_num(s: &str) -> Result<u64, String> {
+pub fn parse_num(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(h) => u64::from_str_radix(h, 16),
@@ -60,7 +60,7 @@ fn parse_num(s: &str) -> Result<u64, String> {
 
 /// Hex bytes with optional whitespace anywhere between digit pairs and an optional
 /// leading `0x`.
-fn parse_hex(args: &[String]) -> Result<Vec<u8>, String> {
+pub fn parse_hex(args: &[String]) -> Result<Vec<u8>, String> {
     let joined: String = args.join(" ");
     let mut digits: String = joined.split_whitespace().collect();
     if let Some(rest) = digits

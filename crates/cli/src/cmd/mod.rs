@@ -3,6 +3,7 @@ pub mod bench;
 pub mod crc16;
 pub mod emit;
 pub mod fcp;
+pub mod pfc;
 pub mod formal;
 pub mod sim;
 pub mod synth;

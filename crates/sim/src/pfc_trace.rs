@@ -1,0 +1,241 @@
+//! `iblink pfc trace`: the PAUSE/PFC frames the transmit side sends for a timeline of
+//! trigger events, on an idle link (SPEC.md §9).
+//!
+//! The file: top-level `mode` ("pfc" or "pause"), `sa` ("02:00:00:00:00:01"),
+//! `datapath_bits` (32 or 64), `zero_quanta_on_release` (default true), `refresh_quanta`,
+//! `clocks`; `[[queue]]` tables with `priorities` (a mask, bit i = priority i),
+//! `pause_quanta` and an optional `threshold = { size_bytes, rfa_bytes, rfd_bytes }`;
+//! `[[event]]` tables with `clock`, `queue` and one of `fill_bytes = N`,
+//! `hw = true|false` or `sw = true`. Every error names its field.
+
+use iblink_model::config::ConfigError;
+use iblink_model::ethernet::PauseKind;
+use iblink_model::pfc::{Mode, PfcConfig, PfcTx, PfcTxIn, QueueConfig, Threshold, MAX_QUEUES};
+use std::fmt;
+
+/// What an event sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// The queue's RX fill level from this clock on.
+    Fill(u32),
+    /// The queue's hardware flow-control level from this clock on.
+    Hw(bool),
+    /// A software request (FCB) in this clock.
+    Sw,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PfcEvent {
+    pub clock: u64,
+    pub queue: usize,
+    pub kind: EventKind,
+}
+
+/// A parsed, validated trace file.
+#[derive(Clone, Debug)]
+pub struct PfcScenario {
+    pub config: PfcConfig,
+    pub clocks: u64,
+    /// In clock order (file order within a clock).
+    pub events: Vec<PfcEvent>,
+}
+
+/// One frame of a trace: the clock its first byte leaves, and what it says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceLine {
+    pub clock: u64,
+    pub kind: PauseKind,
+}
+
+impl fmt::Display for TraceLine {
+    /// `clock=12 kind=pfc enable=0x0005 times=200,0,200,0,0,0,0,0` or
+    /// `clock=12 kind=pause quanta=200`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            PauseKind::Pause { quanta } => write!(f, "clock={} kind=pause quanta={quanta}", self.clock),
+            PauseKind::Pfc { enable, times } => {
+                let t: Vec<String> = times.iter().map(u16::to_string).collect();
+                write!(f, "clock={} kind=pfc enable={enable:#06x} times={}", self.clock, t.join(","))
+            }
+        }
+    }
+}
+
+const TOP_KEYS: &[&str] = &["mode", "sa", "datapath_bits", "zero_quanta_on_release", "refresh_quanta", "clocks", "queue", "event"];
+const QUEUE_KEYS: &[&str] = &["priorities", "pause_quanta", "threshold"];
+const THRESHOLD_KEYS: &[&str] = &["size_bytes", "rfa_bytes", "rfd_bytes"];
+const EVENT_KEYS: &[&str] = &["clock", "queue", "fill_bytes", "hw", "sw"];
+
+fn only_keys(t: &toml::Table, at: &str, keys: &[&str]) -> Result<(), ConfigError> {
+    for k in t.keys() {
+        if !keys.contains(&k.as_str()) {
+            let name = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+            return Err(ConfigError::field(name, format!("unknown field (expected one of {})", keys.join(", "))));
+        }
+    }
+    Ok(())
+}
+
+fn int(t: &toml::Table, at: &str, key: &str, lo: i64, hi: i64) -> Result<Option<i64>, ConfigError> {
+    let name = if at.is_empty() { key.to_string() } else { format!("{at}.{key}") };
+    match t.get(key) {
+        None => Ok(None),
+        Some(v) => {
+            let n = v.as_integer().ok_or_else(|| ConfigError::field(&name, "must be an integer"))?;
+            if n < lo || n > hi {
+                return Err(ConfigError::field(&name, format!("{n} is out of range {lo}..={hi}")));
+            }
+            Ok(Some(n))
+        }
+    }
+}
+
+fn need<T>(v: Option<T>, name: &str) -> Result<T, ConfigError> {
+    v.ok_or_else(|| ConfigError::field(name, "missing"))
+}
+
+fn tables<'a>(v: Option<&'a toml::Value>, key: &str) -> Result<Vec<&'a toml::Table>, ConfigError> {
+    match v {
+        None => Ok(vec![]),
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x.as_table().ok_or_else(|| ConfigError::field(format!("{key}[{i}]"), "must be a table")))
+            .collect(),
+        Some(_) => Err(ConfigError::field(key, format!("must be an array of tables: [[{key}]]"))),
+    }
+}
+
+/// `02:00:00:00:00:01` (or with `-`): six hex bytes.
+pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
+    let parts: Vec<&str> = s.split([':', '-']).collect();
+    if parts.len() != 6 {
+        return Err(format!("{s:?} is not six bytes like 02:00:00:00:00:01"));
+    }
+    let mut mac = [0u8; 6];
+    for (m, p) in mac.iter_mut().zip(&parts) {
+        if p.len() != 2 || !p.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!("{s:?} is not six bytes like 02:00:00:00:00:01 ({p:?})"));
+        }
+        *m = u8::from_str_radix(p, 16).expect("two hex digits");
+    }
+    Ok(mac)
+}
+
+impl PfcScenario {
+    /// Parse TOML; every error names the field it is about.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let top: toml::Table = toml::from_str(text).map_err(|e| ConfigError::toml(text, &e))?;
+        only_keys(&top, "", TOP_KEYS)?;
+        let mode = match need(top.get("mode"), "mode")?.as_str() {
+            Some("pfc") => Mode::Pfc,
+            Some("pause") => Mode::Pause,
+            _ => return Err(ConfigError::field("mode", "must be \"pfc\" or \"pause\"")),
+        };
+        let sa = need(top.get("sa"), "sa")?
+            .as_str()
+            .ok_or_else(|| ConfigError::field("sa", "must be a string like \"02:00:00:00:00:01\""))
+            .and_then(|s| parse_mac(s).map_err(|e| ConfigError::field("sa", e)))?;
+        let datapath_bits = need(int(&top, "", "datapath_bits", 0, i64::MAX)?, "datapath_bits")? as u32;
+        if datapath_bits != 32 && datapath_bits != 64 {
+            return Err(ConfigError::field("datapath_bits", format!("{datapath_bits} is not 32 or 64")));
+        }
+        let zero_quanta_on_release = match top.get("zero_quanta_on_release") {
+            None => true,
+            Some(v) => v.as_bool().ok_or_else(|| ConfigError::field("zero_quanta_on_release", "must be true or false"))?,
+        };
+        let refresh_quanta = need(int(&top, "", "refresh_quanta", 0, 65535)?, "refresh_quanta")? as u16;
+        let clocks = need(int(&top, "", "clocks", 1, 1_000_000_000)?, "clocks")? as u64;
+        let qs = tables(top.get("queue"), "queue")?;
+        if qs.len() > MAX_QUEUES {
+            return Err(ConfigError::field("queue", format!("{} queues: at most {MAX_QUEUES}", qs.len())));
+        }
+        let mut queues = vec![];
+        for (i, q) in qs.iter().enumerate() {
+            let at = format!("queue[{i}]");
+            only_keys(q, &at, QUEUE_KEYS)?;
+            let priorities = need(int(q, &at, "priorities", i64::MIN, i64::MAX)?, &format!("{at}.priorities"))?;
+            if !(1..=0xff).contains(&priorities) {
+                return Err(ConfigError::field(
+                    format!("{at}.priorities"),
+                    format!("{priorities:#x} is not a priority mask 0x01..=0xff (bit i: priority i)"),
+                ));
+            }
+            let pause_quanta = need(int(q, &at, "pause_quanta", 0, 65535)?, &format!("{at}.pause_quanta"))? as u16;
+            let threshold = match q.get("threshold") {
+                None => None,
+                Some(v) => {
+                    let ta = format!("{at}.threshold");
+                    let t = v.as_table().ok_or_else(|| ConfigError::field(&ta, "must be a table { size_bytes, rfa_bytes, rfd_bytes }"))?;
+                    only_keys(t, &ta, THRESHOLD_KEYS)?;
+                    let get = |k: &str| -> Result<u32, ConfigError> {
+                        Ok(need(int(t, &ta, k, 0, u32::MAX as i64)?, &format!("{ta}.{k}"))? as u32)
+                    };
+                    Some(Threshold { size_bytes: get("size_bytes")?, rfa_bytes: get("rfa_bytes")?, rfd_bytes: get("rfd_bytes")? })
+                }
+            };
+            queues.push(QueueConfig { priorities: priorities as u8, pause_quanta, threshold });
+        }
+        let config = PfcConfig { mode, sa, datapath_bits, zero_quanta_on_release, refresh_quanta, queues };
+        config.validate()?;
+        let mut events = vec![];
+        for (i, e) in tables(top.get("event"), "event")?.iter().enumerate() {
+            let at = format!("event[{i}]");
+            only_keys(e, &at, EVENT_KEYS)?;
+            let clock = need(int(e, &at, "clock", 0, clocks as i64 - 1)?, &format!("{at}.clock"))? as u64;
+            let nq = config.queues.len() as i64;
+            let queue = need(int(e, &at, "queue", 0, nq - 1)?, &format!("{at}.queue"))? as usize;
+            let given: Vec<&str> = ["fill_bytes", "hw", "sw"].into_iter().filter(|k| e.contains_key(*k)).collect();
+            if given.len() != 1 {
+                return Err(ConfigError::field(&at, format!("needs exactly one of fill_bytes, hw, sw (has {})", given.len())));
+            }
+            let kind = match given[0] {
+                "fill_bytes" => {
+                    let th = config.queues[queue].threshold.ok_or_else(|| {
+                        ConfigError::field(format!("{at}.fill_bytes"), format!("queue[{queue}] has no threshold (no RX-fill trigger)"))
+                    })?;
+                    EventKind::Fill(need(int(e, &at, "fill_bytes", 0, th.size_bytes as i64)?, "fill_bytes")? as u32)
+                }
+                "hw" => EventKind::Hw(e["hw"].as_bool().ok_or_else(|| ConfigError::field(format!("{at}.hw"), "must be true or false"))?),
+                _ => match e["sw"].as_bool() {
+                    Some(true) => EventKind::Sw,
+                    _ => return Err(ConfigError::field(format!("{at}.sw"), "must be true (a request)")),
+                },
+            };
+            events.push(PfcEvent { clock, queue, kind });
+        }
+        events.sort_by_key(|e| e.clock);
+        Ok(Self { config, clocks, events })
+    }
+
+    /// The inputs of every clock, in order: levels and fills hold from their event on;
+    /// software requests last one clock.
+    pub fn inputs(&self) -> impl Iterator<Item = PfcTxIn> + '_ {
+        let mut i = PfcTxIn::default();
+        let mut k = 0;
+        (0..self.clocks).map(move |t| {
+            i.sw = 0;
+            while k < self.events.len() && self.events[k].clock == t {
+                let e = self.events[k];
+                match e.kind {
+                    EventKind::Fill(b) => i.fill_bytes[e.queue] = b,
+                    EventKind::Hw(on) => {
+                        i.hw = (i.hw & !(1 << e.queue)) | ((on as u8) << e.queue);
+                    }
+                    EventKind::Sw => i.sw |= 1 << e.queue,
+                }
+                k += 1;
+            }
+            i
+        })
+    }
+}
+
+/// The trace from the reference model.
+pub fn trace_model(s: &PfcScenario) -> Vec<TraceLine> {
+    let mut g = PfcTx::new(s.config.clone());
+    s.inputs()
+        .enumerate()
+        .filter_map(|(t, i)| g.tick(&i).map(|f| TraceLine { clock: t as u64, kind: f.frame.kind }))
+        .collect()
+}
