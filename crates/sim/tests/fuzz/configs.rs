@@ -1,7 +1,8 @@
 //! The TOML loaders: the port configuration (`PortConfig::from_toml`, what `iblink emit
 //! --config` reads), the two-port scenario (`Scenario::from_toml`, `iblink sim
-//! --scenario`) and the arbitration trace input (`ArbScenario::from_toml`, `iblink
-//! arb-trace`), each on [`toml_inputs`] texts: valid files (the shipped `tb/scenarios/`
+//! --scenario`), the arbitration trace input (`ArbScenario::from_toml`, `iblink
+//! arb-trace`) and the PAUSE/PFC trace input (`PfcScenario::from_toml`, `iblink pfc
+//! trace`), each on [`toml_inputs`] texts: valid files (the shipped `tb/scenarios/`
 //! and documented examples) mutated by lines (deleted, duplicated, swapped, taken from
 //! another file), by values (numbers made huge, negative, float, NaN, strings, arrays,
 //! tables), by keys and table headers (known and random), and by bytes. No panic; what
@@ -11,7 +12,10 @@
 use crate::support::{self, mutate_toml, run_case, toml_inputs, Rng};
 use iblink_model::blocks::{MAX_PKT_LEN, MIN_PKT_LEN};
 use iblink_model::config::{ConfigError, PortConfig};
+use iblink_model::ethernet::PauseKind;
+use iblink_model::pfc::Mode as PfcMode;
 use iblink_sim::arb_trace::{trace_model, trace_rtl, ArbScenario};
+use iblink_sim::pfc_trace::{trace_model as pfc_trace_model, PfcScenario};
 use iblink_sim::blocks::Backend;
 use iblink_sim::port_config::port_params;
 use iblink_sim::system::capture::clock_period_ps;
@@ -544,6 +548,95 @@ fn fuzz_arb_trace_toml() {
         ],
     );
     support::coverage("arb trace, twin against model", n / 1000, &[("traces", rtl_runs.get())]);
+}
+
+// ---------------------------------------------------------------------------------
+// PAUSE/PFC trace input (`iblink pfc trace`)
+
+/// What loads is valid (`PfcConfig::validate`, events in range and in clock order) and,
+/// when short enough, traced by the model: frames in clock order at least a frame apart,
+/// PFC enables within the queues' masks, PAUSE frames only in PAUSE mode. What does not
+/// load names a field the text has, or one that is missing.
+#[test]
+fn fuzz_pfc_trace_toml() {
+    let base = support::base_seed(0xb7c0_0001);
+    let n = toml_inputs();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tb/pfc");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    let corpus: Vec<String> = names.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    assert!(corpus.len() >= 2, "tb/pfc/ has the trace examples");
+    let known = ["mode", "sa", "datapath_bits", "zero_quanta_on_release", "refresh_quanta", "clocks", "queue", "event"];
+    let (mut ok, mut toml_err, mut field_err, mut frames) = (0u64, 0u64, 0u64, 0u64);
+    for case in 0..n {
+        let mut rng = Rng::new(support::case_seed(base, case));
+        let text = match rng.below(16) {
+            0 => {
+                let l = rng.size(60);
+                String::from_utf8_lossy(&rng.bytes(l)).into_owned()
+            }
+            1 => rng.pick(&corpus).clone(),
+            _ => {
+                let (a, d) = (rng.pick(&corpus).clone(), rng.pick(&corpus).clone());
+                mutate_toml(&mut rng, &a, &d, 4)
+            }
+        };
+        let kind = run_case(
+            "pfc trace",
+            base,
+            case,
+            || format!("{text:?}"),
+            || match PfcScenario::from_toml(&text) {
+                Ok(s) => {
+                    s.config.validate().expect("validated");
+                    let nq = s.config.queues.len();
+                    assert!(s.events.windows(2).all(|w| w[0].clock <= w[1].clock));
+                    assert!(s.events.iter().all(|e| e.clock < s.clocks && e.queue < nq));
+                    if s.clocks > 50_000 {
+                        return Ok(0);
+                    }
+                    let t = pfc_trace_model(&s);
+                    let masks = s.config.queues.iter().fold(0u16, |m, q| m | q.priorities as u16);
+                    for w in t.windows(2) {
+                        assert!(w[1].clock >= w[0].clock + s.config.frame_clocks(), "frames overlap: {} then {}", w[0], w[1]);
+                    }
+                    for l in &t {
+                        match (s.config.mode, l.kind) {
+                            (PfcMode::Pfc, PauseKind::Pfc { enable, .. }) => assert!(enable != 0 && enable & !masks == 0, "{l}"),
+                            (PfcMode::Pause, PauseKind::Pause { .. }) => {}
+                            _ => panic!("{l} in {:?} mode", s.config.mode),
+                        }
+                    }
+                    Ok(t.len() as u64)
+                }
+                Err(ConfigError::Toml(m)) => {
+                    check_toml_message(&m);
+                    Err("toml")
+                }
+                Err(e) => {
+                    // A required key may be missing: then the text need not have it.
+                    let missing = matches!(&e, ConfigError::Field { message, .. } if message.starts_with("missing"));
+                    if !missing {
+                        check_field_error(&text, &e, &known);
+                    }
+                    Err("field")
+                }
+            },
+        );
+        match kind {
+            Ok(f) => {
+                ok += 1;
+                frames += f;
+            }
+            Err("field") => field_err += 1,
+            Err(_) => toml_err += 1,
+        }
+    }
+    support::coverage(
+        "pfc trace",
+        n / 50,
+        &[("loaded", ok), ("frames traced", frames), ("TOML errors", toml_err), ("field errors", field_err)],
+    );
 }
 
 // ---------------------------------------------------------------------------------
