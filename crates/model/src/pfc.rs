@@ -1,7 +1,8 @@
-//! Ethernet PAUSE/PFC flow control, transmit side (SPEC.md §9), clock by clock: per-queue
-//! triggers (software one-shot, hardware level, RX-fill RFA/RFD hysteresis), refresh before
-//! expiry, zero-quanta release, consolidation and merging of due frames. Written from
-//! SPEC.md §9, independent of the RTL; the RTL's twin is checked against it.
+//! Ethernet PAUSE/PFC flow control (SPEC.md §9), clock by clock. Transmit side
+//! ([`PfcTx`]): per-queue triggers (software one-shot, hardware level, RX-fill RFA/RFD
+//! hysteresis), refresh before expiry, zero-quanta release, consolidation and merging of
+//! due frames. Receive side ([`PauseRx`]): frame checks and per-priority pause timers.
+//! Written from SPEC.md §9, independent of any RTL.
 //!
 //! Timing, in clocks of the datapath (`datapath_bits` per clock at line rate):
 //! - a pause quantum is 512 bit times: `512 / datapath_bits` clocks; a 64-byte frame is
@@ -349,6 +350,98 @@ impl PfcTx {
     }
 }
 
+/// Why a received frame was not acted on (SPEC.md §9), in the order they are checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RxDrop {
+    /// Shorter than 64 bytes.
+    Short,
+    /// The FCS does not match.
+    Fcs,
+    /// A MAC control frame (EtherType 0x8808) to another destination.
+    Da,
+    /// To the PAUSE address with another EtherType.
+    EtherType,
+    /// Neither PAUSE (0x0001) nor PFC (0x0101).
+    Opcode,
+}
+
+/// Frame counts of the receive side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxCounts {
+    pub pause: u64,
+    pub pfc: u64,
+    /// Per [`RxDrop`], in its order.
+    pub dropped: [u64; 5],
+}
+
+/// The receive side (SPEC.md §9): a good PAUSE or PFC frame loads per-priority pause
+/// timers, in clocks (quanta x `512 / datapath_bits`); a time of 0 releases, a new frame
+/// reloads. Frames addressed to the PAUSE address or carrying EtherType 0x8808 are
+/// checked (length, FCS, DA, EtherType, opcode, in that order) and the first failure is
+/// counted; other frames are data and not looked at.
+#[derive(Clone, Debug)]
+pub struct PauseRx {
+    clocks_per_quantum: u64,
+    timers: [u64; 8],
+    counts: RxCounts,
+}
+
+impl PauseRx {
+    pub fn new(datapath_bits: u32) -> Self {
+        Self { clocks_per_quantum: QUANTUM_BITS / datapath_bits as u64, timers: [0; 8], counts: RxCounts::default() }
+    }
+
+    pub fn counts(&self) -> RxCounts {
+        self.counts
+    }
+
+    /// Whether a frame is one this side checks: to the PAUSE address, or MAC control.
+    fn is_control(f: &[u8]) -> bool {
+        f.len() >= 14 && (f[0..6] == crate::ethernet::PAUSE_DA || f[12..14] == crate::ethernet::ETHERTYPE_MAC_CONTROL.to_be_bytes())
+    }
+
+    /// One clock: `frame_end` is the frame whose last byte arrived in this clock, if any.
+    /// Returns `paused` during this clock (bit i: priority i); a frame's times hold from
+    /// the next clock, for as many clocks as they say.
+    pub fn tick(&mut self, frame_end: Option<&[u8]>) -> u8 {
+        use crate::ethernet::EthDecodeError as E;
+        let paused = self.timers.iter().enumerate().fold(0u8, |m, (i, &t)| m | (((t > 0) as u8) << i));
+        for t in &mut self.timers {
+            *t = t.saturating_sub(1);
+        }
+        let Some(f) = frame_end else { return paused };
+        if !Self::is_control(f) {
+            return paused;
+        }
+        let qc = self.clocks_per_quantum;
+        match PauseFrame::decode(f) {
+            Ok(PauseFrame { kind: PauseKind::Pause { quanta }, .. }) => {
+                self.timers = [quanta as u64 * qc; 8];
+                self.counts.pause += 1;
+            }
+            Ok(PauseFrame { kind: PauseKind::Pfc { enable, times }, .. }) => {
+                for (i, t) in times.iter().enumerate() {
+                    if enable >> i & 1 == 1 {
+                        self.timers[i] = *t as u64 * qc;
+                    }
+                }
+                self.counts.pfc += 1;
+            }
+            Err(e) => {
+                let k = match e {
+                    E::Short { .. } => RxDrop::Short,
+                    E::BadFcs { .. } => RxDrop::Fcs,
+                    E::BadDa(_) => RxDrop::Da,
+                    E::BadEtherType(_) => RxDrop::EtherType,
+                    E::BadOpcode(_) => RxDrop::Opcode,
+                };
+                self.counts.dropped[k as usize] += 1;
+            }
+        }
+        paused
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -484,6 +577,87 @@ mod tests {
         c.zero_quanta_on_release = false;
         let f = run(c, 1000, |t, i| i.hw = (10..100).contains(&t) as u8);
         assert_eq!(f.len(), 1);
+    }
+
+    /// `paused` over `clocks` clocks with `frame` ending at clock 10.
+    fn paused_run(bits: u32, frame: &[u8], clocks: u64) -> (Vec<u8>, RxCounts) {
+        let mut rx = PauseRx::new(bits);
+        let v = (0..clocks).map(|t| rx.tick((t == 10).then_some(frame))).collect();
+        (v, rx.counts())
+    }
+
+    fn frame(kind: PauseKind) -> [u8; 64] {
+        PauseFrame { sa: SA, kind }.encode()
+    }
+
+    #[test]
+    fn pfc_frame_pauses_its_priorities_for_its_times() {
+        // 32 bits: 16 clocks a quantum. PT0 = 2 quanta, PT2 = 1, PT5 = 3 but not enabled.
+        let f = frame(PauseKind::Pfc { enable: 0x05, times: [2, 9, 1, 0, 0, 3, 0, 0] });
+        let (p, c) = paused_run(32, &f, 60);
+        assert!(p[..=10].iter().all(|&x| x == 0));
+        assert!(p[11..=26].iter().all(|&x| x == 0x05), "both for 16 clocks");
+        assert!(p[27..=42].iter().all(|&x| x == 0x01), "priority 0 for 16 more");
+        assert!(p[43..].iter().all(|&x| x == 0));
+        assert_eq!((c.pfc, c.pause), (1, 0));
+        // At 64 bits a quantum is 8 clocks.
+        let (p, _) = paused_run(64, &f, 60);
+        assert_eq!(p.iter().filter(|&&x| x & 1 == 1).count(), 16);
+    }
+
+    #[test]
+    fn pause_frame_pauses_all_zero_releases_new_frame_reloads() {
+        let mut rx = PauseRx::new(32);
+        let long = frame(PauseKind::Pause { quanta: 100 });
+        let zero = frame(PauseKind::Pfc { enable: 0x0f, times: [0; 8] });
+        let p: Vec<u8> = (0..40)
+            .map(|t| rx.tick(match t {
+                5 => Some(&long[..]),
+                20 => Some(&zero[..]),
+                _ => None,
+            }))
+            .collect();
+        assert!(p[6..=20].iter().all(|&x| x == 0xff));
+        assert!(p[21..].iter().all(|&x| x == 0xf0), "priorities 0-3 released, 4-7 still paused");
+    }
+
+    #[test]
+    fn bad_frames_are_counted_by_cause_and_not_acted_on() {
+        let good = frame(PauseKind::Pause { quanta: 5 });
+        let refcs = |mut f: [u8; 64]| {
+            let c = crate::ethernet::CRC32.checksum(&f[..60]);
+            f[60..].copy_from_slice(&c.to_le_bytes());
+            f
+        };
+        let mut fcs = good;
+        fcs[20] ^= 1;
+        let mut da = good;
+        da[5] = 2;
+        let mut et = good;
+        et[13] = 0;
+        let mut op = good;
+        op[15] = 2;
+        let mut data = good; // another DA and EtherType: data, not looked at
+        data[0] = 0x02;
+        data[12] = 0x08;
+        data[13] = 0x00;
+        let cases: [(&[u8], Option<RxDrop>); 6] = [
+            (&good[..63], Some(RxDrop::Short)),
+            (&fcs, Some(RxDrop::Fcs)),
+            (&refcs(da), Some(RxDrop::Da)),
+            (&refcs(et), Some(RxDrop::EtherType)),
+            (&refcs(op), Some(RxDrop::Opcode)),
+            (&refcs(data), None),
+        ];
+        for (f, why) in cases {
+            let (p, c) = paused_run(32, f, 40);
+            assert!(p.iter().all(|&x| x == 0), "{why:?}: acted on");
+            let mut want = [0u64; 5];
+            if let Some(k) = why {
+                want[k as usize] = 1;
+            }
+            assert_eq!(c.dropped, want, "{why:?}");
+        }
     }
 
     #[test]
