@@ -7,7 +7,9 @@
 //! Verilator build it with the model into a shared library, and loads that with
 //! `libloading`. Builds are cached by a hash of everything that goes into them, so a
 //! module is compiled once per change, and any configuration the CLI can emit can be
-//! co-simulated without a Rust rebuild.
+//! co-simulated without a Rust rebuild. Each build compiles the model as one translation
+//! unit that starts from a precompiled `verilated.h` (made once per cache directory),
+//! with Verilator's runtime through ccache when it is installed.
 
 use sha2::{Digest, Sha256};
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -170,6 +172,8 @@ impl VerilatorBuild {
             &self.shim(),
             &self.top,
             BUILD_FLAGS.join(" ").as_str(),
+            MAKE_ARGS.join(" ").as_str(),
+            OPT_FAST,
         ] {
             h.update(part.as_bytes());
             h.update([0u8]);
@@ -211,23 +215,39 @@ impl VerilatorBuild {
         std::fs::write(&vfile, &self.verilog)?;
         std::fs::write(work.join("iblink_shim.cpp"), self.shim())?;
         let log = work.join("build.log");
+        // Verilate, then compile with Verilator's makefile (what `--build` does), so that
+        // the precompiled header can be made with that makefile's own flags first.
         let mut cmd = Command::new(verilator_bin());
         cmd.current_dir(&work)
-            .args(["--cc", "--build", "-Mdir", "obj", "--top-module", &self.top])
+            .args(["--cc", "-Mdir", "obj", "--top-module", &self.top])
             .args(BUILD_FLAGS)
             .args(self.param_args())
             .arg(if self.trace { "--trace" } else { "--no-trace" })
             .arg(&vfile)
             .args(["--exe", "iblink_shim.cpp", "-o", "libiblink_sim.so"]);
-        if have_ccache() {
-            // Every build compiles the same Verilator runtime (verilated.cpp and friends);
-            // through ccache that happens once, not once per configuration.
-            cmd.env("OBJCACHE", "ccache");
-            if std::env::var_os("CCACHE_DIR").is_none() {
-                cmd.env("CCACHE_DIR", root.join("ccache"));
+        let mut out = cmd.output().map_err(|e| BridgeError::NoVerilator(e.to_string()))?;
+        if out.status.success() {
+            let obj = work.join("obj");
+            let mk = format!("V{}.mk", self.top);
+            let pch = precompiled_header(&root, &obj, &mk, self.trace);
+            let mut make = Command::new("make");
+            make.current_dir(&obj).args(["-f", &mk]).args(MAKE_ARGS).arg(match &pch {
+                Some(h) => format!("OPT_FAST={OPT_FAST} -include {} -Winvalid-pch", h.display()),
+                None => format!("OPT_FAST={OPT_FAST}"),
+            });
+            if have_ccache() {
+                // Every build compiles the same Verilator runtime (verilated.cpp and
+                // friends); through ccache that happens once, not once per configuration.
+                make.env("OBJCACHE", "ccache");
+                if std::env::var_os("CCACHE_DIR").is_none() {
+                    make.env("CCACHE_DIR", root.join("ccache"));
+                }
             }
+            let m = make.output().map_err(|e| BridgeError::NoVerilator(format!("make: {e}")))?;
+            out.stdout.extend_from_slice(&m.stdout);
+            out.stderr.extend_from_slice(&m.stderr);
+            out.status = m.status;
         }
-        let out = cmd.output().map_err(|e| BridgeError::NoVerilator(e.to_string()))?;
         std::fs::write(&log, [out.stdout.as_slice(), out.stderr.as_slice()].concat())?;
         let built = work.join("obj").join("libiblink_sim.so");
         if !out.status.success() || !built.is_file() {
@@ -273,7 +293,8 @@ fn have_ccache() -> bool {
     })
 }
 
-/// Flags every build uses (part of the cache key).
+/// Verilator's flags for every build (part of the cache key, with [`MAKE_ARGS`] and
+/// [`OPT_FAST`]).
 const BUILD_FLAGS: &[&str] = &[
     "-Wno-fatal",
     "-O3",
@@ -281,14 +302,61 @@ const BUILD_FLAGS: &[&str] = &[
     "-fPIC -O2",
     "-LDFLAGS",
     "-shared",
-    "-MAKEFLAGS",
-    // The whole model as one translation unit (Verilator's `__ALL.cpp`): Verilator's
-    // headers are parsed once per build instead of once per generated file, which is
-    // most of a small block's compile time.
-    "OPT_FAST=-O2 VM_PARALLEL_BUILDS=0",
-    "-j",
-    "2",
 ];
+
+/// Arguments of the `make` that compiles a verilated model. `VM_PARALLEL_BUILDS=0`: the
+/// whole model as one translation unit (Verilator's `__ALL.cpp`), so Verilator's headers
+/// are read once per build instead of once per generated file.
+const MAKE_ARGS: &[&str] = &["-j", "2", "VM_PARALLEL_BUILDS=0"];
+
+/// Optimisation of the model and the shim.
+const OPT_FAST: &str = "-O2";
+
+/// Makes `verilated.h` a precompiled header, with the flags a model's makefile compiles
+/// with (its `CXXFLAGS`, `CPPFLAGS` and our `OPT_FAST`).
+const PCH_MAKEFILE: &str = "iblink-pch:\n\t$(CXX) $(CXXFLAGS) $(CPPFLAGS) $(IBLINK_PCH_OPT) -x c++-header -o $(IBLINK_PCH_OUT) $(IBLINK_PCH_IN)\n";
+
+/// `verilated.h` precompiled for models built with (`trace`) or without tracing, made
+/// once per cache directory with the makefile in `obj`: the model and the shim each
+/// include it first (`-include`), instead of parsing Verilator's headers again, which is
+/// most of a small block's compile time. `None` (compile without it) if it cannot be
+/// made; the libraries are the same either way.
+fn precompiled_header(root: &Path, obj: &Path, mk: &str, trace: bool) -> Option<PathBuf> {
+    let dir = root.join(if trace { "pch-trace" } else { "pch" });
+    let header = dir.join("verilated.h");
+    if dir.join("verilated.h.gch").is_file() {
+        return Some(header);
+    }
+    static PCHS: AtomicU64 = AtomicU64::new(0);
+    let tmp = root.join(format!("pch.tmp{}-{}", std::process::id(), PCHS.fetch_add(1, Ordering::Relaxed)));
+    let made = (|| -> Option<()> {
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).ok()?;
+        let include = Command::new(verilator_bin()).arg("--getenv").arg("VERILATOR_ROOT").output().ok()?;
+        let src = PathBuf::from(String::from_utf8_lossy(&include.stdout).trim()).join("include/verilated.h");
+        std::fs::copy(&src, tmp.join("verilated.h")).ok()?;
+        std::fs::write(tmp.join("pch.mk"), PCH_MAKEFILE).ok()?;
+        let ok = Command::new("make")
+            .current_dir(obj)
+            .args(["-f", mk, "-f"])
+            .arg(tmp.join("pch.mk"))
+            .arg("iblink-pch")
+            .arg(format!("IBLINK_PCH_OPT={OPT_FAST}"))
+            .arg(format!("IBLINK_PCH_IN={}", src.display()))
+            .arg(format!("IBLINK_PCH_OUT={}", tmp.join("verilated.h.gch").display()))
+            .output()
+            .ok()?
+            .status
+            .success();
+        ok.then_some(())
+    })();
+    if made.is_some() && std::fs::rename(&tmp, &dir).is_ok() {
+        return Some(header);
+    }
+    // Another build made it first, or it could not be made.
+    let _ = std::fs::remove_dir_all(&tmp);
+    dir.join("verilated.h.gch").is_file().then_some(header)
+}
 
 fn set_port(p: &BridgePort, slot: usize) -> String {
     if p.width <= 64 {
