@@ -39,6 +39,22 @@ fn shipped(prefix: &str) -> Vec<String> {
     names.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
 }
 
+/// One input: random bytes (1 in 16), a corpus file as it is (1 in 16), or two corpus
+/// files mutated into one with up to `max_edits` edits.
+fn fuzz_text(rng: &mut Rng, corpus: &[String], max_edits: u64) -> String {
+    match rng.below(16) {
+        0 => {
+            let l = rng.size(60);
+            String::from_utf8_lossy(&rng.bytes(l)).into_owned()
+        }
+        1 => rng.pick(corpus).clone(),
+        _ => {
+            let (a, d) = (rng.pick(corpus).clone(), rng.pick(corpus).clone());
+            mutate_toml(rng, &a, &d, max_edits)
+        }
+    }
+}
+
 /// The root of a field path (`traffic[2].pktlen` -> `traffic`).
 fn root(field: &str) -> &str {
     field.split(['[', '.']).next().unwrap()
@@ -202,17 +218,7 @@ fn fuzz_port_config_toml() {
     let mut fields: BTreeSet<String> = Default::default();
     for case in 0..n {
         let mut rng = Rng::new(support::case_seed(base, case));
-        let text = match rng.below(16) {
-            0 => {
-                let l = rng.size(60);
-                String::from_utf8_lossy(&rng.bytes(l)).into_owned()
-            }
-            1 => rng.pick(&corpus).clone(),
-            _ => {
-                let (a, d) = (rng.pick(&corpus).clone(), rng.pick(&corpus).clone());
-                mutate_toml(&mut rng, &a, &d, 3)
-            }
-        };
+        let text = fuzz_text(&mut rng, &corpus, 3);
         let (kind, field) = run_case(
             "port config",
             base,
@@ -395,17 +401,7 @@ fn fuzz_scenario_toml() {
     let mut fields: BTreeSet<String> = Default::default();
     for case in 0..n {
         let mut rng = Rng::new(support::case_seed(base, case));
-        let text = match rng.below(16) {
-            0 => {
-                let l = rng.size(60);
-                String::from_utf8_lossy(&rng.bytes(l)).into_owned()
-            }
-            1 => rng.pick(&corpus).clone(),
-            _ => {
-                let (a, d) = (rng.pick(&corpus).clone(), rng.pick(&corpus).clone());
-                mutate_toml(&mut rng, &a, &d, 4)
-            }
-        };
+        let text = fuzz_text(&mut rng, &corpus, 4);
         let (kind, field) = run_case(
             "scenario",
             base,
@@ -479,17 +475,7 @@ fn fuzz_arb_trace_toml() {
     let rtl_runs = std::cell::Cell::new(0u64);
     for case in 0..n {
         let mut rng = Rng::new(support::case_seed(base, case));
-        let text = match rng.below(16) {
-            0 => {
-                let l = rng.size(60);
-                String::from_utf8_lossy(&rng.bytes(l)).into_owned()
-            }
-            1 => rng.pick(&corpus).clone(),
-            _ => {
-                let (a, d) = (rng.pick(&corpus).clone(), rng.pick(&corpus).clone());
-                mutate_toml(&mut rng, &a, &d, 4)
-            }
-        };
+        let text = fuzz_text(&mut rng, &corpus, 4);
         let kind = run_case(
             "arb trace",
             base,
@@ -570,17 +556,7 @@ fn fuzz_pfc_trace_toml() {
     let (mut ok, mut toml_err, mut field_err, mut frames) = (0u64, 0u64, 0u64, 0u64);
     for case in 0..n {
         let mut rng = Rng::new(support::case_seed(base, case));
-        let text = match rng.below(16) {
-            0 => {
-                let l = rng.size(60);
-                String::from_utf8_lossy(&rng.bytes(l)).into_owned()
-            }
-            1 => rng.pick(&corpus).clone(),
-            _ => {
-                let (a, d) = (rng.pick(&corpus).clone(), rng.pick(&corpus).clone());
-                mutate_toml(&mut rng, &a, &d, 4)
-            }
-        };
+        let text = fuzz_text(&mut rng, &corpus, 4);
         let kind = run_case(
             "pfc trace",
             base,
