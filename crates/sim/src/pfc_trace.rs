@@ -194,7 +194,7 @@ impl PfcScenario {
                     let th = config.queues[queue].threshold.ok_or_else(|| {
                         ConfigError::field(format!("{at}.fill_bytes"), format!("queue[{queue}] has no threshold (no RX-fill trigger)"))
                     })?;
-                    EventKind::Fill(need(int(e, &at, "fill_bytes", 0, th.size_bytes as i64)?, "fill_bytes")? as u32)
+                    EventKind::Fill(need(int(e, &at, "fill_bytes", 0, th.size_bytes as i64)?, &format!("{at}.fill_bytes"))? as u32)
                 }
                 "hw" => EventKind::Hw(e["hw"].as_bool().ok_or_else(|| ConfigError::field(format!("{at}.hw"), "must be true or false"))?),
                 _ => match e["sw"].as_bool() {
