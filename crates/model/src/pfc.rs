@@ -166,6 +166,30 @@ pub struct FrameOut {
     pub frame: PauseFrame,
 }
 
+/// What the transmit side did, counted since reset: for coverage and reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxCounts {
+    /// Frames whose first byte left.
+    pub frames: u64,
+    /// Of them, frames carrying two or more slots (consolidated).
+    pub consolidated: u64,
+    /// Level triggers that rose with the hardware level set, and with the fill alone.
+    pub hw_rises: u64,
+    pub fill_rises: u64,
+    /// Level triggers that fell, and of them those that put a pause time 0 in a frame.
+    pub falls: u64,
+    pub releases: u64,
+    /// Refreshes due while a level held.
+    pub refreshes: u64,
+    /// Software requests put in a frame, and those deferred to the next frame.
+    pub sw_sent: u64,
+    pub sw_again: u64,
+    /// Entries set into a frame already waiting from an earlier clock.
+    pub merges: u64,
+    /// Clocks a waiting frame was held back by a data frame (`busy`).
+    pub busy_waits: u64,
+}
+
 /// What each queue's entry of the waiting frame carries.
 type Entries = [Option<u16>; MAX_QUEUES];
 
@@ -189,6 +213,7 @@ pub struct PfcTx {
     on_wire: Option<(u64, Entries)>,
     /// Per queue, the clock a refresh is due at (while its level stays asserted).
     refresh_at: [Option<u64>; MAX_QUEUES],
+    counts: TxCounts,
 }
 
 impl PfcTx {
@@ -204,7 +229,13 @@ impl PfcTx {
             taken: None,
             on_wire: None,
             refresh_at: [None; MAX_QUEUES],
+            counts: TxCounts::default(),
         }
+    }
+
+    /// What it did since reset.
+    pub fn counts(&self) -> TxCounts {
+        self.counts
     }
 
     pub fn config(&self) -> &PfcConfig {
@@ -264,6 +295,8 @@ impl PfcTx {
         if let Some((start, e)) = self.taken {
             if start == t {
                 out = Some(FrameOut { frame: self.frame(&e) });
+                self.counts.frames += 1;
+                self.counts.consolidated += (e.iter().flatten().count() >= 2) as u64;
                 self.on_wire = Some((t + fc - 1, e));
                 self.taken = None;
             }
@@ -307,6 +340,7 @@ impl PfcTx {
         }
         // Take the waiting frame when nothing is on the wire.
         let wire_free = self.taken.is_none() && self.on_wire.is_none_or(|(last, _)| last <= t) && !i.busy;
+        self.counts.busy_waits += (i.busy && self.waiting.is_some()) as u64;
         if wire_free {
             if let Some(e) = self.waiting.take() {
                 self.taken = Some((t + 1, e));
@@ -329,19 +363,39 @@ impl PfcTx {
             if rose || fell || refresh {
                 self.refresh_at[s] = None;
             }
-            if rose || refresh {
-                let w = self.waiting.get_or_insert([None; MAX_QUEUES]);
-                w[s] = Some(pt);
+            let c = &mut self.counts;
+            if rose {
+                // In PAUSE mode slot 0 rises from any queue's hardware level or fill.
+                let hw = match self.cfg.mode {
+                    Mode::Pfc => i.hw >> s & 1 == 1,
+                    Mode::Pause => i.hw & ((1u16 << self.cfg.queues.len()) - 1) as u8 != 0,
+                };
+                if hw {
+                    c.hw_rises += 1;
+                } else {
+                    c.fill_rises += 1;
+                }
             }
-            if fell && self.cfg.zero_quanta_on_release {
+            c.falls += fell as u64;
+            c.refreshes += refresh as u64;
+            let release = fell && self.cfg.zero_quanta_on_release;
+            c.releases += release as u64;
+            let sw = sw_now >> s & 1 == 1;
+            // Its pause frame is still waiting: the request is not lost, it goes after.
+            let again = sw && matches!(before.and_then(|w| w[s]), Some(v) if v > 0);
+            c.sw_again += again as u64;
+            c.sw_sent += (sw && !again) as u64;
+            c.merges += (before.is_some() && (rose || refresh || release || (sw && !again))) as u64;
+            if rose || refresh {
+                self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(pt);
+            }
+            if release {
                 self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(0);
             }
-            if sw_now >> s & 1 == 1 {
-                match before.and_then(|w| w[s]) {
-                    // Its frame is still waiting: not lost, it goes again after.
-                    Some(v) if v > 0 => self.sw_again |= 1 << s,
-                    _ => self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(pt),
-                }
+            if again {
+                self.sw_again |= 1 << s;
+            } else if sw {
+                self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(pt);
             }
         }
         self.level = level_now;
