@@ -7,7 +7,7 @@ use crate::vl::VL_CAPS;
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -36,6 +36,8 @@ pub enum RequestError {
     UnsupportedLinkVariant { vls: usize, width: usize },
     #[error("link words of {0} bits are not generated: the link TX path takes 32 or 64")]
     UnsupportedLinkTxWidth(usize),
+    #[error("a PAUSE/PFC transmit side with {queues} queues at {width} bits is not generated: 1 to 8 queues, 32 or 64 bits")]
+    UnsupportedPfcTx { queues: usize, width: usize },
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -202,6 +204,13 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
             }
         }
     }
+    if wants("pfc_tx") {
+        for w in crate::pfc_tx::WIDTHS {
+            for q in CATALOG_PFC_QUEUES {
+                out.push(pfc_tx_variant(q, w)?);
+            }
+        }
+    }
     if wants("failsafe") {
         for n in VL_CAPS {
             out.push(failsafe_variant(n)?);
@@ -336,4 +345,15 @@ pub fn link_port_module_name(vls: usize, width: usize) -> String {
 /// file's values.
 pub fn link_port_variant(p: &crate::link_port::PortParams) -> Result<Variant, RequestError> {
     crate::link_port::netlist::variant(p)
+}
+
+/// Queue counts `iblink emit` lists (any of 1 to 8 can be built).
+pub const CATALOG_PFC_QUEUES: [usize; 3] = [1, 4, 8];
+
+/// The PAUSE/PFC transmit side with `queues` queues at `width` bits a clock (SPEC.md §9).
+pub fn pfc_tx_variant(queues: usize, width: usize) -> Result<Variant, RequestError> {
+    if !crate::pfc_tx::QUEUE_COUNTS.contains(&queues) || !crate::pfc_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedPfcTx { queues, width });
+    }
+    Ok(crate::pfc_tx::variant(queues, width))
 }

@@ -18,6 +18,7 @@ pub mod link_tx;
 pub mod link;
 pub mod link_port;
 pub mod netlist;
+pub mod pfc_tx;
 pub mod port_ctrl;
 pub mod sl2vl;
 pub mod rx_credits;

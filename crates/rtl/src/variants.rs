@@ -222,3 +222,28 @@ macro_rules! with_link_port {
             |$t| $body; _ => $other)
     };
 }
+
+/// PAUSE/PFC transmit side by (queues, datapath width in bits).
+#[macro_export]
+macro_rules! with_pfc_tx {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::pfc_tx::PfcTxQ1W32,
+            (2, 32) => $crate::pfc_tx::PfcTxQ2W32,
+            (3, 32) => $crate::pfc_tx::PfcTxQ3W32,
+            (4, 32) => $crate::pfc_tx::PfcTxQ4W32,
+            (5, 32) => $crate::pfc_tx::PfcTxQ5W32,
+            (6, 32) => $crate::pfc_tx::PfcTxQ6W32,
+            (7, 32) => $crate::pfc_tx::PfcTxQ7W32,
+            (8, 32) => $crate::pfc_tx::PfcTxQ8W32,
+            (1, 64) => $crate::pfc_tx::PfcTxQ1W64,
+            (2, 64) => $crate::pfc_tx::PfcTxQ2W64,
+            (3, 64) => $crate::pfc_tx::PfcTxQ3W64,
+            (4, 64) => $crate::pfc_tx::PfcTxQ4W64,
+            (5, 64) => $crate::pfc_tx::PfcTxQ5W64,
+            (6, 64) => $crate::pfc_tx::PfcTxQ6W64,
+            (7, 64) => $crate::pfc_tx::PfcTxQ7W64,
+            (8, 64) => $crate::pfc_tx::PfcTxQ8W64;
+            |$t| $body; _ => $other)
+    };
+}

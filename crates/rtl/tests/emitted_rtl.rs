@@ -59,6 +59,12 @@ fn sl2vl_interface() {
 
 /// VL15 receive buffer: the module's ports and parameters at every generated capacity.
 #[test]
+fn pfc_tx_interface() {
+    let s: String = [(1, 32), (8, 64)].iter().map(|&(q, w)| iblink_rtl::catalog::pfc_tx_variant(q, w).unwrap().interface()).collect();
+    insta::assert_snapshot!("pfc_tx_interface", s);
+}
+
+#[test]
 fn vl15_rx_interface() {
     let s: String = iblink_rtl::catalog::VL15_CAPACITIES
         .iter()

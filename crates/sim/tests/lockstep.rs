@@ -22,6 +22,8 @@ mod link_port_failsafe;
 mod link_rx;
 #[path = "../../rtl/src/link_tx/lockstep.rs"]
 mod link_tx;
+#[path = "../../rtl/src/pfc_tx/lockstep.rs"]
+mod pfc_tx;
 #[path = "../../rtl/src/sl2vl/lockstep.rs"]
 mod sl2vl;
 #[path = "../../rtl/src/tx_credits/lockstep.rs"]

@@ -1,0 +1,206 @@
+`default_nettype none
+// iblink_pfc_tx: the transmit side of Ethernet PAUSE/PFC flow control (SPEC.md 9).
+// Per RX queue, three triggers: a software request (FCB, one frame), a hardware level,
+// and the RX-fill level with RFA/RFD hysteresis (EHFC). It decides which frames go and
+// when: refresh before the pause time runs out, a zero-quanta frame on release,
+// consolidation of frames due together, merging into the frame waiting for the wire.
+// It hands out one frame at a time as the queues it carries; the frame builder turns
+// them into bytes with the queues' priority masks and pause times.
+//
+// A slot is one queue in PFC mode (cfg_pfc = 1); in PAUSE mode slot 0 alone is used:
+// its level is the OR of every queue's triggers and it carries queue 0's pause time.
+//
+// Cycle contract (clock t; a quantum and a frame are both FRAME_CLOCKS = 512/DATA_WIDTH
+// clocks):
+// - A trigger change in clock t makes its frame due in t. A due frame waits; frames due
+//   while it waits merge into it. It is taken in the first clock after t with no frame
+//   of ours on the wire (its last byte clock counts as free) and busy low; frame_start
+//   is high the clock after that, the clock its first byte goes out: t+2 on an idle
+//   link. frame_queues and frame_zero hold that frame's fields until the next one.
+// - A slot's pause time counts from the last byte clock L of its frame. While its level
+//   stays asserted the refresh is due at L + (PT - cfg_refresh_quanta)*FRAME_CLOCKS - 2,
+//   so that its first byte leaves with cfg_refresh_quanta quanta left on an idle link.
+// - A software request while the slot's pause frame still waits is not lost: it goes
+//   in the next frame.
+// - reset (synchronous) clears every trigger, timer and waiting frame.
+module iblink_pfc_tx #(
+    // RX queues: 1 to 8
+    parameter QUEUES = 8,
+    // Bits per clock at line rate: 32 or 64
+    parameter DATA_WIDTH = 64,
+    // Bits of an RX queue's fill level and its thresholds (bytes)
+    parameter FILL_BITS = 16
+) (
+    input  wire                         clock,
+    input  wire                         reset,
+
+    // Configuration: static while running
+    // 1: PFC frames per queue; 0: plain PAUSE with queue 0's pause time (PFCE)
+    input  wire                         cfg_pfc,
+    // Send a pause-time-0 frame when a level trigger releases
+    input  wire                         cfg_zero_on_release,
+    // Quanta of the previous pause time left when a refresh leaves (below every PT)
+    input  wire [15:0]                  cfg_refresh_quanta,
+    // PT of queue q at [16q+15:16q], in quanta
+    input  wire [QUEUES*16-1:0]         cfg_pause_quanta,
+    // RX-fill trigger of queue q enabled, with RFA and RFD of queue q at
+    // [FILL_BITS*q +: FILL_BITS] (RFD < RFA)
+    input  wire [QUEUES-1:0]            cfg_fill_en,
+    input  wire [QUEUES*FILL_BITS-1:0]  cfg_rfa,
+    input  wire [QUEUES*FILL_BITS-1:0]  cfg_rfd,
+
+    // Triggers
+    // RX queue fill levels in bytes, queue q at [FILL_BITS*q +: FILL_BITS]
+    input  wire [QUEUES*FILL_BITS-1:0]  fill_bytes,
+    // Hardware flow-control levels, bit q for queue q
+    input  wire [QUEUES-1:0]            hw_level,
+    // Software requests (FCB), one-clock pulses, bit q for queue q
+    input  wire [QUEUES-1:0]            sw_req,
+
+    // A data frame is on the wire this clock: no frame of ours is taken
+    input  wire                         busy,
+
+    // The frame whose first byte goes out this clock, and its fields: the slots it
+    // carries, and those of them carrying pause time 0 (a release)
+    output reg                          frame_start,
+    output reg  [QUEUES-1:0]            frame_queues,
+    output reg  [QUEUES-1:0]            frame_zero
+);
+
+localparam FRAME_CLOCKS = 512 / DATA_WIDTH;
+// Bits of a clock count within a quantum
+localparam QC_BITS = (DATA_WIDTH == 64) ? 3 : 4;
+localparam CNT_BITS = 16 + QC_BITS;
+localparam integer LAST_LEFT_I = FRAME_CLOCKS - 2;
+localparam [QC_BITS-1:0] LAST_LEFT = LAST_LEFT_I[QC_BITS-1:0];
+// The refresh fires when a slot's count, loaded with PT*FRAME_CLOCKS after the last
+// byte and decremented every clock, reaches cfg_refresh_quanta*FRAME_CLOCKS + 3.
+localparam [QC_BITS-1:0] FIRE_LOW = 3;
+localparam [QUEUES-1:0] SLOT0 = 1;
+
+// RX-fill hysteresis: asserted above RFA, released below RFD.
+reg  [QUEUES-1:0] fill_on;
+wire [QUEUES-1:0] fill_on_next;
+
+genvar q;
+generate
+   for (q = 0; q < QUEUES; q = q + 1) begin : fill
+      wire [FILL_BITS-1:0] f   = fill_bytes[FILL_BITS*q +: FILL_BITS];
+      wire [FILL_BITS-1:0] rfa = cfg_rfa[FILL_BITS*q +: FILL_BITS];
+      wire [FILL_BITS-1:0] rfd = cfg_rfd[FILL_BITS*q +: FILL_BITS];
+      assign fill_on_next[q] = cfg_fill_en[q] & (fill_on[q] ? !(f < rfd) : (f > rfa));
+   end
+endgenerate
+
+// Each slot's level trigger and software request this clock.
+wire [QUEUES-1:0] q_level = hw_level | fill_on_next;
+wire [QUEUES-1:0] level_now = cfg_pfc ? q_level : ((|q_level) ? SLOT0 : {QUEUES{1'b0}});
+wire [QUEUES-1:0] sw_now = cfg_pfc ? sw_req : ((|sw_req) ? SLOT0 : {QUEUES{1'b0}});
+
+// Level triggers last clock, for rise and fall.
+reg [QUEUES-1:0] level;
+
+// Our frame on the wire after its first clock: wire_left clocks to its last byte.
+reg               on_wire;
+reg [QC_BITS-1:0] wire_left;
+wire last_byte = on_wire && wire_left == 0;
+wire wire_free = !frame_start && (!on_wire || wire_left == 0) && !busy;
+
+// The waiting frame: slots in it, those carrying 0, and software requests made while
+// their pause frame waited (they go in the next frame).
+reg  [QUEUES-1:0] wait_q;
+reg  [QUEUES-1:0] wait_zero;
+reg  [QUEUES-1:0] sw_again;
+wire take = wire_free && (|wait_q);
+// After a take: the requests that waited start the next frame.
+wire [QUEUES-1:0] wait_q_a    = take ? sw_again : wait_q;
+wire [QUEUES-1:0] wait_zero_a = take ? {QUEUES{1'b0}} : wait_zero;
+wire [QUEUES-1:0] sw_again_a  = take ? {QUEUES{1'b0}} : sw_again;
+
+// Refresh timers.
+reg  [QUEUES-1:0] armed;
+wire [QUEUES-1:0] arm_hit;    // the slot's frame leaves its last byte now
+wire [QUEUES-1:0] armed_next;
+wire [QUEUES-1:0] wait_q_next;
+wire [QUEUES-1:0] wait_zero_next;
+wire [QUEUES-1:0] sw_again_next;
+
+generate
+   for (q = 0; q < QUEUES; q = q + 1) begin : slot
+      reg  [CNT_BITS-1:0] count;
+      wire [15:0] pt = cfg_pause_quanta[16*q +: 16];
+      wire rose = level_now[q] & ~level[q];
+      wire fell = ~level_now[q] & level[q];
+      assign arm_hit[q] = last_byte & frame_queues[q];
+      // A pause time counts from its frame's last byte while the level holds.
+      wire arm = arm_hit[q] & ~frame_zero[q] & level_now[q];
+      wire refresh = level_now[q] & armed[q] & ~arm_hit[q] & (count == {cfg_refresh_quanta, FIRE_LOW});
+      assign armed_next[q] = (rose | fell | refresh) ? 1'b0 : (arm_hit[q] ? arm : armed[q]);
+      // A pause frame of this slot still waiting: a software request goes again after.
+      wire pending = wait_q_a[q] & ~wait_zero_a[q];
+      wire sw_pt = sw_now[q] & ~pending;
+      wire set_pt = rose | refresh | sw_pt;
+      wire set_zero = fell & cfg_zero_on_release;
+      assign wait_q_next[q] = wait_q_a[q] | set_pt | set_zero;
+      assign wait_zero_next[q] = set_pt ? 1'b0 : (set_zero ? 1'b1 : wait_zero_a[q]);
+      assign sw_again_next[q] = sw_again_a[q] | (sw_now[q] & pending);
+
+      initial count = {CNT_BITS{1'b0}};
+      always @(posedge clock) begin
+         if (arm_hit[q]) count <= {pt, {QC_BITS{1'b0}}};
+         else if (armed[q]) count <= count - 1'b1;
+      end
+   end
+endgenerate
+
+initial begin
+   fill_on = {QUEUES{1'b0}};
+   level = {QUEUES{1'b0}};
+   on_wire = 1'b0;
+   wire_left = {QC_BITS{1'b0}};
+   wait_q = {QUEUES{1'b0}};
+   wait_zero = {QUEUES{1'b0}};
+   sw_again = {QUEUES{1'b0}};
+   armed = {QUEUES{1'b0}};
+   frame_start = 1'b0;
+   frame_queues = {QUEUES{1'b0}};
+   frame_zero = {QUEUES{1'b0}};
+end
+
+always @(posedge clock) begin
+   if (reset) begin
+      fill_on <= {QUEUES{1'b0}};
+      level <= {QUEUES{1'b0}};
+      on_wire <= 1'b0;
+      wire_left <= {QC_BITS{1'b0}};
+      wait_q <= {QUEUES{1'b0}};
+      wait_zero <= {QUEUES{1'b0}};
+      sw_again <= {QUEUES{1'b0}};
+      armed <= {QUEUES{1'b0}};
+      frame_start <= 1'b0;
+      frame_queues <= {QUEUES{1'b0}};
+      frame_zero <= {QUEUES{1'b0}};
+   end else begin
+      fill_on <= fill_on_next;
+      level <= level_now;
+      if (frame_start) begin
+         on_wire <= 1'b1;
+         wire_left <= LAST_LEFT;
+      end else if (on_wire) begin
+         if (wire_left == 0) on_wire <= 1'b0;
+         else wire_left <= wire_left - 1'b1;
+      end
+      wait_q <= wait_q_next;
+      wait_zero <= wait_zero_next;
+      sw_again <= sw_again_next;
+      armed <= armed_next;
+      frame_start <= take;
+      if (take) begin
+         frame_queues <= wait_q;
+         frame_zero <= wait_zero & wait_q;
+      end
+   end
+end
+
+endmodule
+`default_nettype wire

@@ -1,0 +1,443 @@
+//! PAUSE/PFC transmit side (SPEC.md §9): per-queue triggers (software one-shot, hardware
+//! level, RX-fill RFA/RFD hysteresis), refresh before expiry, zero-quanta release,
+//! consolidation and merging; it hands out one frame at a time as the queues it carries.
+//!
+//! In this folder: the Verilog module `iblink_pfc_tx.v` (parameters `QUEUES`,
+//! `DATA_WIDTH`, `FILL_BITS`), and here its Rust cycle twin [`PfcTxTwin`], the rust-hdl
+//! block [`PfcTxUnit`] (ports, emission) and the port binding. Reference model:
+//! `iblink_model::pfc::PfcTx`; lockstep of model, twin and Verilator: `lockstep.rs` here
+//! (stimulus and the model adapter: `sim.rs`).
+//!
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `reset` | in | synchronous: every trigger, timer and waiting frame cleared |
+//! | `cfg_pfc` | in | 1: PFC frames per queue; 0: plain PAUSE, queue 0's pause time (PFCE) |
+//! | `cfg_zero_on_release` | in | send pause time 0 when a level trigger releases |
+//! | `cfg_refresh_quanta[16]` | in | quanta left when a refresh leaves (below every PT) |
+//! | `cfg_pause_quanta[16Q]` | in | PT per queue, in quanta |
+//! | `cfg_fill_en[Q]`, `cfg_rfa[16Q]`, `cfg_rfd[16Q]` | in | RX-fill trigger per queue (EHFC), RFD < RFA |
+//! | `fill_bytes[16Q]` | in | RX queue fill levels, bytes |
+//! | `hw_level[Q]`, `sw_req[Q]` | in | hardware levels; software requests (one-clock pulses) |
+//! | `busy` | in | a data frame is on the wire: no frame is taken this clock |
+//! | `frame_start` | out | registered: the frame's first byte goes out this clock |
+//! | `frame_queues[Q]`, `frame_zero[Q]` | out | registered: that frame's slots, and those carrying 0; held until the next frame |
+//!
+//! # Cycle contract
+//! A slot is a queue in PFC mode; in PAUSE mode slot 0 alone, whose level is the OR of
+//! every queue's triggers. A quantum and a frame are both `512 / DATA_WIDTH` clocks.
+//! - A trigger change in clock `t` makes its frame due in `t`; it is taken in the first
+//!   later clock with no frame of ours on the wire (the last byte clock is free) and
+//!   `busy` low, and `frame_start` is high the clock after: `t + 2` on an idle link.
+//! - Frames due while one waits merge into it (one enable vector, each slot its latest
+//!   value).
+//! - While a slot's level holds, its refresh is due at
+//!   `L + (PT - cfg_refresh_quanta) * 512/DATA_WIDTH - 2`, `L` its frame's last byte
+//!   clock: the refresh's first byte leaves with `cfg_refresh_quanta` quanta left.
+//! - A software request while the slot's pause frame waits goes in the next frame.
+
+use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
+use rust_hdl::prelude::*;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_pfc_tx",
+    path: "crates/rtl/src/pfc_tx/iblink_pfc_tx.v",
+    text: include_str!("iblink_pfc_tx.v"),
+};
+
+/// RX queues at most (SPEC.md §9).
+pub const MAX_QUEUES: usize = 8;
+/// Generated queue counts.
+pub const QUEUE_COUNTS: [usize; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+/// Datapath widths: a quantum (512 bit times) and a 64-byte frame are `512 / W` clocks.
+pub const WIDTHS: [usize; 2] = [32, 64];
+/// Bits of a fill level and of RFA/RFD in the generated blocks (bytes up to 65535).
+pub const FILL_BITS: usize = 16;
+/// The largest fill level and threshold the generated blocks compare.
+pub const FILL_MAX: u32 = (1 << FILL_BITS) - 1;
+
+/// One clock's inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcTxIn {
+    pub reset: bool,
+    pub cfg_pfc: bool,
+    pub cfg_zero_on_release: bool,
+    pub cfg_refresh_quanta: u16,
+    pub cfg_pause_quanta: [u16; MAX_QUEUES],
+    pub cfg_fill_en: u8,
+    pub cfg_rfa: [u16; MAX_QUEUES],
+    pub cfg_rfd: [u16; MAX_QUEUES],
+    pub fill_bytes: [u16; MAX_QUEUES],
+    pub hw_level: u8,
+    pub sw_req: u8,
+    pub busy: bool,
+}
+
+/// What the block shows during one clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcTxOut {
+    pub frame_start: bool,
+    pub frame_queues: u8,
+    pub frame_zero: u8,
+}
+
+/// The Rust cycle twin of `iblink_pfc_tx` with `queues` queues at `width` bits a clock:
+/// its registers, and the logic between them.
+#[derive(Clone, Debug)]
+pub struct PfcTxTwin {
+    queues: usize,
+    /// Bits of a clock count within a quantum: log2(512 / width).
+    qc_bits: u32,
+    fill_on: u8,
+    level: u8,
+    on_wire: bool,
+    wire_left: u8,
+    wait_q: u8,
+    wait_zero: u8,
+    sw_again: u8,
+    armed: u8,
+    count: [u32; MAX_QUEUES],
+    out: PfcTxOut,
+}
+
+/// The signals between the registers in one clock.
+struct Comb {
+    wait_q: u8,
+    wait_zero: u8,
+    sw_again: u8,
+    armed: u8,
+    level_now: u8,
+    fill_on: u8,
+    arm_hit: u8,
+    take: bool,
+}
+
+impl PfcTxTwin {
+    pub fn new(queues: usize, width: usize) -> Self {
+        assert!(QUEUE_COUNTS.contains(&queues) && WIDTHS.contains(&width), "PfcTxTwin: {queues} queues at {width} bits");
+        Self {
+            queues,
+            qc_bits: (512 / width).trailing_zeros(),
+            fill_on: 0,
+            level: 0,
+            on_wire: false,
+            wire_left: 0,
+            wait_q: 0,
+            wait_zero: 0,
+            sw_again: 0,
+            armed: 0,
+            count: [0; MAX_QUEUES],
+            out: PfcTxOut::default(),
+        }
+    }
+
+    fn qmask(&self) -> u8 {
+        mask(self.queues) as u8
+    }
+
+    fn comb(&self, i: &PfcTxIn) -> Comb {
+        let m = self.qmask();
+        let mut fill_on = 0u8;
+        for q in 0..self.queues {
+            let on = self.fill_on >> q & 1 == 1;
+            let f = i.fill_bytes[q];
+            let next = if on { f >= i.cfg_rfd[q] } else { f > i.cfg_rfa[q] };
+            fill_on |= ((i.cfg_fill_en >> q & 1 == 1 && next) as u8) << q;
+        }
+        let q_level = (i.hw_level | fill_on) & m;
+        let sw = i.sw_req & m;
+        let (level_now, sw_now) = if i.cfg_pfc { (q_level, sw) } else { ((q_level != 0) as u8, (sw != 0) as u8) };
+        let last_byte = self.on_wire && self.wire_left == 0;
+        let wire_free = !self.out.frame_start && (!self.on_wire || self.wire_left == 0) && !i.busy;
+        let take = wire_free && self.wait_q != 0;
+        let (wq, wz, sa) = if take { (self.sw_again, 0, 0) } else { (self.wait_q, self.wait_zero, self.sw_again) };
+        let fire = (i.cfg_refresh_quanta as u32) << self.qc_bits | 3;
+        let mut c = Comb { wait_q: 0, wait_zero: 0, sw_again: 0, armed: 0, level_now, fill_on, arm_hit: 0, take };
+        for q in 0..self.queues {
+            let b = |x: u8| x >> q & 1 == 1;
+            let (now, was) = (b(level_now), b(self.level));
+            let (rose, fell) = (now && !was, !now && was);
+            let arm_hit = last_byte && b(self.out.frame_queues);
+            let arm = arm_hit && !b(self.out.frame_zero) && now;
+            let refresh = now && b(self.armed) && !arm_hit && self.count[q] == fire;
+            let armed = if rose || fell || refresh { false } else if arm_hit { arm } else { b(self.armed) };
+            let pending = b(wq) && !b(wz);
+            let sw_pt = b(sw_now) && !pending;
+            let set_pt = rose || refresh || sw_pt;
+            let set_zero = fell && i.cfg_zero_on_release;
+            let zero = if set_pt { false } else if set_zero { true } else { b(wz) };
+            c.wait_q |= ((b(wq) || set_pt || set_zero) as u8) << q;
+            c.wait_zero |= (zero as u8) << q;
+            c.sw_again |= ((b(sa) || (b(sw_now) && pending)) as u8) << q;
+            c.armed |= (armed as u8) << q;
+            c.arm_hit |= (arm_hit as u8) << q;
+        }
+        c
+    }
+}
+
+impl Twin for PfcTxTwin {
+    type In = PfcTxIn;
+    type Out = PfcTxOut;
+
+    #[inline]
+    fn eval(&self, _i: &PfcTxIn) -> PfcTxOut {
+        self.out
+    }
+
+    fn tick(&mut self, i: &PfcTxIn) {
+        if i.reset {
+            *self = Self { count: self.count, ..Self::new(self.queues, 512 >> self.qc_bits) };
+            return;
+        }
+        let c = self.comb(i);
+        let cnt_mask = mask(16 + self.qc_bits as usize) as u32;
+        for q in 0..self.queues {
+            if c.arm_hit >> q & 1 == 1 {
+                self.count[q] = (i.cfg_pause_quanta[q] as u32) << self.qc_bits;
+            } else if self.armed >> q & 1 == 1 {
+                self.count[q] = self.count[q].wrapping_sub(1) & cnt_mask;
+            }
+        }
+        self.fill_on = c.fill_on;
+        self.level = c.level_now;
+        if self.out.frame_start {
+            self.on_wire = true;
+            self.wire_left = ((1u32 << self.qc_bits) - 2) as u8;
+        } else if self.on_wire {
+            if self.wire_left == 0 {
+                self.on_wire = false;
+            } else {
+                self.wire_left -= 1;
+            }
+        }
+        if c.take {
+            self.out.frame_queues = self.wait_q;
+            self.out.frame_zero = self.wait_zero & self.wait_q;
+        }
+        self.out.frame_start = c.take;
+        self.wait_q = c.wait_q;
+        self.wait_zero = c.wait_zero;
+        self.sw_again = c.sw_again;
+        self.armed = c.armed;
+    }
+}
+
+/// The block for rust-hdl with `Q` queues at `W` bits a clock; `B = 16 * Q` (the width
+/// of the per-queue pause time, threshold and fill buses).
+#[derive(LogicBlock)]
+pub struct PfcTxUnit<const Q: usize, const W: usize, const B: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub cfg_pfc: Signal<In, Bit>,
+    pub cfg_zero_on_release: Signal<In, Bit>,
+    pub cfg_refresh_quanta: Signal<In, Bits<16>>,
+    pub cfg_pause_quanta: Signal<In, Bits<B>>,
+    pub cfg_fill_en: Signal<In, Bits<Q>>,
+    pub cfg_rfa: Signal<In, Bits<B>>,
+    pub cfg_rfd: Signal<In, Bits<B>>,
+    pub fill_bytes: Signal<In, Bits<B>>,
+    pub hw_level: Signal<In, Bits<Q>>,
+    pub sw_req: Signal<In, Bits<Q>>,
+    pub busy: Signal<In, Bit>,
+    pub frame_start: Signal<Out, Bit>,
+    pub frame_queues: Signal<Out, Bits<Q>>,
+    pub frame_zero: Signal<Out, Bits<Q>>,
+    twin: Opaque<PfcTxTwin>,
+}
+
+impl<const Q: usize, const W: usize, const B: usize> Default for PfcTxUnit<Q, W, B> {
+    fn default() -> Self {
+        assert!(B == FILL_BITS * Q, "PfcTxUnit<{Q}, {W}, {B}>: B must be 16 * Q");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cfg_pfc: Default::default(),
+            cfg_zero_on_release: Default::default(),
+            cfg_refresh_quanta: Default::default(),
+            cfg_pause_quanta: Default::default(),
+            cfg_fill_en: Default::default(),
+            cfg_rfa: Default::default(),
+            cfg_rfd: Default::default(),
+            fill_bytes: Default::default(),
+            hw_level: Default::default(),
+            sw_req: Default::default(),
+            busy: Default::default(),
+            frame_start: Default::default(),
+            frame_queues: Default::default(),
+            frame_zero: Default::default(),
+            twin: Opaque(PfcTxTwin::new(Q, W)),
+        }
+    }
+}
+
+/// Sixteen-bit fields of queue `q` from a bus.
+fn fields16<const B: usize>(b: &Bits<B>) -> [u16; MAX_QUEUES] {
+    let w = read_words::<B>(b);
+    std::array::from_fn(|q| if q * 16 < B { field(&w, q, 16) as u16 } else { 0 })
+}
+
+/// A per-queue bus from sixteen-bit fields.
+fn bus16<const Q: usize, const B: usize>(v: &[u16; MAX_QUEUES]) -> Bits<B> {
+    let mut w = [0u64; 2];
+    pack_fields(&v[..Q], 16, &mut w);
+    bits_from_words::<B>(&w)
+}
+
+impl<const Q: usize, const W: usize, const B: usize> Logic for PfcTxUnit<Q, W, B> {
+    fn update(&mut self) {
+        let i = PfcTxIn {
+            reset: self.reset.val(),
+            cfg_pfc: self.cfg_pfc.val(),
+            cfg_zero_on_release: self.cfg_zero_on_release.val(),
+            cfg_refresh_quanta: self.cfg_refresh_quanta.val().to_u64() as u16,
+            cfg_pause_quanta: fields16(&self.cfg_pause_quanta.val()),
+            cfg_fill_en: self.cfg_fill_en.val().to_u64() as u8,
+            cfg_rfa: fields16(&self.cfg_rfa.val()),
+            cfg_rfd: fields16(&self.cfg_rfd.val()),
+            fill_bytes: fields16(&self.fill_bytes.val()),
+            hw_level: self.hw_level.val().to_u64() as u8,
+            sw_req: self.sw_req.val().to_u64() as u8,
+            busy: self.busy.val(),
+        };
+        if self.clock.pos_edge() {
+            self.twin.tick(&i);
+        }
+        let o = self.twin.eval(&i);
+        self.frame_start.next = o.frame_start;
+        self.frame_queues.next = (o.frame_queues as u64).into();
+        self.frame_zero.next = (o.frame_zero as u64).into();
+    }
+
+    fn connect(&mut self) {
+        self.frame_start.connect();
+        self.frame_queues.connect();
+        self.frame_zero.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        rust_hdl_wrapper(self, SOURCE.module, &params(Q, W), SOURCE.text)
+    }
+}
+
+/// The module's parameters.
+pub fn params(queues: usize, width: usize) -> Vec<(String, String)> {
+    vec![
+        ("QUEUES".to_string(), queues.to_string()),
+        ("DATA_WIDTH".to_string(), width.to_string()),
+        ("FILL_BITS".to_string(), FILL_BITS.to_string()),
+    ]
+}
+
+/// `hdl_out/iblink_pfc_tx.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit(
+        "pfc_tx",
+        vec![("parameters".into(), "QUEUES = 1..8, DATA_WIDTH = 32 or 64, FILL_BITS (fill and threshold bits)".into())],
+    )
+}
+
+/// The block with `queues` queues at `width` bits (`iblink_pfc_tx_q<queues>_w<width>`).
+pub fn variant(queues: usize, width: usize) -> Variant {
+    Variant {
+        name: format!("iblink_pfc_tx_q{queues}_w{width}"),
+        block: "pfc_tx",
+        top: SOURCE.module.to_string(),
+        params: params(queues, width),
+        modules: vec![module()],
+        ports: crate::with_pfc_tx!((queues, width), |T| crate::io::top_ports(&T::default()),
+            _ => panic!("PFC TX: {queues} queues at {width} bits is not generated")),
+    }
+}
+
+impl<const Q: usize, const W: usize, const B: usize> HdlIo for PfcTxUnit<Q, W, B> {
+    type In = PfcTxIn;
+    type Out = PfcTxOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("reset"),
+        PortSpec::new("cfg_pfc"),
+        PortSpec::new("cfg_zero_on_release"),
+        PortSpec::new("cfg_refresh_quanta"),
+        PortSpec::new("cfg_pause_quanta"),
+        PortSpec::new("cfg_fill_en"),
+        PortSpec::new("cfg_rfa"),
+        PortSpec::new("cfg_rfd"),
+        PortSpec::new("fill_bytes"),
+        PortSpec::new("hw_level"),
+        PortSpec::new("sw_req"),
+        PortSpec::new("busy"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("frame_start"), PortSpec::new("frame_queues"), PortSpec::new("frame_zero")];
+
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &PfcTxIn) {
+        let qm = mask(Q);
+        self.reset.next = i.reset;
+        self.cfg_pfc.next = i.cfg_pfc;
+        self.cfg_zero_on_release.next = i.cfg_zero_on_release;
+        self.cfg_refresh_quanta.next = (i.cfg_refresh_quanta as u64).into();
+        self.cfg_pause_quanta.next = bus16::<Q, B>(&i.cfg_pause_quanta);
+        self.cfg_fill_en.next = (i.cfg_fill_en as u64 & qm).into();
+        self.cfg_rfa.next = bus16::<Q, B>(&i.cfg_rfa);
+        self.cfg_rfd.next = bus16::<Q, B>(&i.cfg_rfd);
+        self.fill_bytes.next = bus16::<Q, B>(&i.fill_bytes);
+        self.hw_level.next = (i.hw_level as u64 & qm).into();
+        self.sw_req.next = (i.sw_req as u64 & qm).into();
+        self.busy.next = i.busy;
+    }
+    fn sample(&self) -> PfcTxOut {
+        PfcTxOut {
+            frame_start: self.frame_start.val(),
+            frame_queues: self.frame_queues.val().to_u64() as u8,
+            frame_zero: self.frame_zero.val().to_u64() as u8,
+        }
+    }
+    fn pack(i: &PfcTxIn, slots: &mut [u64]) {
+        let qm = mask(Q);
+        let n = B.div_ceil(64);
+        slots[0] = i.reset as u64;
+        slots[1] = i.cfg_pfc as u64;
+        slots[2] = i.cfg_zero_on_release as u64;
+        slots[3] = i.cfg_refresh_quanta as u64;
+        let mut at = 4;
+        let bus = |slots: &mut [u64], v: &[u16; MAX_QUEUES], at: &mut usize| {
+            slots[*at..*at + n].fill(0);
+            pack_fields(&v[..Q], 16, &mut slots[*at..*at + n]);
+            *at += n;
+        };
+        bus(slots, &i.cfg_pause_quanta, &mut at);
+        slots[at] = i.cfg_fill_en as u64 & qm;
+        at += 1;
+        bus(slots, &i.cfg_rfa, &mut at);
+        bus(slots, &i.cfg_rfd, &mut at);
+        bus(slots, &i.fill_bytes, &mut at);
+        slots[at] = i.hw_level as u64 & qm;
+        slots[at + 1] = i.sw_req as u64 & qm;
+        slots[at + 2] = i.busy as u64;
+    }
+    fn unpack(slots: &[u64]) -> PfcTxOut {
+        PfcTxOut { frame_start: slots[0] & 1 == 1, frame_queues: slots[1] as u8, frame_zero: slots[2] as u8 }
+    }
+}
+
+pub type PfcTxQ1W32 = PfcTxUnit<1, 32, 16>;
+pub type PfcTxQ2W32 = PfcTxUnit<2, 32, 32>;
+pub type PfcTxQ3W32 = PfcTxUnit<3, 32, 48>;
+pub type PfcTxQ4W32 = PfcTxUnit<4, 32, 64>;
+pub type PfcTxQ5W32 = PfcTxUnit<5, 32, 80>;
+pub type PfcTxQ6W32 = PfcTxUnit<6, 32, 96>;
+pub type PfcTxQ7W32 = PfcTxUnit<7, 32, 112>;
+pub type PfcTxQ8W32 = PfcTxUnit<8, 32, 128>;
+pub type PfcTxQ1W64 = PfcTxUnit<1, 64, 16>;
+pub type PfcTxQ2W64 = PfcTxUnit<2, 64, 32>;
+pub type PfcTxQ3W64 = PfcTxUnit<3, 64, 48>;
+pub type PfcTxQ4W64 = PfcTxUnit<4, 64, 64>;
+pub type PfcTxQ5W64 = PfcTxUnit<5, 64, 80>;
+pub type PfcTxQ6W64 = PfcTxUnit<6, 64, 96>;
+pub type PfcTxQ7W64 = PfcTxUnit<7, 64, 112>;
+pub type PfcTxQ8W64 = PfcTxUnit<8, 64, 128>;
