@@ -182,8 +182,13 @@ clock=2997 kind=pfc enable=0x0005 times=200,0,200,0,0,0,0,0
 clock=3013 kind=pfc enable=0x0008 times=0,0,0,0,0,0,0,0
 clock=5002 kind=pfc enable=0x0005 times=0,0,0,0,0,0,0,0
 clock=6002 kind=pfc enable=0x0008 times=0,0,0,100,0,0,0,0";
-    assert_eq!(ok(&["pfc", "trace", &example()]), want);
+    for b in BACKENDS {
+        assert_eq!(ok(&["pfc", "trace", &example(), "--backend", b]), want, "--backend {b}");
+    }
 }
+
+/// The reference model, the `pfc_tx` block's Rust twin and its Verilog through Verilator.
+const BACKENDS: [&str; 3] = ["model", "rtl", "verilator"];
 
 #[test]
 fn trace_in_pause_mode() {
@@ -192,20 +197,41 @@ fn trace_in_pause_mode() {
     // queue 1 falls at 600 but queue 0 holds; queue 0 falls at 1200: 0 at 1202; the
     // software request at 2000: 2002.
     let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tb/pfc/trace_pause.toml");
-    assert_eq!(
-        ok(&["pfc", "trace", p]),
-        "clock=52 kind=pause quanta=100\nclock=779 kind=pause quanta=100\nclock=1202 kind=pause quanta=0\nclock=2002 kind=pause quanta=100"
-    );
+    for b in BACKENDS {
+        assert_eq!(
+            ok(&["pfc", "trace", p, "--backend", b]),
+            "clock=52 kind=pause quanta=100\nclock=779 kind=pause quanta=100\nclock=1202 kind=pause quanta=0\nclock=2002 kind=pause quanta=100",
+            "--backend {b}"
+        );
+    }
 }
 
 /// The example with `edit` applied: exit 2, nothing on stdout, the error names `field`.
 fn bad_trace(edit: impl Fn(String) -> String, field: &str) {
+    bad_trace_on(edit, field, "model");
+}
+
+fn bad_trace_on(edit: impl Fn(String) -> String, field: &str, backend: &str) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.toml");
     let text = edit(std::fs::read_to_string(example()).unwrap());
     std::fs::write(&p, &text).unwrap();
-    let e = bad(&["pfc", "trace", p.to_str().unwrap()]);
+    let e = bad(&["pfc", "trace", p.to_str().unwrap(), "--backend", backend]);
     assert!(e.contains(&format!("{field}:")), "want an error naming {field}: {e}");
+}
+
+/// The generated block compares 16-bit fill levels: a larger threshold is refused by the
+/// RTL back ends, naming it (the model takes it).
+#[test]
+fn trace_threshold_beyond_the_generated_fill_width() {
+    let big = |s: String| s.replace("size_bytes = 16384, rfa_bytes = 12288", "size_bytes = 131072, rfa_bytes = 70000");
+    for b in ["rtl", "verilator"] {
+        bad_trace_on(big, "queue[1].threshold.rfa_bytes", b);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.toml");
+    std::fs::write(&p, big(std::fs::read_to_string(example()).unwrap())).unwrap();
+    assert!(ok(&["pfc", "trace", p.to_str().unwrap()]).starts_with("clock=102 kind=pfc enable=0x0005"));
 }
 
 #[test]

@@ -231,6 +231,42 @@ impl PfcScenario {
     }
 }
 
+/// Why a trace could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The configuration does not fit the generated block (names the field).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Build(#[from] crate::blocks::SimBuildError),
+}
+
+/// The trace from back end `b`: the reference model, or the `pfc_tx` block (its Rust
+/// twin or Verilator) with its fields read as the frame builder sends them.
+pub fn trace(s: &PfcScenario, b: crate::blocks::Backend) -> Result<Vec<TraceLine>, TraceError> {
+    use crate::blocks::pfc_tx::{config_ports, fill_port, frame_kind, pfc_tx_sim};
+    if b == crate::blocks::Backend::Model {
+        return Ok(trace_model(s));
+    }
+    let cfg = config_ports(&s.config)?;
+    let mut sim = pfc_tx_sim(&s.config, b, None)?;
+    let mut lines = vec![];
+    for (t, i) in s.inputs().enumerate() {
+        let p = iblink_rtl::pfc_tx::PfcTxIn {
+            fill_bytes: i.fill_bytes.map(fill_port),
+            hw_level: i.hw,
+            sw_req: i.sw,
+            busy: i.busy,
+            ..cfg
+        };
+        let o = sim.step(&p);
+        if o.frame_start {
+            lines.push(TraceLine { clock: t as u64, kind: frame_kind(&s.config, o.frame_queues, o.frame_zero) });
+        }
+    }
+    Ok(lines)
+}
+
 /// The trace from the reference model.
 pub fn trace_model(s: &PfcScenario) -> Vec<TraceLine> {
     let mut g = PfcTx::new(s.config.clone());

@@ -1,5 +1,6 @@
 //! `iblink pfc encode|decode|trace`: Ethernet PAUSE/PFC frames (SPEC.md §9), from the
-//! reference model (`iblink_model::ethernet`, `iblink_model::pfc`).
+//! reference model (`iblink_model::ethernet`, `iblink_model::pfc`); `trace` also from the
+//! `pfc_tx` block (`--backend rtl|verilator`).
 //!
 //! Formats:
 //! * `encode` prints the 64 frame bytes (FCS included) as 128 lowercase hex digits on the
@@ -15,7 +16,8 @@ use crate::cmd::fcp::{parse_hex, parse_num};
 use anyhow::Context;
 use clap::Subcommand;
 use iblink_model::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
-use iblink_sim::pfc_trace::{parse_mac, trace_model, PfcScenario};
+use crate::cmd::crc16::BackendArg;
+use iblink_sim::pfc_trace::{parse_mac, trace, PfcScenario, TraceError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -49,6 +51,10 @@ pub enum PfcCmd {
         /// mode, sa, datapath_bits, zero_quanta_on_release, refresh_quanta, clocks,
         /// [[queue]], [[event]] (see the README).
         file: PathBuf,
+        /// Which implementation runs it: the reference model, or the `pfc_tx` block
+        /// (its Rust twin, or its Verilog through Verilator). Every one prints the same.
+        #[arg(long, value_enum, default_value_t = BackendArg::Model)]
+        backend: BackendArg,
     },
 }
 
@@ -130,13 +136,18 @@ pub fn run(cmd: PfcCmd) -> anyhow::Result<ExitCode> {
                 Err(e) => bad_input(e),
             }
         }
-        PfcCmd::Trace { file } => {
+        PfcCmd::Trace { file, backend } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let s = match PfcScenario::from_toml(&text) {
                 Ok(s) => s,
                 Err(e) => return bad_input(format!("{}: {e}", file.display())),
             };
-            for line in trace_model(&s) {
+            let lines = match trace(&s, backend.into()) {
+                Ok(l) => l,
+                Err(TraceError::Config(e)) => return bad_input(format!("{}: {e}", file.display())),
+                Err(e) => return Err(e.into()),
+            };
+            for line in lines {
                 println!("{line}");
             }
             Ok(ExitCode::SUCCESS)
