@@ -17,11 +17,13 @@
 //
 // Cycle contract (clock t; a quantum and a frame are both FRAME_CLOCKS = 512/DATA_WIDTH
 // clocks):
-// - A trigger change in clock t makes its frame due in t. A due frame waits; frames due
-//   while it waits merge into it. It is taken in the first clock after t with no frame
-//   of ours on the wire (its last byte clock counts as free) and busy low; frame_start
-//   is high the clock after that, the clock its first byte goes out: t+2 on an idle
-//   link. frame_queues and frame_zero hold that frame's fields until the next one.
+// - The triggers (fill_bytes, hw_level, sw_req) pass two registers (sampled, then
+//   compared and combined): a change in clock t makes its frame due in t+2. A due frame
+//   waits; frames due while it waits merge into it. It is taken in the first later clock
+//   with no frame of ours on the wire (its last byte clock counts as free) and busy low
+//   (busy acts in its own clock); frame_start is high the clock after that, the clock
+//   its first byte goes out: t+4 on an idle link.
+//   frame_queues and frame_zero hold that frame's fields until the next one.
 // - A slot's pause time counts from the last byte clock L of its frame. While its level
 //   stays asserted the refresh is due at L + (PT - cfg_refresh_quanta)*FRAME_CLOCKS - 2,
 //   so that its first byte leaves with cfg_refresh_quanta quanta left on an idle link.
@@ -79,13 +81,21 @@ localparam CNT_BITS = 16 + QC_BITS;
 localparam integer LAST_LEFT_I = FRAME_CLOCKS - 2;
 localparam [QC_BITS-1:0] LAST_LEFT = LAST_LEFT_I[QC_BITS-1:0];
 // The refresh fires when a slot's count, loaded with PT*FRAME_CLOCKS after the last
-// byte and decremented every clock, reaches cfg_refresh_quanta*FRAME_CLOCKS + 3.
-localparam [QC_BITS-1:0] FIRE_LOW = 3;
+// byte and decremented every clock, reaches cfg_refresh_quanta*FRAME_CLOCKS + 3: at_fire
+// is registered from the count one above that.
+localparam [QC_BITS-1:0] BEFORE_FIRE_LOW = 4;
 localparam [QUEUES-1:0] SLOT0 = 1;
 
-// RX-fill hysteresis: asserted above RFA, released below RFD.
+// Stage 1: the triggers sampled, each fill level compared with its RFA and RFD.
+reg  [QUEUES-1:0] above_rfa;
+reg  [QUEUES-1:0] below_rfd;
+reg  [QUEUES-1:0] hw_r;
+reg  [QUEUES-1:0] sw_r;
+
+// Stage 2: RX-fill hysteresis (asserted above RFA, released below RFD), and each slot's
+// level and software request.
 reg  [QUEUES-1:0] fill_on;
-wire [QUEUES-1:0] fill_on_next;
+wire [QUEUES-1:0] fill_on_next = cfg_fill_en & ((fill_on & ~below_rfd) | (~fill_on & above_rfa));
 
 genvar q;
 generate
@@ -93,73 +103,98 @@ generate
       wire [FILL_BITS-1:0] f   = fill_bytes[FILL_BITS*q +: FILL_BITS];
       wire [FILL_BITS-1:0] rfa = cfg_rfa[FILL_BITS*q +: FILL_BITS];
       wire [FILL_BITS-1:0] rfd = cfg_rfd[FILL_BITS*q +: FILL_BITS];
-      assign fill_on_next[q] = cfg_fill_en[q] & (fill_on[q] ? !(f < rfd) : (f > rfa));
+      initial above_rfa[q] = 1'b0;
+      initial below_rfd[q] = 1'b0;
+      always @(posedge clock) begin
+         above_rfa[q] <= ~reset & (f > rfa);
+         below_rfd[q] <= f < rfd;
+      end
    end
 endgenerate
 
 // Each slot's level trigger and software request this clock.
-wire [QUEUES-1:0] q_level = hw_level | fill_on_next;
-wire [QUEUES-1:0] level_now = cfg_pfc ? q_level : ((|q_level) ? SLOT0 : {QUEUES{1'b0}});
-wire [QUEUES-1:0] sw_now = cfg_pfc ? sw_req : ((|sw_req) ? SLOT0 : {QUEUES{1'b0}});
+wire [QUEUES-1:0] q_level_next = hw_r | fill_on_next;
+reg  [QUEUES-1:0] level_now;
+reg  [QUEUES-1:0] sw_now;
 
 // Level triggers last clock, for rise and fall.
 reg [QUEUES-1:0] level;
 
-// Our frame on the wire after its first clock: wire_left clocks to its last byte.
+// Our frame on the wire after its first clock: wire_left clocks to its last byte;
+// wire_idle: no frame of ours on the wire but, maybe, its last byte.
 reg               on_wire;
 reg [QC_BITS-1:0] wire_left;
-wire last_byte = on_wire && wire_left == 0;
-wire wire_free = !frame_start && (!on_wire || wire_left == 0) && !busy;
+reg               wire_idle;
+wire wire_free = wire_idle && !busy;
 
 // The waiting frame: slots in it, those carrying 0, and software requests made while
 // their pause frame waited (they go in the next frame).
 reg  [QUEUES-1:0] wait_q;
 reg  [QUEUES-1:0] wait_zero;
 reg  [QUEUES-1:0] sw_again;
-wire take = wire_free && (|wait_q);
-// After a take: the requests that waited start the next frame.
-wire [QUEUES-1:0] wait_q_a    = take ? sw_again : wait_q;
-wire [QUEUES-1:0] wait_zero_a = take ? {QUEUES{1'b0}} : wait_zero;
-wire [QUEUES-1:0] sw_again_a  = take ? {QUEUES{1'b0}} : sw_again;
+// wait_q and sw_again are not empty
+reg               any_wait;
+reg               any_again;
+wire take = wire_free && any_wait;
 
-// Refresh timers.
+// Refresh timers. arm_hit: the slot's frame leaves its last byte now; arm_pt: with a
+// pause time (not a release).
 reg  [QUEUES-1:0] armed;
-wire [QUEUES-1:0] arm_hit;    // the slot's frame leaves its last byte now
+reg  [QUEUES-1:0] arm_hit;
+reg  [QUEUES-1:0] arm_pt;
 wire [QUEUES-1:0] armed_next;
 wire [QUEUES-1:0] wait_q_next;
 wire [QUEUES-1:0] wait_zero_next;
 wire [QUEUES-1:0] sw_again_next;
+wire [QUEUES-1:0] new_entry;  // an entry set in the waiting frame this clock
 
 generate
    for (q = 0; q < QUEUES; q = q + 1) begin : slot
       reg  [CNT_BITS-1:0] count;
+      // The count reaches the refresh point this clock.
+      reg                 at_fire;
       wire [15:0] pt = cfg_pause_quanta[16*q +: 16];
       wire rose = level_now[q] & ~level[q];
       wire fell = ~level_now[q] & level[q];
-      assign arm_hit[q] = last_byte & frame_queues[q];
       // A pause time counts from its frame's last byte while the level holds.
-      wire arm = arm_hit[q] & ~frame_zero[q] & level_now[q];
-      wire refresh = level_now[q] & armed[q] & ~arm_hit[q] & (count == {cfg_refresh_quanta, FIRE_LOW});
+      wire arm = arm_pt[q] & level_now[q];
+      wire refresh = level_now[q] & armed[q] & ~arm_hit[q] & at_fire;
       assign armed_next[q] = (rose | fell | refresh) ? 1'b0 : (arm_hit[q] ? arm : armed[q]);
-      // A pause frame of this slot still waiting: a software request goes again after.
-      wire pending = wait_q_a[q] & ~wait_zero_a[q];
-      wire sw_pt = sw_now[q] & ~pending;
-      wire set_pt = rose | refresh | sw_pt;
       wire set_zero = fell & cfg_zero_on_release;
-      assign wait_q_next[q] = wait_q_a[q] | set_pt | set_zero;
-      assign wait_zero_next[q] = set_pt ? 1'b0 : (set_zero ? 1'b1 : wait_zero_a[q]);
-      assign sw_again_next[q] = sw_again_a[q] | (sw_now[q] & pending);
+      // Without a take this clock (0), and with one (1: the waiting frame goes, the
+      // software requests that waited start the next). A pause frame of this slot
+      // still waiting (pend) sends a software request again after it.
+      wire pend0 = wait_q[q] & ~wait_zero[q];
+      wire pend1 = sw_again[q];
+      wire set_pt0 = rose | refresh | (sw_now[q] & ~pend0);
+      wire set_pt1 = rose | refresh | (sw_now[q] & ~pend1);
+      assign wait_q_next[q] = take ? (pend1 | set_pt1 | set_zero) : (wait_q[q] | set_pt0 | set_zero);
+      assign wait_zero_next[q] = take ? (~set_pt1 & set_zero)
+                                      : (~set_pt0 & (set_zero | wait_zero[q]));
+      assign sw_again_next[q] = take ? (sw_now[q] & pend1) : (sw_again[q] | (sw_now[q] & pend0));
+      assign new_entry[q] = rose | refresh | sw_now[q] | set_zero;
 
       initial count = {CNT_BITS{1'b0}};
+      initial at_fire = 1'b0;
       always @(posedge clock) begin
          if (arm_hit[q]) count <= {pt, {QC_BITS{1'b0}}};
          else if (armed[q]) count <= count - 1'b1;
+         at_fire <= ~arm_hit[q] & (count == {cfg_refresh_quanta, BEFORE_FIRE_LOW});
       end
    end
 endgenerate
 
 initial begin
    fill_on = {QUEUES{1'b0}};
+   level_now = {QUEUES{1'b0}};
+   sw_now = {QUEUES{1'b0}};
+   hw_r = {QUEUES{1'b0}};
+   sw_r = {QUEUES{1'b0}};
+   arm_hit = {QUEUES{1'b0}};
+   arm_pt = {QUEUES{1'b0}};
+   wire_idle = 1'b1;
+   any_wait = 1'b0;
+   any_again = 1'b0;
    level = {QUEUES{1'b0}};
    on_wire = 1'b0;
    wire_left = {QC_BITS{1'b0}};
@@ -175,6 +210,15 @@ end
 always @(posedge clock) begin
    if (reset) begin
       fill_on <= {QUEUES{1'b0}};
+      level_now <= {QUEUES{1'b0}};
+      sw_now <= {QUEUES{1'b0}};
+      hw_r <= {QUEUES{1'b0}};
+      sw_r <= {QUEUES{1'b0}};
+      arm_hit <= {QUEUES{1'b0}};
+      arm_pt <= {QUEUES{1'b0}};
+      wire_idle <= 1'b1;
+      any_wait <= 1'b0;
+      any_again <= 1'b0;
       level <= {QUEUES{1'b0}};
       on_wire <= 1'b0;
       wire_left <= {QC_BITS{1'b0}};
@@ -187,6 +231,18 @@ always @(posedge clock) begin
       frame_zero <= {QUEUES{1'b0}};
    end else begin
       fill_on <= fill_on_next;
+      level_now <= cfg_pfc ? q_level_next : ((|q_level_next) ? SLOT0 : {QUEUES{1'b0}});
+      sw_now <= cfg_pfc ? sw_r : ((|sw_r) ? SLOT0 : {QUEUES{1'b0}});
+      hw_r <= hw_level;
+      sw_r <= sw_req;
+      // frame_queues and frame_zero do not change before the last byte.
+      arm_hit <= (on_wire && wire_left == 1) ? frame_queues : {QUEUES{1'b0}};
+      arm_pt <= (on_wire && wire_left == 1) ? (frame_queues & ~frame_zero) : {QUEUES{1'b0}};
+      wire_idle <= !take && !frame_start && (!on_wire || wire_left <= 1);
+      // A software request always leaves its slot in the waiting frame (set now, or
+      // already there), so the frame is empty only if nothing was added.
+      any_wait <= (take ? any_again : any_wait) | (|new_entry);
+      any_again <= |sw_again_next;
       level <= level_now;
       if (frame_start) begin
          on_wire <= 1'b1;

@@ -164,24 +164,25 @@ fn example() -> String {
 
 #[test]
 fn trace_of_the_readme_example() {
-    // Worked from SPEC.md §9 at 32 bits (quantum 16 clocks, frame 16 clocks, first byte 2
-    // clocks after the event on an idle link; pause time from the frame's last byte):
+    // Worked from SPEC.md §9 at 32 bits (quantum 16 clocks, frame 16 clocks, first byte 4
+    // clocks after the event on an idle link: triggers sampled, combined, due, taken;
+    // pause time from the frame's last byte):
     // - 100: queue 0's level and queue 1's fill rise together: one frame (PEV 0x0d), out
-    //   at 102, last byte 117;
-    // - queue 1's refresh leaves with 20 of 100 quanta left: 117 + 80 x 16 = 1397 (last
-    //   byte 1412), then 1412 + 1280 = 2692; queue 0's: 117 + 180 x 16 = 2997;
+    //   at 104, last byte 119;
+    // - queue 1's refresh leaves with 20 of 100 quanta left: 119 + 80 x 16 = 1399 (last
+    //   byte 1414), then 1414 + 1280 = 2694; queue 0's: 119 + 180 x 16 = 2999;
     // - 3000: queue 1 falls below RFD; its release waits for the frame on the wire (last
-    //   byte 3012) and follows it at 3013;
-    // - 5000: queue 0 released, out at 5002; 6000: queue 1's software request, at 6002,
+    //   byte 3014) and follows it at 3015;
+    // - 5000: queue 0 released, out at 5004; 6000: queue 1's software request, at 6004,
     //   and no refresh after it.
     let want = "\
-clock=102 kind=pfc enable=0x000d times=200,0,200,100,0,0,0,0
-clock=1397 kind=pfc enable=0x0008 times=0,0,0,100,0,0,0,0
-clock=2692 kind=pfc enable=0x0008 times=0,0,0,100,0,0,0,0
-clock=2997 kind=pfc enable=0x0005 times=200,0,200,0,0,0,0,0
-clock=3013 kind=pfc enable=0x0008 times=0,0,0,0,0,0,0,0
-clock=5002 kind=pfc enable=0x0005 times=0,0,0,0,0,0,0,0
-clock=6002 kind=pfc enable=0x0008 times=0,0,0,100,0,0,0,0";
+clock=104 kind=pfc enable=0x000d times=200,0,200,100,0,0,0,0
+clock=1399 kind=pfc enable=0x0008 times=0,0,0,100,0,0,0,0
+clock=2694 kind=pfc enable=0x0008 times=0,0,0,100,0,0,0,0
+clock=2999 kind=pfc enable=0x0005 times=200,0,200,0,0,0,0,0
+clock=3015 kind=pfc enable=0x0008 times=0,0,0,0,0,0,0,0
+clock=5004 kind=pfc enable=0x0005 times=0,0,0,0,0,0,0,0
+clock=6004 kind=pfc enable=0x0008 times=0,0,0,100,0,0,0,0";
     for b in BACKENDS {
         assert_eq!(ok(&["pfc", "trace", &example(), "--backend", b]), want, "--backend {b}");
     }
@@ -193,14 +194,14 @@ const BACKENDS: [&str; 3] = ["model", "rtl", "verilator"];
 #[test]
 fn trace_in_pause_mode() {
     // 64 bits: quantum and frame 8 clocks. Queue 1's fill at 50: PAUSE with queue 0's PT
-    // at 52 (last byte 59); the refresh with 10 of 100 quanta left at 59 + 90 x 8 = 779;
-    // queue 1 falls at 600 but queue 0 holds; queue 0 falls at 1200: 0 at 1202; the
-    // software request at 2000: 2002.
+    // at 54 (last byte 61); the refresh with 10 of 100 quanta left at 61 + 90 x 8 = 781;
+    // queue 1 falls at 600 but queue 0 holds; queue 0 falls at 1200: 0 at 1204; the
+    // software request at 2000: 2004.
     let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tb/pfc/trace_pause.toml");
     for b in BACKENDS {
         assert_eq!(
             ok(&["pfc", "trace", p, "--backend", b]),
-            "clock=52 kind=pause quanta=100\nclock=779 kind=pause quanta=100\nclock=1202 kind=pause quanta=0\nclock=2002 kind=pause quanta=100",
+            "clock=54 kind=pause quanta=100\nclock=781 kind=pause quanta=100\nclock=1204 kind=pause quanta=0\nclock=2004 kind=pause quanta=100",
             "--backend {b}"
         );
     }
@@ -231,7 +232,7 @@ fn trace_threshold_beyond_the_generated_fill_width() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("t.toml");
     std::fs::write(&p, big(std::fs::read_to_string(example()).unwrap())).unwrap();
-    assert!(ok(&["pfc", "trace", p.to_str().unwrap()]).starts_with("clock=102 kind=pfc enable=0x0005"));
+    assert!(ok(&["pfc", "trace", p.to_str().unwrap()]).starts_with("clock=104 kind=pfc enable=0x0005"));
 }
 
 #[test]

@@ -7,10 +7,14 @@
 //! Timing, in clocks of the datapath (`datapath_bits` per clock at line rate):
 //! - a pause quantum is 512 bit times: `512 / datapath_bits` clocks; a 64-byte frame is
 //!   `512 / datapath_bits` clocks on the wire;
-//! - an event applied at clock `t` makes its frame due at `t`; a due frame waits, and
-//!   frames due while it waits merge into it; the waiting frame is taken at the first
-//!   clock after it formed at which no frame or data is on the wire, and its first byte
-//!   leaves the clock after that: [`FRAME_LATENCY`] clocks after the event on an idle link;
+//! - the trigger inputs (fill levels, hardware levels, software requests) act
+//!   [`TRIGGER_DELAY`] clocks after the clock they are applied in (sampled, then compared
+//!   and combined): an event applied at clock `t` makes its frame due at `t + 2`; `busy`
+//!   acts in its own clock;
+//! - a due frame waits, and frames due while it waits merge into it; the waiting frame is
+//!   taken at the first clock after it formed at which no frame or data is on the wire,
+//!   and its first byte leaves the clock after that ([`DUE_TO_WIRE`] clocks after it was
+//!   due): [`FRAME_LATENCY`] clocks after the event on an idle link;
 //! - a queue's pause time counts from the clock its frame's last byte left, `L`; while its
 //!   level trigger stays asserted, the refresh is due so that its first byte leaves at
 //!   `L + (PT - refresh_quanta) x quantum` on an idle link.
@@ -24,9 +28,14 @@ pub const MAX_QUEUES: usize = 8;
 pub const QUANTUM_BITS: u64 = 512;
 /// A fill threshold is allowed only on a queue at least this large (seed 004).
 pub const MIN_THRESHOLD_QUEUE_BYTES: u32 = 4096;
-/// Clocks from an event to its frame's first byte on an idle link: the frame forms in the
-/// event's clock, is taken the next, and its first byte leaves the clock after.
-pub const FRAME_LATENCY: u64 = 2;
+/// Clocks from a frame being due to its first byte on an idle link: it forms in the clock
+/// it is due, is taken the next, and its first byte leaves the clock after.
+pub const DUE_TO_WIRE: u64 = 2;
+/// Clocks from a trigger input's change to its frame being due: sampled in the clock it
+/// changes, compared and combined in the next, due in the one after.
+pub const TRIGGER_DELAY: usize = 2;
+/// Clocks from an event to its frame's first byte on an idle link.
+pub const FRAME_LATENCY: u64 = TRIGGER_DELAY as u64 + DUE_TO_WIRE;
 
 /// Frame kind (SPEC.md §9, PFCE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +222,8 @@ pub struct PfcTx {
     on_wire: Option<(u64, Entries)>,
     /// Per queue, the clock a refresh is due at (while its level stays asserted).
     refresh_at: [Option<u64>; MAX_QUEUES],
+    /// The trigger inputs of the last [`TRIGGER_DELAY`] clocks, oldest first.
+    sampled: [PfcTxIn; TRIGGER_DELAY],
     counts: TxCounts,
 }
 
@@ -229,6 +240,7 @@ impl PfcTx {
             taken: None,
             on_wire: None,
             refresh_at: [None; MAX_QUEUES],
+            sampled: [PfcTxIn::default(); TRIGGER_DELAY],
             counts: TxCounts::default(),
         }
     }
@@ -285,8 +297,12 @@ impl PfcTx {
     }
 
     /// Apply one clock's inputs; returns the frame whose first byte leaves in this clock.
-    pub fn tick(&mut self, i: &PfcTxIn) -> Option<FrameOut> {
+    pub fn tick(&mut self, now: &PfcTxIn) -> Option<FrameOut> {
         let t = self.clock;
+        // The triggers of TRIGGER_DELAY clocks ago act now; `busy` acts in its own clock.
+        self.sampled.rotate_left(1);
+        let then = std::mem::replace(&mut self.sampled[TRIGGER_DELAY - 1], *now);
+        let i = &PfcTxIn { busy: now.busy, ..then };
         let qc = self.cfg.clocks_per_quantum();
         let fc = self.cfg.frame_clocks();
         let slots = self.slots();
@@ -329,7 +345,7 @@ impl PfcTx {
                 for s in 0..slots {
                     self.refresh_at[s] = match e[s] {
                         Some(pt) if pt > 0 && level_now[s] => {
-                            Some(t + (pt - self.cfg.refresh_quanta) as u64 * qc - FRAME_LATENCY)
+                            Some(t + (pt - self.cfg.refresh_quanta) as u64 * qc - DUE_TO_WIRE)
                         }
                         Some(_) => None,
                         None => self.refresh_at[s],
@@ -542,10 +558,10 @@ mod tests {
 
     #[test]
     fn hardware_level_frame_refresh_release_at_32_bits() {
-        // Quantum 16 clocks, frame 16 clocks. Asserted at 10: first byte 12, last 27;
-        // PT 200 runs out at 27 + 3200 = 3227; the refresh leaves with 20 quanta left, at
-        // 3227 - 320 = 2907 (last byte 2922), the next at 2922 + 2880 = 5802. Released at
-        // 4000: the zero frame at 4002.
+        // Quantum 16 clocks, frame 16 clocks. Asserted at 10: first byte 14 (FRAME_LATENCY
+        // 4), last 29; PT 200 runs out at 29 + 3200 = 3229; the refresh leaves with 20
+        // quanta left, at 3229 - 320 = 2909 (last byte 2924), the next at 2924 + 2880 =
+        // 5804. Released at 4000: the zero frame at 4004.
         let f = run(cfg(Mode::Pfc, 32), 7000, |t, i| {
             if (10..4000).contains(&t) {
                 i.hw = 1;
@@ -554,14 +570,14 @@ mod tests {
             }
         });
         let pt = pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0]);
-        assert_eq!(f, vec![(12, pt), (2907, pt), (4002, pfc(0x05, [0; 8]))]);
+        assert_eq!(f, vec![(14, pt), (2909, pt), (4004, pfc(0x05, [0; 8]))]);
     }
 
     #[test]
     fn quanta_are_clocks_at_64_bits() {
-        // Quantum 8 clocks, frame 8 clocks: first byte 12, last 19; refresh at 19 + 180 x 8.
+        // Quantum 8 clocks, frame 8 clocks: first byte 14, last 21; refresh at 21 + 180 x 8.
         let f = run(cfg(Mode::Pfc, 64), 3000, |t, i| i.hw = (t >= 10) as u8);
-        assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec![12, 19 + 180 * 8, 19 + 180 * 8 + 7 + 180 * 8]);
+        assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec![14, 21 + 180 * 8, 21 + 180 * 8 + 7 + 180 * 8]);
     }
 
     #[test]
@@ -580,14 +596,14 @@ mod tests {
         });
         assert_eq!(
             f,
-            vec![(102, pfc(0x07, [200, 100, 200, 0, 0, 0, 0, 0])), (902, pfc(0x02, [0; 8]))]
+            vec![(104, pfc(0x07, [200, 100, 200, 0, 0, 0, 0, 0])), (904, pfc(0x02, [0; 8]))]
         );
     }
 
     #[test]
     fn merging_while_a_frame_is_on_the_wire() {
-        // Queue 0 at 10 (on the wire 12..=27); queue 1's fill at 14 and a software request
-        // for queue 0 at 15 merge into one waiting frame, taken at 27, out at 28.
+        // Queue 0 at 10 (on the wire 14..=29); queue 1's fill at 14 and a software request
+        // for queue 0 at 15 merge into one waiting frame, taken at 29, out at 30.
         let f = run(cfg(Mode::Pfc, 32), 200, |t, i| {
             i.hw = (t == 10) as u8; // one clock: rises at 10, falls at 11 (release merges too)
             i.fill_bytes[1] = if t >= 14 { 13000 } else { 0 };
@@ -598,7 +614,7 @@ mod tests {
         // The release of queue 0 (at 11) waited; the software request at 15 made it PT again.
         assert_eq!(
             f,
-            vec![(12, pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0])), (28, pfc(0x07, [200, 100, 200, 0, 0, 0, 0, 0]))]
+            vec![(14, pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0])), (30, pfc(0x07, [200, 100, 200, 0, 0, 0, 0, 0]))]
         );
     }
 
@@ -622,7 +638,7 @@ mod tests {
             i.hw = if (10..500).contains(&t) { 1 } else { 0 };
             i.fill_bytes[1] = if (300..800).contains(&t) { 13000 } else { 0 };
         });
-        assert_eq!(f, vec![(12, PauseKind::Pause { quanta: 200 }), (802, PauseKind::Pause { quanta: 0 })]);
+        assert_eq!(f, vec![(14, PauseKind::Pause { quanta: 200 }), (804, PauseKind::Pause { quanta: 0 })]);
     }
 
     #[test]

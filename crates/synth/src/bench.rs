@@ -60,6 +60,20 @@ pub const BENCHMARKS: &[Benchmark] = &[
         anchor: "issue target: the link port, VLCap 4, 32-bit, at least 100 MHz on HX8K",
     },
     Benchmark {
+        module: "iblink_pfc_tx_q8_w64",
+        target: Target::Ice40Hx8k,
+        max_lut4: Some(600),
+        min_fmax_mhz: Some(150.0),
+        anchor: "issue target: pfc_tx with 8 queues at most 600 LUT4 and 150 MHz on HX8K (verilog-ethernet mac_pause_ctrl_tx, PAUSE + PFC, no fill trigger: 1197 LUT4, 78-82 MHz)",
+    },
+    Benchmark {
+        module: "iblink_pfc_tx_q8_w32",
+        target: Target::Ice40Hx8k,
+        max_lut4: Some(600),
+        min_fmax_mhz: Some(150.0),
+        anchor: "issue target: pfc_tx with 8 queues at most 600 LUT4 and 150 MHz on HX8K (verilog-ethernet mac_pause_ctrl_tx, PAUSE + PFC, no fill trigger: 1197 LUT4, 78-82 MHz)",
+    },
+    Benchmark {
         module: "*",
         target: Target::Ecp5_45k,
         max_lut4: None,

@@ -25,9 +25,11 @@
 //! # Cycle contract
 //! A slot is a queue in PFC mode; in PAUSE mode slot 0 alone, whose level is the OR of
 //! every queue's triggers. A quantum and a frame are both `512 / DATA_WIDTH` clocks.
-//! - A trigger change in clock `t` makes its frame due in `t`; it is taken in the first
-//!   later clock with no frame of ours on the wire (the last byte clock is free) and
-//!   `busy` low, and `frame_start` is high the clock after: `t + 2` on an idle link.
+//! - The triggers pass two registers (sampled, with each fill level compared with RFA
+//!   and RFD; then combined): a change in clock `t` makes its frame due in `t + 2`. It is
+//!   taken in the first later clock with no frame of ours on the wire (the last byte
+//!   clock is free) and `busy` low (`busy` acts in its own clock), and `frame_start` is
+//!   high the clock after: `t + 4` on an idle link.
 //! - Frames due while one waits merge into it (one enable vector, each slot its latest
 //!   value).
 //! - While a slot's level holds, its refresh is due at
@@ -92,6 +94,15 @@ pub struct PfcTxTwin {
     /// Bits of a clock count within a quantum: log2(512 / width).
     qc_bits: u32,
     fill_on: u8,
+    above_rfa: u8,
+    below_rfd: u8,
+    hw_r: u8,
+    sw_r: u8,
+    level_now: u8,
+    sw_now: u8,
+    any_wait: bool,
+    any_again: bool,
+    at_fire: u8,
     level: u8,
     on_wire: bool,
     wire_left: u8,
@@ -109,7 +120,8 @@ struct Comb {
     wait_zero: u8,
     sw_again: u8,
     armed: u8,
-    level_now: u8,
+    level_next: u8,
+    sw_next: u8,
     fill_on: u8,
     arm_hit: u8,
     take: bool,
@@ -122,6 +134,15 @@ impl PfcTxTwin {
             queues,
             qc_bits: (512 / width).trailing_zeros(),
             fill_on: 0,
+            above_rfa: 0,
+            below_rfd: 0,
+            hw_r: 0,
+            sw_r: 0,
+            level_now: 0,
+            sw_now: 0,
+            any_wait: false,
+            any_again: false,
+            at_fire: 0,
             level: 0,
             on_wire: false,
             wire_left: 0,
@@ -140,29 +161,24 @@ impl PfcTxTwin {
 
     fn comb(&self, i: &PfcTxIn) -> Comb {
         let m = self.qmask();
-        let mut fill_on = 0u8;
-        for q in 0..self.queues {
-            let on = self.fill_on >> q & 1 == 1;
-            let f = i.fill_bytes[q];
-            let next = if on { f >= i.cfg_rfd[q] } else { f > i.cfg_rfa[q] };
-            fill_on |= ((i.cfg_fill_en >> q & 1 == 1 && next) as u8) << q;
-        }
-        let q_level = (i.hw_level | fill_on) & m;
-        let sw = i.sw_req & m;
-        let (level_now, sw_now) = if i.cfg_pfc { (q_level, sw) } else { ((q_level != 0) as u8, (sw != 0) as u8) };
+        let fill_on = i.cfg_fill_en & ((self.fill_on & !self.below_rfd) | (!self.fill_on & self.above_rfa)) & m;
+        let q_level = (self.hw_r | fill_on) & m;
+        let sw = self.sw_r & m;
+        let (level_next, sw_next) = if i.cfg_pfc { (q_level, sw) } else { ((q_level != 0) as u8, (sw != 0) as u8) };
+        let (level_now, sw_now) = (self.level_now, self.sw_now);
         let last_byte = self.on_wire && self.wire_left == 0;
         let wire_free = !self.out.frame_start && (!self.on_wire || self.wire_left == 0) && !i.busy;
-        let take = wire_free && self.wait_q != 0;
+        let take = wire_free && self.any_wait;
+        debug_assert_eq!(self.any_again, self.sw_again != 0);
         let (wq, wz, sa) = if take { (self.sw_again, 0, 0) } else { (self.wait_q, self.wait_zero, self.sw_again) };
-        let fire = (i.cfg_refresh_quanta as u32) << self.qc_bits | 3;
-        let mut c = Comb { wait_q: 0, wait_zero: 0, sw_again: 0, armed: 0, level_now, fill_on, arm_hit: 0, take };
+        let mut c = Comb { wait_q: 0, wait_zero: 0, sw_again: 0, armed: 0, level_next, sw_next, fill_on, arm_hit: 0, take };
         for q in 0..self.queues {
             let b = |x: u8| x >> q & 1 == 1;
             let (now, was) = (b(level_now), b(self.level));
             let (rose, fell) = (now && !was, !now && was);
             let arm_hit = last_byte && b(self.out.frame_queues);
             let arm = arm_hit && !b(self.out.frame_zero) && now;
-            let refresh = now && b(self.armed) && !arm_hit && self.count[q] == fire;
+            let refresh = now && b(self.armed) && !arm_hit && b(self.at_fire);
             let armed = if rose || fell || refresh { false } else if arm_hit { arm } else { b(self.armed) };
             let pending = b(wq) && !b(wz);
             let sw_pt = b(sw_now) && !pending;
@@ -195,7 +211,10 @@ impl Twin for PfcTxTwin {
         }
         let c = self.comb(i);
         let cnt_mask = mask(16 + self.qc_bits as usize) as u32;
+        let before_fire = (i.cfg_refresh_quanta as u32) << self.qc_bits | 4;
+        self.at_fire = 0;
         for q in 0..self.queues {
+            self.at_fire |= ((c.arm_hit >> q & 1 == 0 && self.count[q] == before_fire) as u8) << q;
             if c.arm_hit >> q & 1 == 1 {
                 self.count[q] = (i.cfg_pause_quanta[q] as u32) << self.qc_bits;
             } else if self.armed >> q & 1 == 1 {
@@ -203,7 +222,21 @@ impl Twin for PfcTxTwin {
             }
         }
         self.fill_on = c.fill_on;
-        self.level = c.level_now;
+        let m = self.qmask();
+        let (mut above, mut below) = (0u8, 0u8);
+        for q in 0..self.queues {
+            above |= ((i.fill_bytes[q] > i.cfg_rfa[q]) as u8) << q;
+            below |= ((i.fill_bytes[q] < i.cfg_rfd[q]) as u8) << q;
+        }
+        self.above_rfa = above;
+        self.below_rfd = below;
+        self.hw_r = i.hw_level & m;
+        self.sw_r = i.sw_req & m;
+        self.level = self.level_now;
+        self.level_now = c.level_next;
+        self.sw_now = c.sw_next;
+        self.any_wait = c.wait_q != 0;
+        self.any_again = c.sw_again != 0;
         if self.out.frame_start {
             self.on_wire = true;
             self.wire_left = ((1u32 << self.qc_bits) - 2) as u8;
