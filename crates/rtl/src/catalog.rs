@@ -7,7 +7,7 @@ use crate::vl::VL_CAPS;
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -38,6 +38,8 @@ pub enum RequestError {
     UnsupportedLinkTxWidth(usize),
     #[error("a PAUSE/PFC transmit side with {queues} queues at {width} bits is not generated: 1 to 8 queues, 32 or 64 bits")]
     UnsupportedPfcTx { queues: usize, width: usize },
+    #[error("a PAUSE/PFC frame builder with {queues} queues at {width} bits is not generated: 1 to 8 queues, 32 or 64 bits")]
+    UnsupportedPfcFrame { queues: usize, width: usize },
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -211,6 +213,13 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
             }
         }
     }
+    if wants("pfc_frame") {
+        for w in crate::pfc_tx::WIDTHS {
+            for q in CATALOG_PFC_QUEUES {
+                out.push(pfc_frame_variant(q, w)?);
+            }
+        }
+    }
     if wants("failsafe") {
         for n in VL_CAPS {
             out.push(failsafe_variant(n)?);
@@ -356,4 +365,12 @@ pub fn pfc_tx_variant(queues: usize, width: usize) -> Result<Variant, RequestErr
         return Err(RequestError::UnsupportedPfcTx { queues, width });
     }
     Ok(crate::pfc_tx::variant(queues, width))
+}
+
+/// The PAUSE/PFC frame builder with `queues` queues at `width` bits a clock (SPEC.md §9).
+pub fn pfc_frame_variant(queues: usize, width: usize) -> Result<Variant, RequestError> {
+    if !crate::pfc_tx::QUEUE_COUNTS.contains(&queues) || !crate::pfc_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedPfcFrame { queues, width });
+    }
+    Ok(crate::pfc_frame::variant(queues, width))
 }

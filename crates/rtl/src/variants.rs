@@ -247,3 +247,28 @@ macro_rules! with_pfc_tx {
             |$t| $body; _ => $other)
     };
 }
+
+/// PAUSE/PFC frame builder by (queues, datapath width in bits).
+#[macro_export]
+macro_rules! with_pfc_frame {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::pfc_frame::PfcFrameQ1W32,
+            (2, 32) => $crate::pfc_frame::PfcFrameQ2W32,
+            (3, 32) => $crate::pfc_frame::PfcFrameQ3W32,
+            (4, 32) => $crate::pfc_frame::PfcFrameQ4W32,
+            (5, 32) => $crate::pfc_frame::PfcFrameQ5W32,
+            (6, 32) => $crate::pfc_frame::PfcFrameQ6W32,
+            (7, 32) => $crate::pfc_frame::PfcFrameQ7W32,
+            (8, 32) => $crate::pfc_frame::PfcFrameQ8W32,
+            (1, 64) => $crate::pfc_frame::PfcFrameQ1W64,
+            (2, 64) => $crate::pfc_frame::PfcFrameQ2W64,
+            (3, 64) => $crate::pfc_frame::PfcFrameQ3W64,
+            (4, 64) => $crate::pfc_frame::PfcFrameQ4W64,
+            (5, 64) => $crate::pfc_frame::PfcFrameQ5W64,
+            (6, 64) => $crate::pfc_frame::PfcFrameQ6W64,
+            (7, 64) => $crate::pfc_frame::PfcFrameQ7W64,
+            (8, 64) => $crate::pfc_frame::PfcFrameQ8W64;
+            |$t| $body; _ => $other)
+    };
+}

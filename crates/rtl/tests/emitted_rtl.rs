@@ -58,10 +58,24 @@ fn sl2vl_interface() {
 }
 
 /// VL15 receive buffer: the module's ports and parameters at every generated capacity.
+/// PAUSE/PFC transmit side: the module's ports at 1 queue / 32 bits and 8 queues / 64 bits.
 #[test]
 fn pfc_tx_interface() {
     let s: String = [(1, 32), (8, 64)].iter().map(|&(q, w)| iblink_rtl::catalog::pfc_tx_variant(q, w).unwrap().interface()).collect();
     insta::assert_snapshot!("pfc_tx_interface", s);
+}
+
+/// PAUSE/PFC frame builder: the module's ports at 1 queue / 32 bits and 8 queues / 64 bits.
+#[test]
+fn pfc_frame_interface() {
+    let s: String = [(1, 32), (8, 64)].iter().map(|&(q, w)| iblink_rtl::catalog::pfc_frame_variant(q, w).unwrap().interface()).collect();
+    insta::assert_snapshot!("pfc_frame_interface", s);
+}
+
+/// The Ethernet FCS equations at 32 bits a clock (the builder's register step).
+#[test]
+fn crc32_xor_w32_snapshot() {
+    insta::assert_snapshot!("crc32_xor_w32", iblink_rtl::pfc_frame::xor_module(32).text);
 }
 
 #[test]

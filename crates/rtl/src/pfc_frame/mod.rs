@@ -1,0 +1,352 @@
+//! PAUSE/PFC frame builder (SPEC.md §9): the frame `pfc_tx` hands out, as its 64 bytes on
+//! the wire at 32 or 64 bits a clock, FCS from generated CRC-32 XOR equations.
+//!
+//! In this folder: the Verilog module `iblink_pfc_frame.v` (parameters `QUEUES`,
+//! `DATA_WIDTH`; it instantiates the generated `iblink_crc32_xor_w32` and, at 64 bits,
+//! `iblink_crc32_xor_w64`), and here its Rust cycle twin [`PfcFrameTwin`], the rust-hdl
+//! block [`PfcFrameUnit`] and the port binding. Reference: the model's
+//! `iblink_model::ethernet::PauseFrame::encode` (FCS by the `crc` crate); lockstep:
+//! `lockstep.rs` here (stimulus and the model adapter: `sim.rs`).
+//!
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `reset` | in | synchronous: stop sending |
+//! | `cfg_pfc`, `cfg_sa[48]` | in | 1: PFC frames, 0: PAUSE; source address, first byte at `[47:40]` |
+//! | `cfg_priorities[8Q]`, `cfg_pause_quanta[16Q]` | in | per queue: PSRQ mask, PT |
+//! | `frame_start`, `frame_queues[Q]`, `frame_zero[Q]` | in | the frame from `pfc_tx`, fields held through it |
+//! | `tx_valid`, `tx_data[W]`, `tx_last` | out | the words, byte lane i at `[8i+7:8i]` |
+//!
+//! # Cycle contract
+//! `tx_valid` is high with the first word in the clock `frame_start` is high
+//! (combinational), then one word a clock, `tx_last` with word `512/W - 1`.
+
+use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::crc32::{self, Xor32};
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
+use rust_hdl::prelude::*;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_pfc_frame",
+    path: "crates/rtl/src/pfc_frame/iblink_pfc_frame.v",
+    text: include_str!("iblink_pfc_frame.v"),
+};
+
+pub use crate::pfc_tx::{MAX_QUEUES, QUEUE_COUNTS, WIDTHS};
+
+/// One clock's inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcFrameIn {
+    pub reset: bool,
+    pub cfg_pfc: bool,
+    /// The source address, first byte on the wire in bits 47:40.
+    pub cfg_sa: u64,
+    pub cfg_priorities: [u8; MAX_QUEUES],
+    pub cfg_pause_quanta: [u16; MAX_QUEUES],
+    pub frame_start: bool,
+    pub frame_queues: u8,
+    pub frame_zero: u8,
+}
+
+/// What the block shows during one clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcFrameOut {
+    pub tx_valid: bool,
+    /// Byte lane i at bits 8i+7:8i (the low 32 bits at 32 bits a clock). The port is
+    /// defined only while `tx_valid` is high; every back end shows 0 otherwise.
+    pub tx_data: u64,
+    pub tx_last: bool,
+}
+
+/// The Rust cycle twin of `iblink_pfc_frame`.
+#[derive(Clone, Debug)]
+pub struct PfcFrameTwin {
+    queues: usize,
+    width: usize,
+    sending: bool,
+    next_word: u8,
+    crc: u32,
+    step: [Xor32; 32],
+    pad: [Xor32; 32],
+}
+
+impl PfcFrameTwin {
+    pub fn new(queues: usize, width: usize) -> Self {
+        assert!(QUEUE_COUNTS.contains(&queues) && WIDTHS.contains(&width), "PfcFrameTwin: {queues} queues at {width} bits");
+        Self { queues, width, sending: false, next_word: 0, crc: crc32::INIT, step: crc32::equations(width), pad: crc32::equations(32) }
+    }
+
+    fn words(&self) -> u8 {
+        (512 / self.width) as u8
+    }
+
+    /// Bytes 0..59 of the frame for these inputs (60..63 left 0).
+    fn body(&self, i: &PfcFrameIn) -> [u8; 64] {
+        let mut b = [0u8; 64];
+        b[..6].copy_from_slice(&[0x01, 0x80, 0xc2, 0x00, 0x00, 0x01]);
+        for k in 0..6 {
+            b[6 + k] = (i.cfg_sa >> (40 - 8 * k)) as u8;
+        }
+        b[12..14].copy_from_slice(&[0x88, 0x08]);
+        if i.cfg_pfc {
+            b[14..16].copy_from_slice(&[0x01, 0x01]);
+            let mut enable = 0u8;
+            let mut times = [0u16; 8];
+            for q in (0..self.queues).filter(|q| i.frame_queues >> q & 1 == 1) {
+                enable |= i.cfg_priorities[q];
+                if i.frame_zero >> q & 1 == 0 {
+                    for (p, t) in times.iter_mut().enumerate() {
+                        if i.cfg_priorities[q] >> p & 1 == 1 {
+                            *t |= i.cfg_pause_quanta[q];
+                        }
+                    }
+                }
+            }
+            b[17] = enable;
+            for (p, t) in times.iter().enumerate() {
+                b[18 + 2 * p..20 + 2 * p].copy_from_slice(&t.to_be_bytes());
+            }
+        } else {
+            b[14..16].copy_from_slice(&[0x00, 0x01]);
+            let pt = if i.frame_zero & 1 == 1 { 0 } else { i.cfg_pause_quanta[0] };
+            b[16..18].copy_from_slice(&pt.to_be_bytes());
+        }
+        b
+    }
+
+    fn word(&self, i: &PfcFrameIn) -> u8 {
+        if i.frame_start { 0 } else { self.next_word }
+    }
+}
+
+impl Twin for PfcFrameTwin {
+    type In = PfcFrameIn;
+    type Out = PfcFrameOut;
+
+    fn eval(&self, i: &PfcFrameIn) -> PfcFrameOut {
+        let tx_valid = i.frame_start || self.sending;
+        let w = self.word(i);
+        let last = w == self.words() - 1;
+        let n = self.width / 8;
+        let tx_data = if !tx_valid {
+            0
+        } else if last && self.width == 64 {
+            ((!crc32::eval(&self.pad, self.crc, 0)) as u64) << 32
+        } else if last {
+            (!self.crc) as u64
+        } else {
+            let b = self.body(i);
+            // The Verilog's word select: 4 bits at 32 bits a clock, 3 at 64.
+            let at = (w as usize % self.words() as usize) * n;
+            b[at..at + n].iter().rev().fold(0u64, |x, &y| x << 8 | y as u64)
+        };
+        PfcFrameOut { tx_valid, tx_data, tx_last: tx_valid && last }
+    }
+
+    fn tick(&mut self, i: &PfcFrameIn) {
+        let o = self.eval(i);
+        if o.tx_valid {
+            let prev = if i.frame_start { crc32::INIT } else { self.crc };
+            self.crc = crc32::eval(&self.step, prev, o.tx_data);
+        }
+        if i.reset {
+            self.sending = false;
+            self.next_word = 0;
+        } else if o.tx_valid {
+            let w = self.word(i);
+            self.sending = w != self.words() - 1;
+            self.next_word = (w + 1) & 0xf;
+        }
+    }
+}
+
+/// The block for rust-hdl with `Q` queues at `W` bits; `M = 8 * Q`, `B = 16 * Q`.
+#[derive(LogicBlock)]
+pub struct PfcFrameUnit<const Q: usize, const W: usize, const M: usize, const B: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub cfg_pfc: Signal<In, Bit>,
+    pub cfg_sa: Signal<In, Bits<48>>,
+    pub cfg_priorities: Signal<In, Bits<M>>,
+    pub cfg_pause_quanta: Signal<In, Bits<B>>,
+    pub frame_start: Signal<In, Bit>,
+    pub frame_queues: Signal<In, Bits<Q>>,
+    pub frame_zero: Signal<In, Bits<Q>>,
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_data: Signal<Out, Bits<W>>,
+    pub tx_last: Signal<Out, Bit>,
+    twin: Opaque<PfcFrameTwin>,
+}
+
+impl<const Q: usize, const W: usize, const M: usize, const B: usize> Default for PfcFrameUnit<Q, W, M, B> {
+    fn default() -> Self {
+        assert!(M == 8 * Q && B == 16 * Q, "PfcFrameUnit<{Q}, {W}, {M}, {B}>");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            cfg_pfc: Default::default(),
+            cfg_sa: Default::default(),
+            cfg_priorities: Default::default(),
+            cfg_pause_quanta: Default::default(),
+            frame_start: Default::default(),
+            frame_queues: Default::default(),
+            frame_zero: Default::default(),
+            tx_valid: Default::default(),
+            tx_data: Default::default(),
+            tx_last: Default::default(),
+            twin: Opaque(PfcFrameTwin::new(Q, W)),
+        }
+    }
+}
+
+impl<const Q: usize, const W: usize, const M: usize, const B: usize> Logic for PfcFrameUnit<Q, W, M, B> {
+    fn update(&mut self) {
+        let pr = read_words::<M>(&self.cfg_priorities.val());
+        let pt = read_words::<B>(&self.cfg_pause_quanta.val());
+        let i = PfcFrameIn {
+            reset: self.reset.val(),
+            cfg_pfc: self.cfg_pfc.val(),
+            cfg_sa: self.cfg_sa.val().to_u64(),
+            cfg_priorities: std::array::from_fn(|q| if q < Q { field(&pr, q, 8) as u8 } else { 0 }),
+            cfg_pause_quanta: std::array::from_fn(|q| if q < Q { field(&pt, q, 16) as u16 } else { 0 }),
+            frame_start: self.frame_start.val(),
+            frame_queues: self.frame_queues.val().to_u64() as u8,
+            frame_zero: self.frame_zero.val().to_u64() as u8,
+        };
+        if self.clock.pos_edge() {
+            self.twin.tick(&i);
+        }
+        let o = self.twin.eval(&i);
+        self.tx_valid.next = o.tx_valid;
+        self.tx_data.next = (o.tx_data & mask(W)).into();
+        self.tx_last.next = o.tx_last;
+    }
+
+    fn connect(&mut self) {
+        self.tx_valid.connect();
+        self.tx_data.connect();
+        self.tx_last.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        rust_hdl_wrapper(self, SOURCE.module, &params(Q, W), &source_with_equations())
+    }
+}
+
+/// The module's text with the equations modules it instantiates.
+fn source_with_equations() -> String {
+    let mut s = SOURCE.text.to_string();
+    for w in WIDTHS {
+        s.push_str(&xor_module(w).text);
+    }
+    s
+}
+
+/// The module's parameters.
+pub fn params(queues: usize, width: usize) -> Vec<(String, String)> {
+    vec![("QUEUES".to_string(), queues.to_string()), ("DATA_WIDTH".to_string(), width.to_string())]
+}
+
+/// `hdl_out/iblink_pfc_frame.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit("pfc_frame", vec![("parameters".into(), "QUEUES = 1..8, DATA_WIDTH = 32 or 64".into())])
+}
+
+/// `hdl_out/iblink_crc32_xor_w<width>.v`.
+pub fn xor_module(width: usize) -> EmittedModule {
+    crc32::xor_module(width, "pfc_frame")
+}
+
+/// The builder with `queues` queues at `width` bits (`iblink_pfc_frame_q<queues>_w<width>`):
+/// the hand-written module and both equations modules (it names both; at 32 bits one is
+/// elaborated).
+pub fn variant(queues: usize, width: usize) -> Variant {
+    let mut modules = vec![module()];
+    modules.extend(WIDTHS.iter().map(|&w| xor_module(w)));
+    Variant {
+        name: format!("iblink_pfc_frame_q{queues}_w{width}"),
+        block: "pfc_frame",
+        top: SOURCE.module.to_string(),
+        params: params(queues, width),
+        modules,
+        ports: crate::with_pfc_frame!((queues, width), |T| crate::io::top_ports(&T::default()),
+            _ => panic!("PFC frame builder: {queues} queues at {width} bits is not generated")),
+    }
+}
+
+impl<const Q: usize, const W: usize, const M: usize, const B: usize> HdlIo for PfcFrameUnit<Q, W, M, B> {
+    type In = PfcFrameIn;
+    type Out = PfcFrameOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("reset"),
+        PortSpec::new("cfg_pfc"),
+        PortSpec::new("cfg_sa"),
+        PortSpec::new("cfg_priorities"),
+        PortSpec::new("cfg_pause_quanta"),
+        PortSpec::new("frame_start"),
+        PortSpec::new("frame_queues"),
+        PortSpec::new("frame_zero"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("tx_valid"), PortSpec::new("tx_data"), PortSpec::new("tx_last")];
+
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &PfcFrameIn) {
+        let qm = mask(Q);
+        let mut pr = [0u64; 1];
+        pack_fields(&i.cfg_priorities[..Q], 8, &mut pr);
+        let mut pt = [0u64; 2];
+        pack_fields(&i.cfg_pause_quanta[..Q], 16, &mut pt);
+        self.reset.next = i.reset;
+        self.cfg_pfc.next = i.cfg_pfc;
+        self.cfg_sa.next = (i.cfg_sa & mask(48)).into();
+        self.cfg_priorities.next = bits_from_words::<M>(&pr);
+        self.cfg_pause_quanta.next = bits_from_words::<B>(&pt);
+        self.frame_start.next = i.frame_start;
+        self.frame_queues.next = (i.frame_queues as u64 & qm).into();
+        self.frame_zero.next = (i.frame_zero as u64 & qm).into();
+    }
+    fn sample(&self) -> PfcFrameOut {
+        let v = self.tx_valid.val();
+        PfcFrameOut { tx_valid: v, tx_data: if v { self.tx_data.val().to_u64() } else { 0 }, tx_last: self.tx_last.val() }
+    }
+    fn pack(i: &PfcFrameIn, slots: &mut [u64]) {
+        let qm = mask(Q);
+        let n = B.div_ceil(64);
+        slots[0] = i.reset as u64;
+        slots[1] = i.cfg_pfc as u64;
+        slots[2] = i.cfg_sa & mask(48);
+        slots[3] = 0;
+        pack_fields(&i.cfg_priorities[..Q], 8, &mut slots[3..4]);
+        slots[4..4 + n].fill(0);
+        pack_fields(&i.cfg_pause_quanta[..Q], 16, &mut slots[4..4 + n]);
+        let s = &mut slots[4 + n..];
+        s[0] = i.frame_start as u64;
+        s[1] = i.frame_queues as u64 & qm;
+        s[2] = i.frame_zero as u64 & qm;
+    }
+    fn unpack(slots: &[u64]) -> PfcFrameOut {
+        let v = slots[0] & 1 == 1;
+        PfcFrameOut { tx_valid: v, tx_data: if v { slots[1] & mask(W) } else { 0 }, tx_last: slots[2] & 1 == 1 }
+    }
+}
+
+pub type PfcFrameQ1W32 = PfcFrameUnit<1, 32, 8, 16>;
+pub type PfcFrameQ2W32 = PfcFrameUnit<2, 32, 16, 32>;
+pub type PfcFrameQ3W32 = PfcFrameUnit<3, 32, 24, 48>;
+pub type PfcFrameQ4W32 = PfcFrameUnit<4, 32, 32, 64>;
+pub type PfcFrameQ5W32 = PfcFrameUnit<5, 32, 40, 80>;
+pub type PfcFrameQ6W32 = PfcFrameUnit<6, 32, 48, 96>;
+pub type PfcFrameQ7W32 = PfcFrameUnit<7, 32, 56, 112>;
+pub type PfcFrameQ8W32 = PfcFrameUnit<8, 32, 64, 128>;
+pub type PfcFrameQ1W64 = PfcFrameUnit<1, 64, 8, 16>;
+pub type PfcFrameQ2W64 = PfcFrameUnit<2, 64, 16, 32>;
+pub type PfcFrameQ3W64 = PfcFrameUnit<3, 64, 24, 48>;
+pub type PfcFrameQ4W64 = PfcFrameUnit<4, 64, 32, 64>;
+pub type PfcFrameQ5W64 = PfcFrameUnit<5, 64, 40, 80>;
+pub type PfcFrameQ6W64 = PfcFrameUnit<6, 64, 48, 96>;
+pub type PfcFrameQ7W64 = PfcFrameUnit<7, 64, 56, 112>;
+pub type PfcFrameQ8W64 = PfcFrameUnit<8, 64, 64, 128>;
