@@ -21,9 +21,15 @@ pub struct Xor32 {
 /// The register after absorbing `width` bits (lane 0 = bits 7:0 first, bit 0 of each
 /// byte first), bit `j` at `[j]`.
 pub fn equations(width: usize) -> [Xor32; 32] {
+    equations_then_zeros(width, 0)
+}
+
+/// The register after `width` bits of data and then `zeros` zero bits.
+pub fn equations_then_zeros(width: usize, zeros: usize) -> [Xor32; 32] {
     let mut reg: [Xor32; 32] = std::array::from_fn(|j| Xor32 { state: 1 << j, data: 0 });
-    for bit in 0..width {
-        let fb = Xor32 { state: reg[0].state, data: reg[0].data ^ (1u64 << bit) };
+    for bit in 0..width + zeros {
+        let d = if bit < width { 1u64 << bit } else { 0 };
+        let fb = Xor32 { state: reg[0].state, data: reg[0].data ^ d };
         for j in 0..31 {
             reg[j] = reg[j + 1];
         }
@@ -48,20 +54,25 @@ pub fn eval(eq: &[Xor32; 32], prev: u32, data: u64) -> u32 {
     n
 }
 
-/// Name of the generated module for `width`-bit words.
-pub fn xor_module_name(width: usize) -> String {
-    format!("iblink_crc32_xor_w{width}")
+/// Name of the generated module for `width`-bit words (then `zeros` zero bits).
+pub fn xor_module_name(width: usize, zeros: usize) -> String {
+    if zeros == 0 {
+        format!("iblink_crc32_xor_w{width}")
+    } else {
+        format!("iblink_crc32_xor_w{width}_z{zeros}")
+    }
 }
 
-/// `hdl_out/iblink_crc32_xor_w<width>.v`: one flat XOR per register bit.
-pub fn xor_module(width: usize, block: &'static str) -> EmittedModule {
-    let name = xor_module_name(width);
+/// `hdl_out/iblink_crc32_xor_w<width>[_z<zeros>].v`: one flat XOR per register bit, the
+/// register after a word of `width` bits and then `zeros` zero bits.
+pub fn xor_module(width: usize, zeros: usize, block: &'static str) -> EmittedModule {
+    let name = xor_module_name(width, zeros);
     let mut v = String::new();
     let _ = writeln!(
         v,
         "`default_nettype none\n\
          // {name}: the Ethernet FCS (CRC-32, poly 0x04C11DB7 reflected) next-state\n\
-         // equations for words of {width} bits, derived at generation time by running the\n\
+         // equations for words of {width} bits{}, derived at generation time by running the\n\
          // bit-serial LFSR on symbols (crates/rtl/src/crc32.rs).\n\
          module {name} (\n\
          \x20   // The register before this word (the reflected LFSR state)\n\
@@ -71,16 +82,21 @@ pub fn xor_module(width: usize, block: &'static str) -> EmittedModule {
          \x20   // The register after the word\n\
          \x20   output wire [31:0] next\n\
          );\n",
+        if zeros > 0 { format!(" then {zeros} zero bits") } else { String::new() },
         width - 1
     );
-    for (j, t) in equations(width).iter().enumerate() {
+    for (j, t) in equations_then_zeros(width, zeros).iter().enumerate() {
         let mut terms: Vec<String> = (0..32).filter(|i| t.state >> i & 1 == 1).map(|i| format!("prev[{i}]")).collect();
         terms.extend((0..width).filter(|i| t.data >> i & 1 == 1).map(|i| format!("data[{i}]")));
         let rhs = if terms.is_empty() { "1'b0".to_string() } else { terms.join(" ^ ") };
         let _ = writeln!(v, "assign next[{j}] = {rhs};");
     }
     v.push_str("\nendmodule\n`default_nettype wire\n");
-    crate::emit::generated(&name, block, vec![("data_width".into(), width.to_string())], &v)
+    let mut config = vec![("data_width".into(), width.to_string())];
+    if zeros > 0 {
+        config.push(("zero_bits_after".into(), zeros.to_string()));
+    }
+    crate::emit::generated(&name, block, config, &v)
 }
 
 #[cfg(test)]

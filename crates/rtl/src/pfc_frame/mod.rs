@@ -18,7 +18,9 @@
 //!
 //! # Cycle contract
 //! `tx_valid` is high with the first word in the clock `frame_start` is high
-//! (combinational), then one word a clock, `tx_last` with word `512/W - 1`.
+//! (combinational: the DA and SA bytes), then one word a clock from a register built the
+//! clock before, `tx_last` with word `512/W - 1`. `tx_data` is defined only while
+//! `tx_valid` is high.
 
 use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
 use crate::crc32::{self, Xor32};
@@ -68,14 +70,26 @@ pub struct PfcFrameTwin {
     sending: bool,
     next_word: u8,
     crc: u32,
+    /// The next word, built the clock before it goes out.
+    data_r: u64,
     step: [Xor32; 32],
-    pad: [Xor32; 32],
+    /// At 64 bits: a word then the 32 zero bits of padding before the FCS.
+    step_pad: [Xor32; 32],
 }
 
 impl PfcFrameTwin {
     pub fn new(queues: usize, width: usize) -> Self {
         assert!(QUEUE_COUNTS.contains(&queues) && WIDTHS.contains(&width), "PfcFrameTwin: {queues} queues at {width} bits");
-        Self { queues, width, sending: false, next_word: 0, crc: crc32::INIT, step: crc32::equations(width), pad: crc32::equations(32) }
+        Self {
+            queues,
+            width,
+            sending: false,
+            next_word: 0,
+            crc: crc32::INIT,
+            data_r: 0,
+            step: crc32::equations(width),
+            step_pad: crc32::equations_then_zeros(width, 32),
+        }
     }
 
     fn words(&self) -> u8 {
@@ -119,6 +133,13 @@ impl PfcFrameTwin {
     fn word(&self, i: &PfcFrameIn) -> u8 {
         if i.frame_start { 0 } else { self.next_word }
     }
+
+    /// Word `idx` of the body (the Verilog's word select: 4 bits at 32 bits, 3 at 64).
+    fn body_word(&self, i: &PfcFrameIn, idx: u8) -> u64 {
+        let n = self.width / 8;
+        let at = (idx as usize % self.words() as usize) * n;
+        self.body(i)[at..at + n].iter().rev().fold(0u64, |x, &y| x << 8 | y as u64)
+    }
 }
 
 impl Twin for PfcFrameTwin {
@@ -127,35 +148,35 @@ impl Twin for PfcFrameTwin {
 
     fn eval(&self, i: &PfcFrameIn) -> PfcFrameOut {
         let tx_valid = i.frame_start || self.sending;
-        let w = self.word(i);
-        let last = w == self.words() - 1;
-        let n = self.width / 8;
-        let tx_data = if !tx_valid {
-            0
-        } else if last && self.width == 64 {
-            ((!crc32::eval(&self.pad, self.crc, 0)) as u64) << 32
-        } else if last {
-            (!self.crc) as u64
-        } else {
-            let b = self.body(i);
-            // The Verilog's word select: 4 bits at 32 bits a clock, 3 at 64.
-            let at = (w as usize % self.words() as usize) * n;
-            b[at..at + n].iter().rev().fold(0u64, |x, &y| x << 8 | y as u64)
+        let last = self.word(i) == self.words() - 1;
+        let tx_data = match (tx_valid, i.frame_start) {
+            (false, _) => 0,
+            (true, true) => self.body_word(i, 0),
+            (true, false) => self.data_r,
         };
         PfcFrameOut { tx_valid, tx_data, tx_last: tx_valid && last }
     }
 
     fn tick(&mut self, i: &PfcFrameIn) {
         let o = self.eval(i);
+        let w = self.word(i);
         if o.tx_valid {
             let prev = if i.frame_start { crc32::INIT } else { self.crc };
-            self.crc = crc32::eval(&self.step, prev, o.tx_data);
+            let next = crc32::eval(&self.step, prev, o.tx_data);
+            let idx = (w + 1) & 0xf;
+            self.data_r = if idx != self.words() - 1 {
+                self.body_word(i, idx)
+            } else if self.width == 64 {
+                ((!crc32::eval(&self.step_pad, prev, o.tx_data)) as u64) << 32
+            } else {
+                (!next) as u64
+            };
+            self.crc = next;
         }
         if i.reset {
             self.sending = false;
             self.next_word = 0;
         } else if o.tx_valid {
-            let w = self.word(i);
             self.sending = w != self.words() - 1;
             self.next_word = (w + 1) & 0xf;
         }
@@ -238,8 +259,8 @@ impl<const Q: usize, const W: usize, const M: usize, const B: usize> Logic for P
 /// The module's text with the equations modules it instantiates.
 fn source_with_equations() -> String {
     let mut s = SOURCE.text.to_string();
-    for w in WIDTHS {
-        s.push_str(&xor_module(w).text);
+    for m in xor_modules() {
+        s.push_str(&m.text);
     }
     s
 }
@@ -254,17 +275,23 @@ pub fn module() -> EmittedModule {
     SOURCE.emit("pfc_frame", vec![("parameters".into(), "QUEUES = 1..8, DATA_WIDTH = 32 or 64".into())])
 }
 
-/// `hdl_out/iblink_crc32_xor_w<width>.v`.
+/// `hdl_out/iblink_crc32_xor_w<width>.v`: the register after a word.
 pub fn xor_module(width: usize) -> EmittedModule {
-    crc32::xor_module(width, "pfc_frame")
+    crc32::xor_module(width, 0, "pfc_frame")
+}
+
+/// The equations modules the builder names: a word of 32 or 64 bits, and at 64 bits a
+/// word then the 4 zero bytes before the FCS.
+pub fn xor_modules() -> Vec<EmittedModule> {
+    vec![xor_module(32), xor_module(64), crc32::xor_module(64, 32, "pfc_frame")]
 }
 
 /// The builder with `queues` queues at `width` bits (`iblink_pfc_frame_q<queues>_w<width>`):
-/// the hand-written module and both equations modules (it names both; at 32 bits one is
-/// elaborated).
+/// the hand-written module and the equations modules (it names all three; those of its
+/// width are elaborated).
 pub fn variant(queues: usize, width: usize) -> Variant {
     let mut modules = vec![module()];
-    modules.extend(WIDTHS.iter().map(|&w| xor_module(w)));
+    modules.extend(xor_modules());
     Variant {
         name: format!("iblink_pfc_frame_q{queues}_w{width}"),
         block: "pfc_frame",
