@@ -423,8 +423,8 @@ impl PfcTx {
 /// Why a received frame was not acted on (SPEC.md §9), in the order they are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RxDrop {
-    /// Shorter than 64 bytes.
-    Short,
+    /// Not 64 bytes long (a MAC control frame is 64 bytes, FCS included).
+    Length,
     /// The FCS does not match.
     Fcs,
     /// A MAC control frame (EtherType 0x8808) to another destination.
@@ -446,9 +446,10 @@ pub struct RxCounts {
 
 /// The receive side (SPEC.md §9): a good PAUSE or PFC frame loads per-priority pause
 /// timers, in clocks (quanta x `512 / datapath_bits`); a time of 0 releases, a new frame
-/// reloads. Frames addressed to the PAUSE address or carrying EtherType 0x8808 are
-/// checked (length, FCS, DA, EtherType, opcode, in that order) and the first failure is
-/// counted; other frames are data and not looked at.
+/// reloads. Frames of 14 bytes or more addressed to the PAUSE address or carrying
+/// EtherType 0x8808 are checked (length: 64 bytes exactly; FCS, DA, EtherType, opcode,
+/// in that order) and the first failure is counted; other frames are data and not
+/// looked at.
 #[derive(Clone, Debug)]
 pub struct PauseRx {
     clocks_per_quantum: u64,
@@ -483,6 +484,10 @@ impl PauseRx {
         if !Self::is_control(f) {
             return paused;
         }
+        if f.len() != FRAME_BYTES {
+            self.counts.dropped[RxDrop::Length as usize] += 1;
+            return paused;
+        }
         let qc = self.clocks_per_quantum;
         match PauseFrame::decode(f) {
             Ok(PauseFrame { kind: PauseKind::Pause { quanta }, .. }) => {
@@ -499,7 +504,7 @@ impl PauseRx {
             }
             Err(e) => {
                 let k = match e {
-                    E::Short { .. } => RxDrop::Short,
+                    E::Short { .. } => RxDrop::Length,
                     E::BadFcs { .. } => RxDrop::Fcs,
                     E::BadDa(_) => RxDrop::Da,
                     E::BadEtherType(_) => RxDrop::EtherType,
@@ -711,8 +716,10 @@ mod tests {
         data[0] = 0x02;
         data[12] = 0x08;
         data[13] = 0x00;
-        let cases: [(&[u8], Option<RxDrop>); 6] = [
-            (&good[..63], Some(RxDrop::Short)),
+        let long = [&good[..], &[0u8; 4][..]].concat();
+        let cases: [(&[u8], Option<RxDrop>); 7] = [
+            (&good[..63], Some(RxDrop::Length)),
+            (&long, Some(RxDrop::Length)),
             (&fcs, Some(RxDrop::Fcs)),
             (&refcs(da), Some(RxDrop::Da)),
             (&refcs(et), Some(RxDrop::EtherType)),
