@@ -7,7 +7,7 @@ use crate::vl::VL_CAPS;
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame", "pause_rx"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -40,6 +40,8 @@ pub enum RequestError {
     UnsupportedPfcTx { queues: usize, width: usize },
     #[error("a PAUSE/PFC frame builder with {queues} queues at {width} bits is not generated: 1 to 8 queues, 32 or 64 bits")]
     UnsupportedPfcFrame { queues: usize, width: usize },
+    #[error("a PAUSE/PFC receive side at {0} bits is not generated: 32 or 64 bits")]
+    UnsupportedPauseRx(usize),
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -220,6 +222,11 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
             }
         }
     }
+    if wants("pause_rx") {
+        for w in crate::pfc_tx::WIDTHS {
+            out.push(pause_rx_variant(w)?);
+        }
+    }
     if wants("failsafe") {
         for n in VL_CAPS {
             out.push(failsafe_variant(n)?);
@@ -373,4 +380,12 @@ pub fn pfc_frame_variant(queues: usize, width: usize) -> Result<Variant, Request
         return Err(RequestError::UnsupportedPfcFrame { queues, width });
     }
     Ok(crate::pfc_frame::variant(queues, width))
+}
+
+/// The PAUSE/PFC receive side at `width` bits a clock (SPEC.md §9).
+pub fn pause_rx_variant(width: usize) -> Result<Variant, RequestError> {
+    if !crate::pfc_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedPauseRx(width));
+    }
+    Ok(crate::pause_rx::variant(width))
 }

@@ -72,6 +72,13 @@ fn pfc_frame_interface() {
     insta::assert_snapshot!("pfc_frame_interface", s);
 }
 
+/// PAUSE/PFC receive side: the module's ports at 32 and 64 bits.
+#[test]
+fn pause_rx_interface() {
+    let s: String = [32, 64].iter().map(|&w| iblink_rtl::catalog::pause_rx_variant(w).unwrap().interface()).collect();
+    insta::assert_snapshot!("pause_rx_interface", s);
+}
+
 /// The Ethernet FCS equations at 32 bits a clock (the builder's register step).
 #[test]
 fn crc32_xor_w32_snapshot() {

@@ -22,6 +22,8 @@ mod link_port_failsafe;
 mod link_rx;
 #[path = "../../rtl/src/link_tx/lockstep.rs"]
 mod link_tx;
+#[path = "../../rtl/src/pause_rx/lockstep.rs"]
+mod pause_rx;
 #[path = "../../rtl/src/pfc_frame/lockstep.rs"]
 mod pfc_frame;
 #[path = "../../rtl/src/pfc_tx/lockstep.rs"]

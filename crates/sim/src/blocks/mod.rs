@@ -18,6 +18,8 @@ pub mod link_port_model;
 pub mod link_rx;
 #[path = "../../../rtl/src/link_tx/sim.rs"]
 pub mod link_tx;
+#[path = "../../../rtl/src/pause_rx/sim.rs"]
+pub mod pause_rx;
 #[path = "../../../rtl/src/pfc_frame/sim.rs"]
 pub mod pfc_frame;
 #[path = "../../../rtl/src/pfc_tx/sim.rs"]

@@ -1,0 +1,348 @@
+//! PAUSE/PFC receive side (SPEC.md §9): control frames checked (length, FCS, DA,
+//! EtherType, opcode), drops counted by cause, per-priority pause timers and `paused`.
+//!
+//! In this folder: the Verilog module `iblink_pause_rx.v` (parameters `DATA_WIDTH`,
+//! `COUNT_BITS`; it instantiates the generated `iblink_crc32_xor_w*`), and here its Rust
+//! cycle twin [`PauseRxTwin`], the rust-hdl block [`PauseRxUnit`] and the port binding.
+//! Reference model: `iblink_model::pfc::PauseRx`; lockstep: `lockstep.rs` here
+//! (stimulus and the model adapter: `sim.rs`).
+//!
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `reset` | in | synchronous: timers, counters and the frame in progress cleared |
+//! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | received frames, lane 0 first; `rx_keep` from lane 0 up on the last word |
+//! | `paused[8]` | out | priority p held by a received frame |
+//! | `cnt_pause`, `cnt_pfc` | out | good frames (16 bits, wrapping) |
+//! | `cnt_length`, `cnt_fcs`, `cnt_da`, `cnt_ethertype`, `cnt_opcode` | out | control frames dropped, by the first failed check |
+//!
+//! # Cycle contract
+//! A frame is decided in the clock of its last word; `paused` and the counters show it
+//! from the next clock, `paused` for as many clocks as its times say
+//! (quanta x `512 / W`).
+
+use crate::bits::mask;
+use crate::crc32::{self, Xor32};
+use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
+use crate::io::{HdlIo, Opaque, PortSpec};
+use crate::twin::Twin;
+use rust_hdl::prelude::*;
+
+/// The hand-written module.
+pub const SOURCE: VerilogSource = VerilogSource {
+    module: "iblink_pause_rx",
+    path: "crates/rtl/src/pause_rx/iblink_pause_rx.v",
+    text: include_str!("iblink_pause_rx.v"),
+};
+
+pub use crate::pfc_tx::WIDTHS;
+/// Bits of each counter in the generated variants.
+pub const COUNT_BITS: usize = 16;
+/// The CRC-32 register after a frame and its own FCS.
+pub const RESIDUE: u32 = 0xDEBB_20E3;
+/// Counter order: good PAUSE, good PFC, then drops by cause (the model's `RxDrop` order).
+pub const COUNTERS: [&str; 7] = ["cnt_pause", "cnt_pfc", "cnt_length", "cnt_fcs", "cnt_da", "cnt_ethertype", "cnt_opcode"];
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PauseRxIn {
+    pub reset: bool,
+    pub rx_valid: bool,
+    pub rx_data: u64,
+    pub rx_keep: u8,
+    pub rx_last: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PauseRxOut {
+    pub paused: u8,
+    /// In [`COUNTERS`] order.
+    pub counts: [u16; 7],
+}
+
+/// The Rust cycle twin of `iblink_pause_rx` at `width` bits a clock.
+#[derive(Clone, Debug)]
+pub struct PauseRxTwin {
+    width: usize,
+    idx: u8,
+    long: bool,
+    /// Bytes 0.. of the frame so far (the header words).
+    hdr: [u8; 40],
+    crc: u32,
+    timers: [u32; 8],
+    counts: [u16; 7],
+    step: [Xor32; 32],
+}
+
+impl PauseRxTwin {
+    pub fn new(width: usize) -> Self {
+        assert!(WIDTHS.contains(&width), "PauseRxTwin: {width} bits");
+        Self { width, idx: 0, long: false, hdr: [0; 40], crc: crc32::INIT, timers: [0; 8], counts: [0; 7], step: crc32::equations(width) }
+    }
+
+    fn bytes(&self) -> usize {
+        self.width / 8
+    }
+
+    fn hdr_words(&self) -> usize {
+        34usize.div_ceil(self.bytes())
+    }
+
+    /// The header with the current word in place.
+    fn head(&self, i: &PauseRxIn) -> [u8; 40] {
+        let mut h = self.hdr;
+        let n = self.bytes();
+        let k = self.idx as usize;
+        if !self.long && k < self.hdr_words() {
+            for b in 0..n {
+                h[k * n + b] = (i.rx_data >> (8 * b)) as u8;
+            }
+        }
+        h
+    }
+}
+
+impl Twin for PauseRxTwin {
+    type In = PauseRxIn;
+    type Out = PauseRxOut;
+
+    fn eval(&self, _i: &PauseRxIn) -> PauseRxOut {
+        PauseRxOut { paused: self.timers.iter().enumerate().fold(0, |m, (p, &t)| m | (((t != 0) as u8) << p)), counts: self.counts }
+    }
+
+    fn tick(&mut self, i: &PauseRxIn) {
+        let n = self.bytes();
+        let qc_bits = (512 / self.width).trailing_zeros();
+        let head = self.head(i);
+        let first = self.idx == 0 && !self.long;
+        let data = i.rx_data & mask(self.width);
+        let crc_next = crc32::eval(&self.step, if first { crc32::INIT } else { self.crc }, data);
+        let keep = (i.rx_keep as u64 & mask(n)).count_ones() as usize;
+        let bytes = self.idx as usize * n + keep;
+        let ge14 = self.long || bytes >= 14;
+        let is64 = !self.long && self.idx as usize == 64 / n - 1 && keep == n;
+        let be16 = |b: usize| u16::from_be_bytes([head[b], head[b + 1]]);
+        let da_ok = head[..6] == [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
+        let type_ok = be16(12) == 0x8808;
+        let done = i.rx_valid && i.rx_last;
+        let control = done && ge14 && (da_ok || type_ok);
+        let fcs_ok = crc_next == RESIDUE;
+        // The counter to step (COUNTERS order), and the frame's timers if good.
+        let mut which = None;
+        let mut load: Option<(u8, [u16; 8])> = None;
+        if control {
+            which = Some(if !is64 {
+                2
+            } else if !fcs_ok {
+                3
+            } else if !da_ok {
+                4
+            } else if !type_ok {
+                5
+            } else {
+                let f16 = be16(16);
+                match be16(14) {
+                    0x0001 => {
+                        load = Some((0xff, [f16; 8]));
+                        0
+                    }
+                    0x0101 => {
+                        load = Some((f16 as u8, std::array::from_fn(|p| be16(18 + 2 * p))));
+                        1
+                    }
+                    _ => 6,
+                }
+            });
+        }
+        if i.rx_valid {
+            self.hdr = head;
+            self.crc = crc_next;
+        }
+        let tmask = mask(16 + qc_bits as usize) as u32;
+        for (p, t) in self.timers.iter_mut().enumerate() {
+            *t = match load {
+                _ if i.reset => 0,
+                Some((en, q)) if en >> p & 1 == 1 => ((q[p] as u32) << qc_bits) & tmask,
+                _ => t.saturating_sub(1),
+            };
+        }
+        if i.reset {
+            self.idx = 0;
+            self.long = false;
+            self.counts = [0; 7];
+            return;
+        }
+        if done {
+            self.idx = 0;
+            self.long = false;
+        } else if i.rx_valid {
+            if self.idx == 15 {
+                self.long = true;
+            } else {
+                self.idx += 1;
+            }
+        }
+        if let Some(c) = which {
+            self.counts[c] = self.counts[c].wrapping_add(1);
+        }
+    }
+}
+
+/// The block for rust-hdl at `W` bits a clock; `K = W / 8`.
+#[derive(LogicBlock)]
+pub struct PauseRxUnit<const W: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub rx_valid: Signal<In, Bit>,
+    pub rx_data: Signal<In, Bits<W>>,
+    pub rx_keep: Signal<In, Bits<K>>,
+    pub rx_last: Signal<In, Bit>,
+    pub paused: Signal<Out, Bits<8>>,
+    pub cnt_pause: Signal<Out, Bits<16>>,
+    pub cnt_pfc: Signal<Out, Bits<16>>,
+    pub cnt_length: Signal<Out, Bits<16>>,
+    pub cnt_fcs: Signal<Out, Bits<16>>,
+    pub cnt_da: Signal<Out, Bits<16>>,
+    pub cnt_ethertype: Signal<Out, Bits<16>>,
+    pub cnt_opcode: Signal<Out, Bits<16>>,
+    twin: Opaque<PauseRxTwin>,
+}
+
+impl<const W: usize, const K: usize> Default for PauseRxUnit<W, K> {
+    fn default() -> Self {
+        assert!(K * 8 == W, "PauseRxUnit<{W}, {K}>");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            rx_valid: Default::default(),
+            rx_data: Default::default(),
+            rx_keep: Default::default(),
+            rx_last: Default::default(),
+            paused: Default::default(),
+            cnt_pause: Default::default(),
+            cnt_pfc: Default::default(),
+            cnt_length: Default::default(),
+            cnt_fcs: Default::default(),
+            cnt_da: Default::default(),
+            cnt_ethertype: Default::default(),
+            cnt_opcode: Default::default(),
+            twin: Opaque(PauseRxTwin::new(W)),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> PauseRxUnit<W, K> {
+    fn counters(&mut self) -> [&mut Signal<Out, Bits<16>>; 7] {
+        [&mut self.cnt_pause, &mut self.cnt_pfc, &mut self.cnt_length, &mut self.cnt_fcs, &mut self.cnt_da, &mut self.cnt_ethertype, &mut self.cnt_opcode]
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for PauseRxUnit<W, K> {
+    fn update(&mut self) {
+        let i = PauseRxIn {
+            reset: self.reset.val(),
+            rx_valid: self.rx_valid.val(),
+            rx_data: self.rx_data.val().to_u64(),
+            rx_keep: self.rx_keep.val().to_u64() as u8,
+            rx_last: self.rx_last.val(),
+        };
+        if self.clock.pos_edge() {
+            self.twin.tick(&i);
+        }
+        let o = self.twin.eval(&i);
+        self.paused.next = (o.paused as u64).into();
+        for (s, c) in self.counters().into_iter().zip(o.counts) {
+            s.next = (c as u64).into();
+        }
+    }
+
+    fn connect(&mut self) {
+        self.paused.connect();
+        for s in self.counters() {
+            s.connect();
+        }
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut core = SOURCE.text.to_string();
+        for w in WIDTHS {
+            core.push_str(&crate::pfc_frame::xor_module(w).text);
+        }
+        rust_hdl_wrapper(self, SOURCE.module, &params(W), &core)
+    }
+}
+
+pub fn params(width: usize) -> Vec<(String, String)> {
+    vec![("DATA_WIDTH".to_string(), width.to_string()), ("COUNT_BITS".to_string(), COUNT_BITS.to_string())]
+}
+
+/// `hdl_out/iblink_pause_rx.v`.
+pub fn module() -> EmittedModule {
+    SOURCE.emit("pause_rx", vec![("parameters".into(), "DATA_WIDTH = 32 or 64, COUNT_BITS (counter width)".into())])
+}
+
+/// The receive side at `width` bits (`iblink_pause_rx_w<width>`), with the equations
+/// modules it names.
+pub fn variant(width: usize) -> Variant {
+    let mut modules = vec![module()];
+    modules.extend(WIDTHS.iter().map(|&w| crate::pfc_frame::xor_module(w)));
+    Variant {
+        name: format!("iblink_pause_rx_w{width}"),
+        block: "pause_rx",
+        top: SOURCE.module.to_string(),
+        params: params(width),
+        modules,
+        ports: match width {
+            32 => crate::io::top_ports(&PauseRxW32::default()),
+            64 => crate::io::top_ports(&PauseRxW64::default()),
+            _ => panic!("PAUSE RX: {width} bits is not generated"),
+        },
+    }
+}
+
+impl<const W: usize, const K: usize> HdlIo for PauseRxUnit<W, K> {
+    type In = PauseRxIn;
+    type Out = PauseRxOut;
+    const INPUTS: &'static [PortSpec] = &[
+        PortSpec::new("reset"),
+        PortSpec::new("rx_valid"),
+        PortSpec::new("rx_data"),
+        PortSpec::new("rx_keep"),
+        PortSpec::new("rx_last"),
+    ];
+    const OUTPUTS: &'static [PortSpec] = &[
+        PortSpec::new("paused"),
+        PortSpec::new("cnt_pause"),
+        PortSpec::new("cnt_pfc"),
+        PortSpec::new("cnt_length"),
+        PortSpec::new("cnt_fcs"),
+        PortSpec::new("cnt_da"),
+        PortSpec::new("cnt_ethertype"),
+        PortSpec::new("cnt_opcode"),
+    ];
+    fn clock(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+    fn drive(&mut self, i: &PauseRxIn) {
+        self.reset.next = i.reset;
+        self.rx_valid.next = i.rx_valid;
+        self.rx_data.next = (i.rx_data & mask(W)).into();
+        self.rx_keep.next = (i.rx_keep as u64 & mask(K)).into();
+        self.rx_last.next = i.rx_last;
+    }
+    fn sample(&self) -> PauseRxOut {
+        let c = [&self.cnt_pause, &self.cnt_pfc, &self.cnt_length, &self.cnt_fcs, &self.cnt_da, &self.cnt_ethertype, &self.cnt_opcode];
+        PauseRxOut { paused: self.paused.val().to_u64() as u8, counts: c.map(|s| s.val().to_u64() as u16) }
+    }
+    fn pack(i: &PauseRxIn, slots: &mut [u64]) {
+        slots[0] = i.reset as u64;
+        slots[1] = i.rx_valid as u64;
+        slots[2] = i.rx_data & mask(W);
+        slots[3] = i.rx_keep as u64 & mask(K);
+        slots[4] = i.rx_last as u64;
+    }
+    fn unpack(slots: &[u64]) -> PauseRxOut {
+        PauseRxOut { paused: slots[0] as u8, counts: std::array::from_fn(|k| slots[1 + k] as u16) }
+    }
+}
+
+pub type PauseRxW32 = PauseRxUnit<32, 4>;
+pub type PauseRxW64 = PauseRxUnit<64, 8>;

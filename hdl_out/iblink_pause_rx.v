@@ -1,0 +1,180 @@
+// iblink_pause_rx: emitted by iblink-rtl 0.1.0 (rust-hdl 0.46) from
+// crates/rtl/src/pause_rx/iblink_pause_rx.v. Do not edit here:
+// edit the source, run `make emit` and review the diff.
+// block: pause_rx
+// config: parameters = DATA_WIDTH = 32 or 64, COUNT_BITS (counter width)
+`default_nettype none
+// iblink_pause_rx: the receive side of Ethernet PAUSE/PFC flow control (SPEC.md 9). It
+// watches the frames the MAC receives; a frame of 14 bytes or more to the PAUSE address
+// 01-80-C2-00-00-01 or with EtherType 0x8808 is a control frame and is checked: 64
+// bytes long, FCS good (the CRC-32 over the whole frame leaves the residue 0xDEBB20E3),
+// DA, EtherType, then opcode 0x0001 (PAUSE) or 0x0101 (PFC). The first failure is
+// counted and nothing else happens. A good frame loads the pause timers of its
+// priorities (all eight for PAUSE, the enabled ones for PFC) with its times in clocks
+// (quanta x 512/DATA_WIDTH); paused[p] is high while priority p's timer runs. A time of
+// 0 releases; a new frame reloads. Other frames are data and are not looked at.
+//
+// Cycle contract: the frame is decided in the clock of its last word (rx_valid and
+// rx_last); its timers and counters change at the end of that clock, so paused shows it
+// from the next clock, for exactly as many clocks as the frame says. rx_keep marks the
+// valid byte lanes of the last word (from lane 0 up); the other words are whole.
+module iblink_pause_rx #(
+    // Bits per clock: 32 or 64
+    parameter DATA_WIDTH = 64,
+    // Bits of each frame counter (they wrap)
+    parameter COUNT_BITS = 16
+) (
+    input  wire                    clock,
+    // Synchronous: timers, counters and the frame in progress cleared
+    input  wire                    reset,
+
+    // Received frames from the MAC, byte lane i at rx_data[8i+7:8i], lane 0 first
+    input  wire                    rx_valid,
+    input  wire [DATA_WIDTH-1:0]   rx_data,
+    input  wire [DATA_WIDTH/8-1:0] rx_keep,
+    input  wire                    rx_last,
+
+    // Priorities held by a received PAUSE/PFC frame
+    output wire [7:0]              paused,
+
+    // Good frames, and control frames dropped by cause
+    output reg  [COUNT_BITS-1:0]   cnt_pause,
+    output reg  [COUNT_BITS-1:0]   cnt_pfc,
+    output reg  [COUNT_BITS-1:0]   cnt_length,
+    output reg  [COUNT_BITS-1:0]   cnt_fcs,
+    output reg  [COUNT_BITS-1:0]   cnt_da,
+    output reg  [COUNT_BITS-1:0]   cnt_ethertype,
+    output reg  [COUNT_BITS-1:0]   cnt_opcode
+);
+
+localparam BYTES = DATA_WIDTH / 8;
+localparam WORDS = 64 / BYTES;
+localparam QC_BITS = (DATA_WIDTH == 64) ? 3 : 4;
+localparam TIMER_BITS = 16 + QC_BITS;
+// Words holding bytes 0..33 (DA to PT7)
+localparam HDR_WORDS = (34 + BYTES - 1) / BYTES;
+localparam integer LAST_I = WORDS - 1;
+localparam [3:0] LAST = LAST_I[3:0];
+localparam [COUNT_BITS-1:0] ONE = 1;
+
+// Words of this frame before the current one (idx), saturating: long.
+reg [3:0] idx;
+reg       long;
+wire      first = idx == 4'd0 && !long;
+
+// The frame so far: bytes 0..HDR_WORDS*BYTES-1, byte b at [8b+7:8b]; with the current
+// word in place (the fields of a short frame may be in it).
+reg  [HDR_WORDS*DATA_WIDTH-1:0] hdr;
+reg  [HDR_WORDS*DATA_WIDTH-1:0] head;
+integer w;
+always @(*) begin
+   head = hdr;
+   for (w = 0; w < HDR_WORDS; w = w + 1)
+      if (!long && {28'd0, idx} == w) head[DATA_WIDTH*w +: DATA_WIDTH] = rx_data;
+end
+
+// The FCS register over every byte of the frame.
+reg  [31:0] crc;
+wire [31:0] crc_next;
+generate
+   if (DATA_WIDTH == 64) begin : w64
+      iblink_crc32_xor_w64 step (.prev(first ? 32'hffff_ffff : crc), .data(rx_data), .next(crc_next));
+   end else begin : w32
+      iblink_crc32_xor_w32 step (.prev(first ? 32'hffff_ffff : crc), .data(rx_data), .next(crc_next));
+   end
+endgenerate
+
+// Bytes in the frame, at its last word: 14 or more; exactly 64.
+integer k;
+reg [7:0] bytes;
+always @(*) begin
+   bytes = (DATA_WIDTH == 64) ? {1'b0, idx, 3'd0} : {2'd0, idx, 2'd0};
+   for (k = 0; k < BYTES; k = k + 1) bytes = bytes + {7'd0, rx_keep[k]};
+end
+wire ge14 = long || bytes >= 8'd14;
+wire is64 = !long && idx == LAST && (&rx_keep);
+
+// The fields.
+wire da_ok   = head[47:0] == 48'h01_00_00_c2_80_01;
+wire type_ok = head[111:96] == 16'h08_88;
+wire [15:0] opcode = {head[119:112], head[127:120]};
+wire [15:0] f16 = {head[135:128], head[143:136]};  // PAUSE: the time; PFC: the enable vector
+wire control = ge14 && (da_ok || type_ok);
+wire done = rx_valid && rx_last;
+wire fcs_ok = crc_next == 32'hdebb_20e3;
+wire d_length = done && control && !is64;
+wire d_fcs = done && control && is64 && !fcs_ok;
+wire d_da = done && control && is64 && fcs_ok && !da_ok;
+wire d_type = done && control && is64 && fcs_ok && da_ok && !type_ok;
+wire good = done && control && is64 && fcs_ok && da_ok && type_ok;
+wire g_pause = good && opcode == 16'h0001;
+wire g_pfc = good && opcode == 16'h0101;
+wire d_opcode = good && !g_pause && !g_pfc;
+
+initial begin
+   idx = 4'd0;
+   long = 1'b0;
+   hdr = {HDR_WORDS*DATA_WIDTH{1'b0}};
+   crc = 32'hffff_ffff;
+   cnt_pause = {COUNT_BITS{1'b0}};
+   cnt_pfc = {COUNT_BITS{1'b0}};
+   cnt_length = {COUNT_BITS{1'b0}};
+   cnt_fcs = {COUNT_BITS{1'b0}};
+   cnt_da = {COUNT_BITS{1'b0}};
+   cnt_ethertype = {COUNT_BITS{1'b0}};
+   cnt_opcode = {COUNT_BITS{1'b0}};
+end
+
+always @(posedge clock) begin
+   if (rx_valid) begin
+      hdr <= head;
+      crc <= crc_next;
+   end
+   if (reset) begin
+      idx <= 4'd0;
+      long <= 1'b0;
+      cnt_pause <= {COUNT_BITS{1'b0}};
+      cnt_pfc <= {COUNT_BITS{1'b0}};
+      cnt_length <= {COUNT_BITS{1'b0}};
+      cnt_fcs <= {COUNT_BITS{1'b0}};
+      cnt_da <= {COUNT_BITS{1'b0}};
+      cnt_ethertype <= {COUNT_BITS{1'b0}};
+      cnt_opcode <= {COUNT_BITS{1'b0}};
+   end else begin
+      if (done) begin
+         idx <= 4'd0;
+         long <= 1'b0;
+      end else if (rx_valid) begin
+         if (idx == 4'd15) long <= 1'b1;
+         else idx <= idx + 4'd1;
+      end
+      if (g_pause) cnt_pause <= cnt_pause + ONE;
+      if (g_pfc) cnt_pfc <= cnt_pfc + ONE;
+      if (d_length) cnt_length <= cnt_length + ONE;
+      if (d_fcs) cnt_fcs <= cnt_fcs + ONE;
+      if (d_da) cnt_da <= cnt_da + ONE;
+      if (d_type) cnt_ethertype <= cnt_ethertype + ONE;
+      if (d_opcode) cnt_opcode <= cnt_opcode + ONE;
+   end
+end
+
+// The pause timers, in clocks.
+genvar p;
+generate
+   for (p = 0; p < 8; p = p + 1) begin : prio
+      reg [TIMER_BITS-1:0] timer;
+      wire [15:0] pt = {head[144 + 16*p +: 8], head[152 + 16*p +: 8]};
+      wire [15:0] quanta = g_pause ? f16 : pt;
+      wire load = g_pause || (g_pfc && f16[p]);
+      initial timer = {TIMER_BITS{1'b0}};
+      always @(posedge clock) begin
+         if (reset) timer <= {TIMER_BITS{1'b0}};
+         else if (load) timer <= {quanta, {QC_BITS{1'b0}}};
+         else if (timer != 0) timer <= timer - 1'b1;
+      end
+      assign paused[p] = timer != 0;
+   end
+endgenerate
+
+endmodule
+`default_nettype wire
