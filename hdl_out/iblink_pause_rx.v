@@ -14,9 +14,10 @@
 // (quanta x 512/DATA_WIDTH); paused[p] is high while priority p's timer runs. A time of
 // 0 releases; a new frame reloads. Other frames are data and are not looked at.
 //
-// Cycle contract: the frame is decided in the clock of its last word (rx_valid and
-// rx_last); its timers and counters change at the end of that clock, so paused shows it
-// from the next clock, for exactly as many clocks as the frame says. rx_keep marks the
+// Cycle contract: the frame's fields are taken in the clock of its last word (rx_valid
+// and rx_last) and it is decided in the next, from the registered FCS; its timers and
+// counters change at the end of that clock, so paused shows it from the second clock
+// after the last word, for exactly as many clocks as the frame says. rx_keep marks the
 // valid byte lanes of the last word (from lane 0 up); the other words are whole.
 module iblink_pause_rx #(
     // Bits per clock: 32 or 64
@@ -94,24 +95,34 @@ end
 wire ge14 = long || bytes >= 8'd14;
 wire is64 = !long && idx == LAST && (&rx_keep);
 
-// The fields.
-wire da_ok   = head[47:0] == 48'h01_00_00_c2_80_01;
-wire type_ok = head[111:96] == 16'h08_88;
-wire [15:0] opcode = {head[119:112], head[127:120]};
-wire [15:0] f16 = {head[135:128], head[143:136]};  // PAUSE: the time; PFC: the enable vector
-wire control = ge14 && (da_ok || type_ok);
+// The last word's clock: what the frame is (the DA and EtherType of a short frame may be
+// in the current word).
 wire done = rx_valid && rx_last;
-wire fcs_ok = crc_next == 32'hdebb_20e3;
-wire d_length = done && control && !is64;
-wire d_fcs = done && control && is64 && !fcs_ok;
-wire d_da = done && control && is64 && fcs_ok && !da_ok;
-wire d_type = done && control && is64 && fcs_ok && da_ok && !type_ok;
-wire good = done && control && is64 && fcs_ok && da_ok && type_ok;
+wire da_now   = head[47:0] == 48'h01_00_00_c2_80_01;
+wire type_now = head[111:96] == 16'h08_88;
+reg  decide, control, is64_r, da_ok, type_ok;
+
+// The next clock: the decision. crc and hdr hold the whole frame (a 64-byte frame's
+// last word is past the header), whatever word of the next frame arrives now.
+wire [15:0] opcode = {hdr[119:112], hdr[127:120]};
+wire [15:0] f16 = {hdr[135:128], hdr[143:136]};  // PAUSE: the time; PFC: the enable vector
+wire fcs_ok = crc == 32'hdebb_20e3;
+wire checked = decide && control;
+wire d_length = checked && !is64_r;
+wire d_fcs = checked && is64_r && !fcs_ok;
+wire d_da = checked && is64_r && fcs_ok && !da_ok;
+wire d_type = checked && is64_r && fcs_ok && da_ok && !type_ok;
+wire good = checked && is64_r && fcs_ok && da_ok && type_ok;
 wire g_pause = good && opcode == 16'h0001;
 wire g_pfc = good && opcode == 16'h0101;
 wire d_opcode = good && !g_pause && !g_pfc;
 
 initial begin
+   decide = 1'b0;
+   control = 1'b0;
+   is64_r = 1'b0;
+   da_ok = 1'b0;
+   type_ok = 1'b0;
    idx = 4'd0;
    long = 1'b0;
    hdr = {HDR_WORDS*DATA_WIDTH{1'b0}};
@@ -130,7 +141,12 @@ always @(posedge clock) begin
       hdr <= head;
       crc <= crc_next;
    end
+   control <= ge14 && (da_now || type_now);
+   is64_r <= is64;
+   da_ok <= da_now;
+   type_ok <= type_now;
    if (reset) begin
+      decide <= 1'b0;
       idx <= 4'd0;
       long <= 1'b0;
       cnt_pause <= {COUNT_BITS{1'b0}};
@@ -141,6 +157,7 @@ always @(posedge clock) begin
       cnt_ethertype <= {COUNT_BITS{1'b0}};
       cnt_opcode <= {COUNT_BITS{1'b0}};
    end else begin
+      decide <= done;
       if (done) begin
          idx <= 4'd0;
          long <= 1'b0;
@@ -163,7 +180,7 @@ genvar p;
 generate
    for (p = 0; p < 8; p = p + 1) begin : prio
       reg [TIMER_BITS-1:0] timer;
-      wire [15:0] pt = {head[144 + 16*p +: 8], head[152 + 16*p +: 8]};
+      wire [15:0] pt = {hdr[144 + 16*p +: 8], hdr[152 + 16*p +: 8]};
       wire [15:0] quanta = g_pause ? f16 : pt;
       wire load = g_pause || (g_pfc && f16[p]);
       initial timer = {TIMER_BITS{1'b0}};

@@ -420,6 +420,10 @@ impl PfcTx {
     }
 }
 
+/// Clocks from a frame's last byte to the clock it is checked and counted in; its pause
+/// times hold from the clock after that.
+pub const RX_DECIDE_DELAY: u64 = 1;
+
 /// Why a received frame was not acted on (SPEC.md §9), in the order they are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RxDrop {
@@ -455,11 +459,13 @@ pub struct PauseRx {
     clocks_per_quantum: u64,
     timers: [u64; 8],
     counts: RxCounts,
+    /// The frame whose last byte arrived last clock: it is acted on now.
+    arrived: Option<Vec<u8>>,
 }
 
 impl PauseRx {
     pub fn new(datapath_bits: u32) -> Self {
-        Self { clocks_per_quantum: QUANTUM_BITS / datapath_bits as u64, timers: [0; 8], counts: RxCounts::default() }
+        Self { clocks_per_quantum: QUANTUM_BITS / datapath_bits as u64, timers: [0; 8], counts: RxCounts::default(), arrived: None }
     }
 
     pub fn counts(&self) -> RxCounts {
@@ -472,9 +478,15 @@ impl PauseRx {
     }
 
     /// One clock: `frame_end` is the frame whose last byte arrived in this clock, if any.
-    /// Returns `paused` during this clock (bit i: priority i); a frame's times hold from
-    /// the next clock, for as many clocks as they say.
+    /// Returns `paused` during this clock (bit i: priority i). A frame is checked and
+    /// counted in the clock after its last byte ([`RX_DECIDE_DELAY`]); its times hold from
+    /// the clock after that, for as many clocks as they say.
     pub fn tick(&mut self, frame_end: Option<&[u8]>) -> u8 {
+        let frame = std::mem::replace(&mut self.arrived, frame_end.map(<[u8]>::to_vec));
+        self.act(frame.as_deref())
+    }
+
+    fn act(&mut self, frame_end: Option<&[u8]>) -> u8 {
         use crate::ethernet::EthDecodeError as E;
         let paused = self.timers.iter().enumerate().fold(0u8, |m, (i, &t)| m | (((t > 0) as u8) << i));
         for t in &mut self.timers {
@@ -668,12 +680,13 @@ mod tests {
     #[test]
     fn pfc_frame_pauses_its_priorities_for_its_times() {
         // 32 bits: 16 clocks a quantum. PT0 = 2 quanta, PT2 = 1, PT5 = 3 but not enabled.
+        // The frame ends at 10, is checked at 11 and holds from 12.
         let f = frame(PauseKind::Pfc { enable: 0x05, times: [2, 9, 1, 0, 0, 3, 0, 0] });
         let (p, c) = paused_run(32, &f, 60);
-        assert!(p[..=10].iter().all(|&x| x == 0));
-        assert!(p[11..=26].iter().all(|&x| x == 0x05), "both for 16 clocks");
-        assert!(p[27..=42].iter().all(|&x| x == 0x01), "priority 0 for 16 more");
-        assert!(p[43..].iter().all(|&x| x == 0));
+        assert!(p[..=11].iter().all(|&x| x == 0));
+        assert!(p[12..=27].iter().all(|&x| x == 0x05), "both for 16 clocks");
+        assert!(p[28..=43].iter().all(|&x| x == 0x01), "priority 0 for 16 more");
+        assert!(p[44..].iter().all(|&x| x == 0));
         assert_eq!((c.pfc, c.pause), (1, 0));
         // At 64 bits a quantum is 8 clocks.
         let (p, _) = paused_run(64, &f, 60);
@@ -692,8 +705,8 @@ mod tests {
                 _ => None,
             }))
             .collect();
-        assert!(p[6..=20].iter().all(|&x| x == 0xff));
-        assert!(p[21..].iter().all(|&x| x == 0xf0), "priorities 0-3 released, 4-7 still paused");
+        assert!(p[7..=21].iter().all(|&x| x == 0xff));
+        assert!(p[22..].iter().all(|&x| x == 0xf0), "priorities 0-3 released, 4-7 still paused");
     }
 
     #[test]

@@ -16,9 +16,9 @@
 //! | `cnt_length`, `cnt_fcs`, `cnt_da`, `cnt_ethertype`, `cnt_opcode` | out | control frames dropped, by the first failed check |
 //!
 //! # Cycle contract
-//! A frame is decided in the clock of its last word; `paused` and the counters show it
-//! from the next clock, `paused` for as many clocks as its times say
-//! (quanta x `512 / W`).
+//! A frame's fields are taken in the clock of its last word and it is decided in the
+//! next (from the registered FCS); `paused` and the counters show it from the clock after
+//! that, `paused` for as many clocks as its times say (quanta x `512 / W`).
 
 use crate::bits::mask;
 use crate::crc32::{self, Xor32};
@@ -70,12 +70,32 @@ pub struct PauseRxTwin {
     timers: [u32; 8],
     counts: [u16; 7],
     step: [Xor32; 32],
+    /// Registered in the last word's clock: decide now, and what the frame was.
+    decide: bool,
+    control: bool,
+    is64: bool,
+    da_ok: bool,
+    type_ok: bool,
 }
 
 impl PauseRxTwin {
     pub fn new(width: usize) -> Self {
         assert!(WIDTHS.contains(&width), "PauseRxTwin: {width} bits");
-        Self { width, idx: 0, long: false, hdr: [0; 40], crc: crc32::INIT, timers: [0; 8], counts: [0; 7], step: crc32::equations(width) }
+        Self {
+            width,
+            idx: 0,
+            long: false,
+            hdr: [0; 40],
+            crc: crc32::INIT,
+            timers: [0; 8],
+            counts: [0; 7],
+            step: crc32::equations(width),
+            decide: false,
+            control: false,
+            is64: false,
+            da_ok: false,
+            type_ok: false,
+        }
     }
 
     fn bytes(&self) -> usize {
@@ -111,50 +131,51 @@ impl Twin for PauseRxTwin {
     fn tick(&mut self, i: &PauseRxIn) {
         let n = self.bytes();
         let qc_bits = (512 / self.width).trailing_zeros();
-        let head = self.head(i);
-        let first = self.idx == 0 && !self.long;
-        let data = i.rx_data & mask(self.width);
-        let crc_next = crc32::eval(&self.step, if first { crc32::INIT } else { self.crc }, data);
-        let keep = (i.rx_keep as u64 & mask(n)).count_ones() as usize;
-        let bytes = self.idx as usize * n + keep;
-        let ge14 = self.long || bytes >= 14;
-        let is64 = !self.long && self.idx as usize == 64 / n - 1 && keep == n;
-        let be16 = |b: usize| u16::from_be_bytes([head[b], head[b + 1]]);
-        let da_ok = head[..6] == [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
-        let type_ok = be16(12) == 0x8808;
-        let done = i.rx_valid && i.rx_last;
-        let control = done && ge14 && (da_ok || type_ok);
-        let fcs_ok = crc_next == RESIDUE;
-        // The counter to step (COUNTERS order), and the frame's timers if good.
+        // This clock's decision, on the frame that ended last clock (hdr, crc hold it).
+        let be16 = |h: &[u8; 40], b: usize| u16::from_be_bytes([h[b], h[b + 1]]);
+        let fcs_ok = self.crc == RESIDUE;
         let mut which = None;
         let mut load: Option<(u8, [u16; 8])> = None;
-        if control {
-            which = Some(if !is64 {
+        if self.decide && self.control {
+            which = Some(if !self.is64 {
                 2
             } else if !fcs_ok {
                 3
-            } else if !da_ok {
+            } else if !self.da_ok {
                 4
-            } else if !type_ok {
+            } else if !self.type_ok {
                 5
             } else {
-                let f16 = be16(16);
-                match be16(14) {
+                let f16 = be16(&self.hdr, 16);
+                match be16(&self.hdr, 14) {
                     0x0001 => {
                         load = Some((0xff, [f16; 8]));
                         0
                     }
                     0x0101 => {
-                        load = Some((f16 as u8, std::array::from_fn(|p| be16(18 + 2 * p))));
+                        load = Some((f16 as u8, std::array::from_fn(|p| be16(&self.hdr, 18 + 2 * p))));
                         1
                     }
                     _ => 6,
                 }
             });
         }
+        // The word arriving now.
+        let head = self.head(i);
+        let first = self.idx == 0 && !self.long;
+        let data = i.rx_data & mask(self.width);
+        let keep = (i.rx_keep as u64 & mask(n)).count_ones() as usize;
+        let bytes = self.idx as usize * n + keep;
+        let done = i.rx_valid && i.rx_last;
+        let da_now = head[..6] == [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
+        let type_now = be16(&head, 12) == 0x8808;
+        self.control = (self.long || bytes >= 14) && (da_now || type_now);
+        self.is64 = !self.long && self.idx as usize == 64 / n - 1 && keep == n;
+        self.da_ok = da_now;
+        self.type_ok = type_now;
         if i.rx_valid {
+            self.crc = crc32::eval(&self.step, if first { crc32::INIT } else { self.crc }, data);
             self.hdr = head;
-            self.crc = crc_next;
         }
         let tmask = mask(16 + qc_bits as usize) as u32;
         for (p, t) in self.timers.iter_mut().enumerate() {
@@ -165,11 +186,13 @@ impl Twin for PauseRxTwin {
             };
         }
         if i.reset {
+            self.decide = false;
             self.idx = 0;
             self.long = false;
             self.counts = [0; 7];
             return;
         }
+        self.decide = done;
         if done {
             self.idx = 0;
             self.long = false;
