@@ -267,6 +267,71 @@ pub fn trace(s: &PfcScenario, b: crate::blocks::Backend) -> Result<Vec<TraceLine
     Ok(lines)
 }
 
+/// The frames of a trace as they go on the wire: the clock each first byte leaves, and
+/// the 64 bytes. From the model, its encoder; from an RTL back end, the `pfc_tx` block
+/// driving the `pfc_frame` builder (its words gathered from `tx_valid` to `tx_last`).
+pub fn trace_frames(s: &PfcScenario, b: crate::blocks::Backend) -> Result<Vec<(u64, Vec<u8>)>, TraceError> {
+    use crate::blocks::pfc_frame::{frame_config_ports, pfc_frame_sim};
+    use crate::blocks::pfc_tx::{config_ports, fill_port, pfc_tx_sim};
+    use iblink_model::ethernet::PauseFrame;
+    if b == crate::blocks::Backend::Model {
+        return Ok(trace_model(s).into_iter().map(|l| (l.clock, PauseFrame { sa: s.config.sa, kind: l.kind }.encode().to_vec())).collect());
+    }
+    let (q, w) = (s.config.queues.len(), s.config.datapath_bits as usize);
+    let cfg = config_ports(&s.config)?;
+    let fcfg = frame_config_ports(&s.config);
+    let mut tx = pfc_tx_sim(&s.config, b, None)?;
+    let mut fb = pfc_frame_sim(q, w, b, None)?;
+    let mut frames = vec![];
+    let mut cur: Option<(u64, Vec<u8>)> = None;
+    for (t, i) in s.inputs().enumerate() {
+        let o = tx.step(&iblink_rtl::pfc_tx::PfcTxIn {
+            fill_bytes: i.fill_bytes.map(fill_port),
+            hw_level: i.hw,
+            sw_req: i.sw,
+            busy: i.busy,
+            ..cfg
+        });
+        let f = fb.step(&iblink_rtl::pfc_frame::PfcFrameIn {
+            frame_start: o.frame_start,
+            frame_queues: o.frame_queues,
+            frame_zero: o.frame_zero,
+            ..fcfg
+        });
+        if f.tx_valid {
+            let c = cur.get_or_insert((t as u64, vec![]));
+            c.1.extend((0..w / 8).map(|k| (f.tx_data >> (8 * k)) as u8));
+            if f.tx_last {
+                frames.extend(cur.take());
+            }
+        }
+    }
+    Ok(frames)
+}
+
+/// Write frames as a pcap (Ethernet link type, the FCS included): a frame's timestamp
+/// is the clock its first byte left, one clock to the microsecond. Written to a
+/// temporary file beside `path`, then renamed: never half written.
+pub fn write_pcap(path: &std::path::Path, frames: &[(u64, Vec<u8>)]) -> std::io::Result<()> {
+    let mut b: Vec<u8> = vec![];
+    b.extend(0xa1b2_c3d4u32.to_le_bytes());
+    b.extend(2u16.to_le_bytes());
+    b.extend(4u16.to_le_bytes());
+    for w in [0u32, 0, 65535, 1] {
+        b.extend(w.to_le_bytes());
+    }
+    for (clock, f) in frames {
+        for w in [(clock / 1_000_000) as u32, (clock % 1_000_000) as u32, f.len() as u32, f.len() as u32] {
+            b.extend(w.to_le_bytes());
+        }
+        b.extend(f);
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, &b)?;
+    std::fs::rename(&tmp, path)
+}
+
 /// The trace from the reference model.
 pub fn trace_model(s: &PfcScenario) -> Vec<TraceLine> {
     let mut g = PfcTx::new(s.config.clone());

@@ -17,7 +17,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use iblink_model::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
 use crate::cmd::crc16::BackendArg;
-use iblink_sim::pfc_trace::{parse_mac, trace, PfcScenario, TraceError};
+use iblink_sim::pfc_trace::{parse_mac, trace, trace_frames, write_pcap, PfcScenario, TraceError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -55,6 +55,10 @@ pub enum PfcCmd {
         /// (its Rust twin, or its Verilog through Verilator). Every one prints the same.
         #[arg(long, value_enum, default_value_t = BackendArg::Model)]
         backend: BackendArg,
+        /// Also write the frames as they go on the wire to this pcap (Ethernet link type,
+        /// FCS included; from the RTL back ends, the `pfc_frame` builder's words).
+        #[arg(long)]
+        pcap: Option<PathBuf>,
     },
 }
 
@@ -136,7 +140,7 @@ pub fn run(cmd: PfcCmd) -> anyhow::Result<ExitCode> {
                 Err(e) => bad_input(e),
             }
         }
-        PfcCmd::Trace { file, backend } => {
+        PfcCmd::Trace { file, backend, pcap } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let s = match PfcScenario::from_toml(&text) {
                 Ok(s) => s,
@@ -147,6 +151,10 @@ pub fn run(cmd: PfcCmd) -> anyhow::Result<ExitCode> {
                 Err(TraceError::Config(e)) => return bad_input(format!("{}: {e}", file.display())),
                 Err(e) => return Err(e.into()),
             };
+            if let Some(p) = pcap {
+                let frames = trace_frames(&s, backend.into())?;
+                write_pcap(&p, &frames).with_context(|| format!("writing {}", p.display()))?;
+            }
             for line in lines {
                 println!("{line}");
             }
