@@ -100,8 +100,6 @@ pub struct PfcTxTwin {
     sw_r: u8,
     level_now: u8,
     sw_now: u8,
-    any_wait: bool,
-    any_again: bool,
     at_fire: u8,
     level: u8,
     on_wire: bool,
@@ -140,8 +138,6 @@ impl PfcTxTwin {
             sw_r: 0,
             level_now: 0,
             sw_now: 0,
-            any_wait: false,
-            any_again: false,
             at_fire: 0,
             level: 0,
             on_wire: false,
@@ -168,8 +164,10 @@ impl PfcTxTwin {
         let (level_now, sw_now) = (self.level_now, self.sw_now);
         let last_byte = self.on_wire && self.wire_left == 0;
         let wire_free = !self.out.frame_start && (!self.on_wire || self.wire_left == 0) && !i.busy;
-        let take = wire_free && self.any_wait;
-        debug_assert_eq!(self.any_again, self.sw_again != 0);
+        // The Verilog keeps "wait_q is not empty" in a register of its own (any_wait,
+        // from any_again and this clock's new entries); the twin reads it off wait_q, so
+        // lockstep checks that register.
+        let take = wire_free && self.wait_q != 0;
         let (wq, wz, sa) = if take { (self.sw_again, 0, 0) } else { (self.wait_q, self.wait_zero, self.sw_again) };
         let mut c = Comb { wait_q: 0, wait_zero: 0, sw_again: 0, armed: 0, level_next, sw_next, fill_on, arm_hit: 0, take };
         for q in 0..self.queues {
@@ -235,8 +233,6 @@ impl Twin for PfcTxTwin {
         self.level = self.level_now;
         self.level_now = c.level_next;
         self.sw_now = c.sw_next;
-        self.any_wait = c.wait_q != 0;
-        self.any_again = c.sw_again != 0;
         if self.out.frame_start {
             self.on_wire = true;
             self.wire_left = ((1u32 << self.qc_bits) - 2) as u8;
