@@ -94,6 +94,32 @@ impl PfcConfig {
         (FRAME_BYTES as u64 * 8) / self.datapath_bits as u64
     }
 
+    /// The 64-byte frame for a set of entries (SPEC.md §9): in PFC mode each entry's
+    /// queue's priorities enabled with its time, the others 0; in PAUSE mode entry 0's
+    /// time.
+    pub fn frame(&self, e: &Entries) -> PauseFrame {
+        let kind = match self.mode {
+            Mode::Pause => PauseKind::Pause { quanta: e[0].expect("a PAUSE frame has its entry") },
+            Mode::Pfc => {
+                let mut enable = 0u16;
+                let mut times = [0u16; 8];
+                for (q, v) in e.iter().enumerate() {
+                    if let Some(pt) = v {
+                        let mask = self.queues[q].priorities;
+                        enable |= mask as u16;
+                        for (p, t) in times.iter_mut().enumerate() {
+                            if mask >> p & 1 == 1 {
+                                *t = *pt;
+                            }
+                        }
+                    }
+                }
+                PauseKind::Pfc { enable, times }
+            }
+        };
+        PauseFrame { sa: self.sa, kind }
+    }
+
     /// The rules of SPEC.md §9 a configuration must keep; the error names the field
     /// (`queue[1].priorities`, `queue[0].threshold.rfd_bytes`, `refresh_quanta`, ...).
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -199,8 +225,9 @@ pub struct TxCounts {
     pub busy_waits: u64,
 }
 
-/// What each queue's entry of the waiting frame carries.
-type Entries = [Option<u16>; MAX_QUEUES];
+/// What each slot's entry of a frame carries: its pause time (0 for a release), or
+/// nothing when the slot is not in the frame.
+pub type Entries = [Option<u16>; MAX_QUEUES];
 
 /// The transmit-side generator and frame timing, as SPEC.md §9 describes it.
 #[derive(Clone, Debug)]
@@ -272,30 +299,6 @@ impl PfcTx {
         self.cfg.queues[s].pause_quanta
     }
 
-    /// The 64-byte frame for a set of entries.
-    fn frame(&self, e: &Entries) -> PauseFrame {
-        let kind = match self.cfg.mode {
-            Mode::Pause => PauseKind::Pause { quanta: e[0].expect("a PAUSE frame has its entry") },
-            Mode::Pfc => {
-                let mut enable = 0u16;
-                let mut times = [0u16; 8];
-                for (q, v) in e.iter().enumerate() {
-                    if let Some(pt) = v {
-                        let mask = self.cfg.queues[q].priorities;
-                        enable |= mask as u16;
-                        for (p, t) in times.iter_mut().enumerate() {
-                            if mask >> p & 1 == 1 {
-                                *t = *pt;
-                            }
-                        }
-                    }
-                }
-                PauseKind::Pfc { enable, times }
-            }
-        };
-        PauseFrame { sa: self.cfg.sa, kind }
-    }
-
     /// Apply one clock's inputs; returns the frame whose first byte leaves in this clock.
     pub fn tick(&mut self, now: &PfcTxIn) -> Option<FrameOut> {
         let t = self.clock;
@@ -310,7 +313,7 @@ impl PfcTx {
         let mut out = None;
         if let Some((start, e)) = self.taken {
             if start == t {
-                out = Some(FrameOut { frame: self.frame(&e) });
+                out = Some(FrameOut { frame: self.cfg.frame(&e) });
                 self.counts.frames += 1;
                 self.counts.consolidated += (e.iter().flatten().count() >= 2) as u64;
                 self.on_wire = Some((t + fc - 1, e));

@@ -47,24 +47,14 @@ pub fn fill_port(bytes: u32) -> u16 {
     bytes.min(FILL_MAX) as u16
 }
 
-/// The frame the block's fields stand for (what the frame builder sends): in PFC mode
-/// each slot's priorities enabled with its PT, or 0 for a release; in PAUSE mode queue 0's
-/// PT, or 0.
+/// The frame the block's fields stand for (what the frame builder sends), by the model's
+/// own rule ([`PfcConfig::frame`]): each slot in the frame carries its queue's PT, or 0
+/// for a release.
 pub fn frame_kind(c: &PfcConfig, queues: u8, zero: u8) -> PauseKind {
-    match c.mode {
-        Mode::Pause => PauseKind::Pause { quanta: if zero & 1 == 1 { 0 } else { c.queues[0].pause_quanta } },
-        Mode::Pfc => {
-            let (mut enable, mut times) = (0u16, [0u16; 8]);
-            for (q, qc) in c.queues.iter().enumerate().filter(|(q, _)| queues >> q & 1 == 1) {
-                enable |= qc.priorities as u16;
-                let pt = if zero >> q & 1 == 1 { 0 } else { qc.pause_quanta };
-                for (_, t) in times.iter_mut().enumerate().filter(|(p, _)| qc.priorities >> p & 1 == 1) {
-                    *t = pt;
-                }
-            }
-            PauseKind::Pfc { enable, times }
-        }
-    }
+    let entries = std::array::from_fn(|q| {
+        (q < c.queues.len() && queues >> q & 1 == 1).then(|| if zero >> q & 1 == 1 { 0 } else { c.queues[q].pause_quanta })
+    });
+    c.frame(&entries).kind
 }
 
 /// Value the model adapter shows for a frame the block could not express.
