@@ -241,50 +241,36 @@ pub enum TraceError {
     Build(#[from] crate::blocks::SimBuildError),
 }
 
-/// The trace from back end `b`: the reference model, or the `pfc_tx` block (its Rust
-/// twin or Verilator) with its fields read as the frame builder sends them.
-pub fn trace(s: &PfcScenario, b: crate::blocks::Backend) -> Result<Vec<TraceLine>, TraceError> {
-    use crate::blocks::pfc_tx::{config_ports, fill_port, frame_kind, pfc_tx_sim};
-    if b == crate::blocks::Backend::Model {
-        return Ok(trace_model(s));
-    }
-    let cfg = config_ports(&s.config)?;
-    let mut sim = pfc_tx_sim(&s.config, b, None)?;
-    let mut lines = vec![];
-    for (t, i) in s.inputs().enumerate() {
-        let p = iblink_rtl::pfc_tx::PfcTxIn {
-            fill_bytes: i.fill_bytes.map(fill_port),
-            hw_level: i.hw,
-            sw_req: i.sw,
-            busy: i.busy,
-            ..cfg
-        };
-        let o = sim.step(&p);
-        if o.frame_start {
-            lines.push(TraceLine { clock: t as u64, kind: frame_kind(&s.config, o.frame_queues, o.frame_zero) });
-        }
-    }
-    Ok(lines)
+/// A trace: one line per frame, and, when asked for, the frames as they go on the wire
+/// (the clock each first byte leaves, and the 64 bytes).
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub lines: Vec<TraceLine>,
+    pub frames: Vec<(u64, Vec<u8>)>,
 }
 
-/// The frames of a trace as they go on the wire: the clock each first byte leaves, and
-/// the 64 bytes. From the model, its encoder; from an RTL back end, the `pfc_tx` block
-/// driving the `pfc_frame` builder (its words gathered from `tx_valid` to `tx_last`).
-pub fn trace_frames(s: &PfcScenario, b: crate::blocks::Backend) -> Result<Vec<(u64, Vec<u8>)>, TraceError> {
+/// The trace from back end `b`: the reference model (its frames from its encoder), or the
+/// `pfc_tx` block (its Rust twin or Verilator) with its fields read as frames, and with
+/// `frames` the `pfc_frame` builder driven by it (its words gathered from `tx_valid` to
+/// `tx_last`). One run gives both.
+pub fn trace(s: &PfcScenario, b: crate::blocks::Backend, frames: bool) -> Result<Trace, TraceError> {
     use crate::blocks::pfc_frame::{frame_config_ports, pfc_frame_sim};
-    use crate::blocks::pfc_tx::{config_ports, fill_port, pfc_tx_sim};
+    use crate::blocks::pfc_tx::{config_ports, fill_port, frame_kind, pfc_tx_sim};
     use iblink_model::ethernet::PauseFrame;
     if b == crate::blocks::Backend::Model {
-        return Ok(trace_model(s).into_iter().map(|l| (l.clock, PauseFrame { sa: s.config.sa, kind: l.kind }.encode().to_vec())).collect());
+        let lines = trace_model(s);
+        let frames = if frames { lines.iter().map(|l| (l.clock, PauseFrame { sa: s.config.sa, kind: l.kind }.encode().to_vec())).collect() } else { vec![] };
+        return Ok(Trace { lines, frames });
     }
     let (q, w) = (s.config.queues.len(), s.config.datapath_bits as usize);
     let cfg = config_ports(&s.config)?;
     let fcfg = frame_config_ports(&s.config);
     let mut tx = pfc_tx_sim(&s.config, b, None)?;
-    let mut fb = pfc_frame_sim(q, w, b, None)?;
-    let mut frames = vec![];
+    let mut fb = if frames { Some(pfc_frame_sim(q, w, b, None)?) } else { None };
+    let mut out = Trace::default();
     let mut cur: Option<(u64, Vec<u8>)> = None;
     for (t, i) in s.inputs().enumerate() {
+        let t = t as u64;
         let o = tx.step(&iblink_rtl::pfc_tx::PfcTxIn {
             fill_bytes: i.fill_bytes.map(fill_port),
             hw_level: i.hw,
@@ -292,6 +278,10 @@ pub fn trace_frames(s: &PfcScenario, b: crate::blocks::Backend) -> Result<Vec<(u
             busy: i.busy,
             ..cfg
         });
+        if o.frame_start {
+            out.lines.push(TraceLine { clock: t, kind: frame_kind(&s.config, o.frame_queues, o.frame_zero) });
+        }
+        let Some(fb) = fb.as_mut() else { continue };
         let f = fb.step(&iblink_rtl::pfc_frame::PfcFrameIn {
             frame_start: o.frame_start,
             frame_queues: o.frame_queues,
@@ -299,14 +289,14 @@ pub fn trace_frames(s: &PfcScenario, b: crate::blocks::Backend) -> Result<Vec<(u
             ..fcfg
         });
         if f.tx_valid {
-            let c = cur.get_or_insert((t as u64, vec![]));
+            let c = cur.get_or_insert((t, vec![]));
             c.1.extend((0..w / 8).map(|k| (f.tx_data >> (8 * k)) as u8));
             if f.tx_last {
-                frames.extend(cur.take());
+                out.frames.extend(cur.take());
             }
         }
     }
-    Ok(frames)
+    Ok(out)
 }
 
 /// Write frames as a pcap (Ethernet link type, the FCS included): a frame's timestamp

@@ -17,7 +17,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use iblink_model::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
 use crate::cmd::crc16::BackendArg;
-use iblink_sim::pfc_trace::{parse_mac, trace, trace_frames, write_pcap, PfcScenario, TraceError};
+use iblink_sim::pfc_trace::{parse_mac, trace, write_pcap, PfcScenario, TraceError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -146,16 +146,15 @@ pub fn run(cmd: PfcCmd) -> anyhow::Result<ExitCode> {
                 Ok(s) => s,
                 Err(e) => return bad_input(format!("{}: {e}", file.display())),
             };
-            let lines = match trace(&s, backend.into()) {
-                Ok(l) => l,
+            let t = match trace(&s, backend.into(), pcap.is_some()) {
+                Ok(t) => t,
                 Err(TraceError::Config(e)) => return bad_input(format!("{}: {e}", file.display())),
                 Err(e) => return Err(e.into()),
             };
             if let Some(p) = pcap {
-                let frames = trace_frames(&s, backend.into())?;
-                write_pcap(&p, &frames).with_context(|| format!("writing {}", p.display()))?;
+                write_pcap(&p, &t.frames).with_context(|| format!("writing {}", p.display()))?;
             }
-            for line in lines {
+            for line in t.lines {
                 println!("{line}");
             }
             Ok(ExitCode::SUCCESS)
