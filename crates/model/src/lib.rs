@@ -1,6 +1,7 @@
 //! iblink reference models: the link layer of an InfiniBand-style port written straight
 //! from `SPEC.md`, as plain Rust with explicit state, to check the RTL against cycle by
-//! cycle. Every block keeps fixed-size state and steps without allocating.
+//! cycle. Every block keeps fixed-size state and steps without allocating, but for the
+//! Ethernet port ([`eth_port`]), which holds its queues' frames as byte vectors.
 //!
 //! | module | SPEC.md |
 //! |---|---|
@@ -13,6 +14,8 @@
 //! | [`sl2vl`], [`vl15`] | §7 SL→VL, VLCap; VL15 buffer |
 //! | [`failsafe`] | §8 update monitor, overrun threshold |
 //! | [`ethernet`] | §9 PAUSE / PFC frames |
+//! | [`pfc`] | §9 PAUSE / PFC transmit and receive sides |
+//! | [`eth_port`] | §9 the Ethernet flow-control port: queues, buffers, both sides |
 //! | [`config`] | port configuration (TOML) |
 //! | [`iba`] | §1, §3 IBA local data packets (LRH, BTH, DETH, ICRC, VCRC) for testbenches and captures |
 //! | [`port`] | the composed port model, stepped per clock |
@@ -46,6 +49,7 @@ pub mod config;
 pub mod crc16;
 pub mod credits;
 pub mod erf;
+pub mod eth_port;
 pub mod ethernet;
 pub mod failsafe;
 pub mod fcp;

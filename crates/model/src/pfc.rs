@@ -286,6 +286,13 @@ impl PfcTx {
         self.clock
     }
 
+    /// Whether a frame's first byte leaves in the clock the next [`tick`](Self::tick)
+    /// applies to (it was taken in the clock before): a port's data scheduler reads this
+    /// to keep the wire for it.
+    pub fn starts_now(&self) -> bool {
+        matches!(self.taken, Some((start, _)) if start == self.clock)
+    }
+
     /// Trigger slots: one per queue in PFC mode, one in PAUSE mode.
     fn slots(&self) -> usize {
         match self.cfg.mode {

@@ -1,0 +1,486 @@
+//! The Ethernet flow-control port (SPEC.md §9), clock by clock: per-queue transmit
+//! queues and their scheduler, the PAUSE/PFC transmit side ([`PfcTx`]) ahead of data at
+//! frame boundaries, the receive side ([`PauseRx`]) holding transmit queues, and
+//! per-queue receive buffers filled by the frames' 802.1Q priority (PCP) whose fill
+//! levels drive the RX-fill triggers.
+//!
+//! The rules this model commits to (the port's contract, in `docs/pfc.md`):
+//! * A clock carries one word of `W/8` bytes each way; a frame's words are contiguous,
+//!   its last word carries 1 to `W/8` bytes from lane 0. The MAC's preamble and
+//!   inter-frame gap are not on this stream.
+//! * Transmit: each queue takes one word a clock from its user while it has room
+//!   (`tx_queue_bytes`, counted in whole words); a frame may go from the clock after its
+//!   last word was taken (store and forward). In a clock with no frame on the wire and
+//!   no PAUSE/PFC frame starting, the next queue in round-robin order after the last one
+//!   served that holds a whole frame and none of whose priorities is paused starts one.
+//!   A frame once started is sent whole. The transmit side's `busy` is "a data word that
+//!   is not a frame's last is on the wire", so a waiting PAUSE/PFC frame is taken in
+//!   the last clock of a data frame and follows it back to back.
+//! * Receive: a frame whose DA is the PAUSE address or whose EtherType is 0x8808 goes to
+//!   [`PauseRx`] only. Any other frame is data: its priority is the PCP of its 802.1Q tag
+//!   (0 untagged), its queue the one whose priority mask holds it (queue 0 if none). At
+//!   its last word it is stored whole if it fits in the buffer's free space at the start
+//!   of that clock, else dropped and counted. The fill level (stored bytes not yet read)
+//!   is what the RX-fill trigger compares, as it stands at the start of each clock.
+//! * Reading: in a clock its user asks, a queue gives one word of its oldest stored frame
+//!   (from the clock after the frame was stored); the fill level falls by its bytes.
+
+use crate::config::ConfigError;
+use crate::ethernet::{ETHERTYPE_MAC_CONTROL, PAUSE_DA};
+use crate::pfc::{PauseRx, PfcConfig, PfcTx, PfcTxIn, MAX_QUEUES};
+use std::collections::VecDeque;
+
+/// The longest frame a queue must hold: 1518 bytes and an 802.1Q tag.
+pub const MAX_FRAME_BYTES: u32 = 1522;
+/// 802.1Q tag protocol identifier.
+pub const TPID: u16 = 0x8100;
+
+/// One port's configuration; both ends of a link may differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EthPortConfig {
+    pub pfc: PfcConfig,
+    /// Receive buffer per queue, bytes (with an RX-fill trigger: its `size_bytes`).
+    pub rx_buffer_bytes: Vec<u32>,
+    /// Transmit queue per queue, bytes.
+    pub tx_queue_bytes: u32,
+}
+
+impl EthPortConfig {
+    /// SPEC.md §9's rules and the port's own: every queue holds a maximum frame.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.pfc.validate()?;
+        if self.rx_buffer_bytes.len() != self.pfc.queues.len() {
+            return Err(ConfigError::field("queue", "every queue needs a receive buffer size"));
+        }
+        for (i, (&b, q)) in self.rx_buffer_bytes.iter().zip(&self.pfc.queues).enumerate() {
+            if b < MAX_FRAME_BYTES {
+                return Err(ConfigError::field(
+                    format!("queue[{i}].buffer_bytes"),
+                    format!("{b} is below one maximum frame ({MAX_FRAME_BYTES} bytes)"),
+                ));
+            }
+            if let Some(t) = q.threshold {
+                if t.size_bytes != b {
+                    return Err(ConfigError::field(
+                        format!("queue[{i}].buffer_bytes"),
+                        format!("{b} is not threshold.size_bytes {}", t.size_bytes),
+                    ));
+                }
+            }
+        }
+        if self.tx_queue_bytes < MAX_FRAME_BYTES {
+            return Err(ConfigError::field(
+                "tx_queue_bytes",
+                format!("{} is below one maximum frame ({MAX_FRAME_BYTES} bytes)", self.tx_queue_bytes),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bytes a clock.
+    pub fn word_bytes(&self) -> usize {
+        self.pfc.datapath_bits as usize / 8
+    }
+
+    /// The queue a priority's frames land in (queue 0 when no mask holds it).
+    pub fn queue_of(&self, priority: u8) -> usize {
+        self.pfc.queues.iter().position(|q| q.priorities >> priority & 1 == 1).unwrap_or(0)
+    }
+
+    /// A data frame's priority: its 802.1Q PCP, 0 when untagged.
+    pub fn priority_of(frame: &[u8]) -> u8 {
+        if frame.len() >= 16 && frame[12..14] == TPID.to_be_bytes() {
+            frame[14] >> 5
+        } else {
+            0
+        }
+    }
+
+    /// Whether a received frame is for the receive side of flow control, not data.
+    pub fn is_control(frame: &[u8]) -> bool {
+        frame.len() >= 6 && frame[0..6] == PAUSE_DA || frame.len() >= 14 && frame[12..14] == ETHERTYPE_MAC_CONTROL.to_be_bytes()
+    }
+}
+
+/// One clock of a byte stream: `len` bytes from lane 0 (byte k in bits `8k+7:8k`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Word {
+    pub data: u64,
+    pub len: u8,
+    /// The frame's last word.
+    pub last: bool,
+}
+
+impl Word {
+    pub fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..self.len as usize).map(|k| (self.data >> (8 * k)) as u8)
+    }
+}
+
+/// One frame as words of `wb` bytes.
+pub fn words(frame: &[u8], wb: usize) -> impl Iterator<Item = Word> + '_ {
+    let n = frame.len().div_ceil(wb);
+    frame.chunks(wb).enumerate().map(move |(i, c)| Word {
+        data: c.iter().enumerate().fold(0u64, |d, (k, &b)| d | (b as u64) << (8 * k)),
+        len: c.len() as u8,
+        last: i + 1 == n,
+    })
+}
+
+/// One clock's inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EthPortIn {
+    /// The word each queue's user offers (taken when the queue has room: `tx_taken`).
+    pub tx: [Option<Word>; MAX_QUEUES],
+    /// The word arriving from the wire.
+    pub rx: Option<Word>,
+    /// Per queue (bit q), the user reads a word of its receive buffer.
+    pub rx_read: u8,
+    /// Hardware flow-control level and software requests per queue (SPEC.md §9).
+    pub hw: u8,
+    pub sw: u8,
+}
+
+/// One clock's outputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EthPortOut {
+    /// Per queue (bit q): the offered word was taken.
+    pub tx_taken: u8,
+    /// The word sent on the wire.
+    pub wire: Option<Word>,
+    /// The word each queue gave its reader.
+    pub rx_word: [Option<Word>; MAX_QUEUES],
+    /// Priorities held by received PAUSE/PFC frames (bit p: priority p).
+    pub paused: u8,
+    /// Each receive buffer's fill level at the start of the clock, bytes.
+    pub fill: [u32; MAX_QUEUES],
+    /// Per queue (bit q): a data frame that ended this clock was dropped (no room).
+    pub rx_drop: u8,
+}
+
+/// What the port did since reset, per queue where it says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EthPortCounts {
+    pub tx_frames: [u64; MAX_QUEUES],
+    /// PAUSE/PFC frames sent.
+    pub ctrl_frames: u64,
+    pub rx_frames: [u64; MAX_QUEUES],
+    /// Data frames dropped: no room in their queue's buffer.
+    pub rx_drops: [u64; MAX_QUEUES],
+    /// Clocks a queue held a whole frame but was paused.
+    pub held: [u64; MAX_QUEUES],
+}
+
+#[derive(Clone, Debug, Default)]
+struct TxQueue {
+    /// Whole frames, oldest first.
+    frames: VecDeque<Vec<u8>>,
+    /// The frame being written.
+    partial: Vec<u8>,
+    /// Words held (whole frames and the partial one).
+    words: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct RxBuffer {
+    frames: VecDeque<Vec<u8>>,
+    /// Bytes of the oldest frame already read.
+    read: usize,
+    fill: u32,
+}
+
+/// The port, stepped a clock at a time.
+#[derive(Clone, Debug)]
+pub struct EthPort {
+    cfg: EthPortConfig,
+    tx_queues: Vec<TxQueue>,
+    rx_buffers: Vec<RxBuffer>,
+    /// The frame on the wire: its bytes, the next byte, and whether it is ours (PAUSE/PFC).
+    sending: Option<(Vec<u8>, usize, bool)>,
+    /// Round-robin: the queue served last.
+    last_served: usize,
+    pfc: PfcTx,
+    pause_rx: PauseRx,
+    /// The frame arriving.
+    receiving: Vec<u8>,
+    counts: EthPortCounts,
+}
+
+impl EthPort {
+    /// A port after reset; `cfg` must have passed [`EthPortConfig::validate`].
+    pub fn new(cfg: EthPortConfig) -> Self {
+        let q = cfg.pfc.queues.len();
+        Self {
+            tx_queues: vec![TxQueue::default(); q],
+            rx_buffers: vec![RxBuffer::default(); q],
+            sending: None,
+            last_served: q - 1,
+            pfc: PfcTx::new(cfg.pfc.clone()),
+            pause_rx: PauseRx::new(cfg.pfc.datapath_bits),
+            receiving: vec![],
+            counts: EthPortCounts::default(),
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &EthPortConfig {
+        &self.cfg
+    }
+
+    pub fn counts(&self) -> EthPortCounts {
+        self.counts
+    }
+
+    pub fn pfc_counts(&self) -> crate::pfc::TxCounts {
+        self.pfc.counts()
+    }
+
+    pub fn pause_rx_counts(&self) -> crate::pfc::RxCounts {
+        self.pause_rx.counts()
+    }
+
+    /// One clock.
+    pub fn tick(&mut self, i: &EthPortIn) -> EthPortOut {
+        let wb = self.cfg.word_bytes();
+        let nq = self.cfg.pfc.queues.len();
+        let mut o = EthPortOut::default();
+        for (f, b) in o.fill.iter_mut().zip(&self.rx_buffers) {
+            *f = b.fill;
+        }
+        // The receive side: a frame whose last word came last clock is checked now.
+        let frame_end = match i.rx {
+            Some(w) if w.last => {
+                let mut f = std::mem::take(&mut self.receiving);
+                f.extend(w.bytes());
+                Some(f)
+            }
+            Some(w) => {
+                self.receiving.extend(w.bytes());
+                None
+            }
+            None => None,
+        };
+        let control = frame_end.as_deref().is_some_and(EthPortConfig::is_control);
+        o.paused = self.pause_rx.tick(frame_end.as_deref().filter(|_| control));
+
+        // The wire: the frame on it, else ours starting, else a data frame.
+        if self.sending.is_none() && !self.pfc.starts_now() {
+            for k in 1..=nq {
+                let q = (self.last_served + k) % nq;
+                let held = o.paused & self.cfg.pfc.queues[q].priorities != 0;
+                if !held && !self.tx_queues[q].frames.is_empty() {
+                    let f = self.tx_queues[q].frames.pop_front().expect("a whole frame");
+                    self.tx_queues[q].words -= f.len().div_ceil(wb) as u32;
+                    self.counts.tx_frames[q] += 1;
+                    self.last_served = q;
+                    self.sending = Some((f, 0, false));
+                    break;
+                }
+            }
+        }
+        for (q, t) in self.tx_queues.iter().enumerate() {
+            self.counts.held[q] += (!t.frames.is_empty() && o.paused & self.cfg.pfc.queues[q].priorities != 0) as u64;
+        }
+        let data_word = self.sending.as_ref().filter(|s| !s.2).map(|(f, at, _)| *at + wb < f.len());
+        let busy = data_word == Some(true);
+        let mut fill_bytes = [0u32; MAX_QUEUES];
+        fill_bytes[..nq].copy_from_slice(&o.fill[..nq]);
+        if let Some(out) = self.pfc.tick(&PfcTxIn { fill_bytes, hw: i.hw, sw: i.sw, busy }) {
+            debug_assert!(self.sending.is_none(), "the transmit side starts a frame only on a free wire");
+            self.sending = Some((out.frame.encode().to_vec(), 0, true));
+            self.counts.ctrl_frames += 1;
+        }
+        if let Some((f, at, _)) = &mut self.sending {
+            let w = words(&f[*at..], wb).next().expect("a frame has bytes left");
+            *at += w.len as usize;
+            o.wire = Some(Word { last: *at == f.len(), ..w });
+            if *at == f.len() {
+                self.sending = None;
+            }
+        }
+
+        // Readers take words of frames stored before this clock.
+        for (q, b) in self.rx_buffers.iter_mut().enumerate() {
+            if i.rx_read >> q & 1 == 0 {
+                continue;
+            }
+            let Some(f) = b.frames.front() else { continue };
+            let w = words(&f[b.read..], wb).next().expect("a stored frame has bytes left");
+            b.read += w.len as usize;
+            b.fill -= w.len as u32;
+            o.rx_word[q] = Some(Word { last: b.read == f.len(), ..w });
+            if b.read == f.len() {
+                b.frames.pop_front();
+                b.read = 0;
+            }
+        }
+        // A data frame that ended is stored, or dropped when it does not fit.
+        if let Some(f) = frame_end.filter(|_| !control) {
+            let q = self.cfg.queue_of(EthPortConfig::priority_of(&f));
+            let b = &mut self.rx_buffers[q];
+            if f.len() as u32 <= self.cfg.rx_buffer_bytes[q] - o.fill[q] {
+                b.fill += f.len() as u32;
+                b.frames.push_back(f);
+                self.counts.rx_frames[q] += 1;
+            } else {
+                self.counts.rx_drops[q] += 1;
+                o.rx_drop |= 1 << q;
+            }
+        }
+        // Transmit queues take their users' words.
+        let cap = self.cfg.tx_queue_bytes / wb as u32;
+        for (q, t) in self.tx_queues.iter_mut().enumerate() {
+            let Some(w) = i.tx[q] else { continue };
+            if t.words < cap {
+                t.words += 1;
+                t.partial.extend(w.bytes());
+                if w.last {
+                    t.frames.push_back(std::mem::take(&mut t.partial));
+                }
+                o.tx_taken |= 1 << q;
+            }
+        }
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ethernet::{PauseFrame, PauseKind, CRC32};
+    use crate::pfc::{Mode, QueueConfig, Threshold, FRAME_LATENCY};
+
+    fn cfg() -> EthPortConfig {
+        let th = Threshold { size_bytes: 8192, rfa_bytes: 4096, rfd_bytes: 2048 };
+        EthPortConfig {
+            pfc: PfcConfig {
+                mode: Mode::Pfc,
+                sa: [2, 0, 0, 0, 0, 1],
+                datapath_bits: 64,
+                zero_quanta_on_release: true,
+                refresh_quanta: 10,
+                queues: vec![
+                    QueueConfig { priorities: 0x01, pause_quanta: 100, threshold: Some(th) },
+                    QueueConfig { priorities: 0x0e, pause_quanta: 100, threshold: Some(th) },
+                ],
+            },
+            rx_buffer_bytes: vec![8192, 8192],
+            tx_queue_bytes: 4096,
+        }
+    }
+
+    fn frame(priority: Option<u8>, len: usize) -> Vec<u8> {
+        let mut f = vec![0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 3];
+        if let Some(p) = priority {
+            f.extend([0x81, 0x00, p << 5, 1]);
+        }
+        f.extend([0x88, 0xb5]);
+        f.resize(len - 4, 0x5a);
+        let fcs = CRC32.checksum(&f);
+        f.extend(fcs.to_le_bytes());
+        f
+    }
+
+    /// Feed whole frames into the receive side, one word a clock, nothing read.
+    fn receive(p: &mut EthPort, frames: &[Vec<u8>]) -> Vec<EthPortOut> {
+        let mut outs = vec![];
+        for f in frames {
+            for w in words(f, p.config().word_bytes()) {
+                outs.push(p.tick(&EthPortIn { rx: Some(w), ..Default::default() }));
+            }
+        }
+        outs.push(p.tick(&EthPortIn::default()));
+        outs
+    }
+
+    #[test]
+    fn frames_land_in_the_queue_of_their_pcp_and_are_dropped_only_when_they_do_not_fit() {
+        let mut p = EthPort::new(cfg());
+        // Untagged: priority 0, queue 0. PCP 3: queue 1. PCP 5 is in no mask: queue 0.
+        let o = receive(&mut p, &[frame(None, 100), frame(Some(3), 1000), frame(Some(5), 64)]);
+        assert_eq!(o.last().unwrap().fill[..2], [164, 1000]);
+        // Queue 1 holds 1000 of 8192: a 1522-byte frame fits 4 more times (7088), the
+        // next does not (7088 + 1522 > 8192), and a 1104-byte one fills it exactly.
+        let big = frame(Some(2), 1522);
+        let o = receive(&mut p, &[big.clone(), big.clone(), big.clone(), big.clone(), big.clone(), frame(Some(1), 1104)]);
+        assert_eq!(o.last().unwrap().fill[1], 8192);
+        assert_eq!(p.counts().rx_drops, [0, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(p.counts().rx_frames[..2], [2, 6]);
+    }
+
+    /// The frames a port sent, with the clock of their first word.
+    fn on_wire(outs: &[EthPortOut]) -> Vec<(usize, Vec<u8>)> {
+        let mut v: Vec<(usize, Vec<u8>)> = vec![];
+        let mut open = false;
+        for (t, o) in outs.iter().enumerate() {
+            let Some(w) = o.wire else { continue };
+            if !open {
+                v.push((t, vec![]));
+            }
+            v.last_mut().unwrap().1.extend(w.bytes());
+            open = !w.last;
+        }
+        v
+    }
+
+    /// Offer `frames` to queue `q`, a word a clock as taken; `hw(t)` the hardware level.
+    fn send(p: &mut EthPort, q: usize, frames: &[Vec<u8>], clocks: usize, hw: impl Fn(usize) -> u8) -> Vec<EthPortOut> {
+        let ws: Vec<Word> = frames.iter().flat_map(|f| words(f, p.config().word_bytes()).collect::<Vec<_>>()).collect();
+        let mut k = 0;
+        (0..clocks)
+            .map(|t| {
+                let mut i = EthPortIn { hw: hw(t), ..Default::default() };
+                i.tx[q] = ws.get(k).copied();
+                let o = p.tick(&i);
+                k += (o.tx_taken >> q & 1) as usize;
+                o
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_pfc_frame_follows_the_data_frame_on_the_wire_back_to_back_and_holds_the_data_behind_it() {
+        let mut p = EthPort::new(cfg());
+        // Two 800-byte frames (100 words) for queue 0; the first is whole at clock 99 and
+        // goes from clock 100 to 199. Queue 1's hardware level rises at 120.
+        let f = frame(Some(0), 800);
+        let outs = send(&mut p, 0, &[f.clone(), f.clone()], 400, |t| if t >= 120 { 0b10 } else { 0 });
+        let w = on_wire(&outs);
+        assert_eq!(w.len(), 3, "{:?}", w.iter().map(|x| x.0).collect::<Vec<_>>());
+        assert_eq!((w[0].0, &w[0].1), (100, &f));
+        assert!(120 + FRAME_LATENCY as usize <= 200);
+        // The PFC frame in the clock after the data frame's last word, ...
+        assert_eq!(w[1].0, 200);
+        let d = PauseFrame::decode(&w[1].1).expect("a PFC frame");
+        assert_eq!(d.kind, PauseKind::Pfc { enable: 0x0e, times: [0, 100, 100, 100, 0, 0, 0, 0] });
+        // ... and the second data frame (whole since clock 199) after its 8 words.
+        assert_eq!((w[2].0, &w[2].1), (208, &f));
+    }
+
+    #[test]
+    fn a_paused_queue_waits_and_the_other_goes() {
+        let mut c = cfg();
+        c.pfc.datapath_bits = 32;
+        let mut p = EthPort::new(c);
+        // A PFC frame holding priority 0 for 2 quanta (32 clocks at 32 bits); `receive`
+        // ends with the clock it is checked in, so the hold starts in the next.
+        let pf = PauseFrame { sa: [2, 0, 0, 0, 0, 9], kind: PauseKind::Pfc { enable: 0x01, times: [2, 0, 0, 0, 0, 0, 0, 0] } }.encode();
+        receive(&mut p, &[pf.to_vec()]);
+        // A 64-byte frame for each queue (16 words): both whole at clock 15.
+        let (f0, f1) = (frame(Some(0), 64), frame(Some(1), 64));
+        let (a, b) = (words(&f0, 4).collect::<Vec<_>>(), words(&f1, 4).collect::<Vec<_>>());
+        let outs: Vec<EthPortOut> = (0..100)
+            .map(|t| {
+                let mut i = EthPortIn::default();
+                i.tx[0] = a.get(t).copied();
+                i.tx[1] = b.get(t).copied();
+                p.tick(&i)
+            })
+            .collect();
+        let w = on_wire(&outs);
+        // Queue 1's goes as soon as it is whole; queue 0's when the hold has run out.
+        assert_eq!((w[0].0, &w[0].1), (16, &f1));
+        assert_eq!((w[1].0, &w[1].1), (32, &f0));
+        assert!(outs[31].paused & 1 == 1 && outs[32].paused == 0);
+    }
+}
