@@ -13,6 +13,7 @@
 
 pub mod arb_trace;
 pub mod bench;
+pub mod eth;
 pub mod blocks;
 pub mod hdl;
 pub mod lockstep;

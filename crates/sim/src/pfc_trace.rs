@@ -66,7 +66,7 @@ const QUEUE_KEYS: &[&str] = &["priorities", "pause_quanta", "threshold"];
 const THRESHOLD_KEYS: &[&str] = &["size_bytes", "rfa_bytes", "rfd_bytes"];
 const EVENT_KEYS: &[&str] = &["clock", "queue", "fill_bytes", "hw", "sw"];
 
-fn only_keys(t: &toml::Table, at: &str, keys: &[&str]) -> Result<(), ConfigError> {
+pub(crate) fn only_keys(t: &toml::Table, at: &str, keys: &[&str]) -> Result<(), ConfigError> {
     for k in t.keys() {
         if !keys.contains(&k.as_str()) {
             let name = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
@@ -76,7 +76,7 @@ fn only_keys(t: &toml::Table, at: &str, keys: &[&str]) -> Result<(), ConfigError
     Ok(())
 }
 
-fn int(t: &toml::Table, at: &str, key: &str, lo: i64, hi: i64) -> Result<Option<i64>, ConfigError> {
+pub(crate) fn int(t: &toml::Table, at: &str, key: &str, lo: i64, hi: i64) -> Result<Option<i64>, ConfigError> {
     let name = if at.is_empty() { key.to_string() } else { format!("{at}.{key}") };
     match t.get(key) {
         None => Ok(None),
@@ -90,11 +90,11 @@ fn int(t: &toml::Table, at: &str, key: &str, lo: i64, hi: i64) -> Result<Option<
     }
 }
 
-fn need<T>(v: Option<T>, name: &str) -> Result<T, ConfigError> {
+pub(crate) fn need<T>(v: Option<T>, name: &str) -> Result<T, ConfigError> {
     v.ok_or_else(|| ConfigError::field(name, "missing"))
 }
 
-fn tables<'a>(v: Option<&'a toml::Value>, key: &str) -> Result<Vec<&'a toml::Table>, ConfigError> {
+pub(crate) fn tables<'a>(v: Option<&'a toml::Value>, key: &str) -> Result<Vec<&'a toml::Table>, ConfigError> {
     match v {
         None => Ok(vec![]),
         Some(toml::Value::Array(a)) => a
@@ -122,61 +122,79 @@ pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     Ok(mac)
 }
 
+/// The flow-control fields a trace file and a port share, read from `t` (field names
+/// prefixed with `at.`): `mode`, `datapath_bits`, `zero_quanta_on_release` (default
+/// true), `refresh_quanta`, and `[[queue]]` tables with `priorities`, `pause_quanta`, an
+/// optional `threshold = { size_bytes, rfa_bytes, rfd_bytes }` and the caller's `extra`
+/// keys (the queue tables are returned for those). Not validated: the caller adds what
+/// it has and calls [`PfcConfig::validate`].
+pub(crate) fn pfc_fields<'a>(t: &'a toml::Table, at: &str, sa: [u8; 6], extra: &[&str]) -> Result<(PfcConfig, Vec<&'a toml::Table>), ConfigError> {
+    let name = |k: &str| if at.is_empty() { k.to_string() } else { format!("{at}.{k}") };
+    let mode = match need(t.get("mode"), &name("mode"))?.as_str() {
+        Some("pfc") => Mode::Pfc,
+        Some("pause") => Mode::Pause,
+        _ => return Err(ConfigError::field(name("mode"), "must be \"pfc\" or \"pause\"")),
+    };
+    let datapath_bits = need(int(t, at, "datapath_bits", 0, i64::MAX)?, &name("datapath_bits"))? as u32;
+    if datapath_bits != 32 && datapath_bits != 64 {
+        return Err(ConfigError::field(name("datapath_bits"), format!("{datapath_bits} is not 32 or 64")));
+    }
+    let zero_quanta_on_release = match t.get("zero_quanta_on_release") {
+        None => true,
+        Some(v) => v.as_bool().ok_or_else(|| ConfigError::field(name("zero_quanta_on_release"), "must be true or false"))?,
+    };
+    let refresh_quanta = need(int(t, at, "refresh_quanta", 0, 65535)?, &name("refresh_quanta"))? as u16;
+    let qs = tables(t.get("queue"), &name("queue"))?;
+    if qs.len() > MAX_QUEUES {
+        return Err(ConfigError::field(name("queue"), format!("{} queues: at most {MAX_QUEUES}", qs.len())));
+    }
+    let keys: Vec<&str> = QUEUE_KEYS.iter().chain(extra).copied().collect();
+    let mut queues = vec![];
+    for (i, q) in qs.iter().enumerate() {
+        let at = name(&format!("queue[{i}]"));
+        only_keys(q, &at, &keys)?;
+        let priorities = need(int(q, &at, "priorities", i64::MIN, i64::MAX)?, &format!("{at}.priorities"))?;
+        if !(1..=0xff).contains(&priorities) {
+            return Err(ConfigError::field(
+                format!("{at}.priorities"),
+                format!("{priorities:#x} is not a priority mask 0x01..=0xff (bit i: priority i)"),
+            ));
+        }
+        let pause_quanta = need(int(q, &at, "pause_quanta", 0, 65535)?, &format!("{at}.pause_quanta"))? as u16;
+        let threshold = match q.get("threshold") {
+            None => None,
+            Some(v) => {
+                let ta = format!("{at}.threshold");
+                let t = v.as_table().ok_or_else(|| ConfigError::field(&ta, "must be a table { size_bytes, rfa_bytes, rfd_bytes }"))?;
+                only_keys(t, &ta, THRESHOLD_KEYS)?;
+                let get = |k: &str| -> Result<u32, ConfigError> { Ok(need(int(t, &ta, k, 0, u32::MAX as i64)?, &format!("{ta}.{k}"))? as u32) };
+                Some(Threshold { size_bytes: get("size_bytes")?, rfa_bytes: get("rfa_bytes")?, rfd_bytes: get("rfd_bytes")? })
+            }
+        };
+        queues.push(QueueConfig { priorities: priorities as u8, pause_quanta, threshold });
+    }
+    Ok((PfcConfig { mode, sa, datapath_bits, zero_quanta_on_release, refresh_quanta, queues }, qs))
+}
+
+/// [`PfcConfig::validate`]'s error with its field under `at.`.
+pub(crate) fn under(at: &str, e: ConfigError) -> ConfigError {
+    match e {
+        ConfigError::Field { field, message } => ConfigError::field(format!("{at}.{field}"), message),
+        e => e,
+    }
+}
+
 impl PfcScenario {
     /// Parse TOML; every error names the field it is about.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let top: toml::Table = toml::from_str(text).map_err(|e| ConfigError::toml(text, &e))?;
         only_keys(&top, "", TOP_KEYS)?;
-        let mode = match need(top.get("mode"), "mode")?.as_str() {
-            Some("pfc") => Mode::Pfc,
-            Some("pause") => Mode::Pause,
-            _ => return Err(ConfigError::field("mode", "must be \"pfc\" or \"pause\"")),
-        };
         let sa = need(top.get("sa"), "sa")?
             .as_str()
             .ok_or_else(|| ConfigError::field("sa", "must be a string like \"02:00:00:00:00:01\""))
             .and_then(|s| parse_mac(s).map_err(|e| ConfigError::field("sa", e)))?;
-        let datapath_bits = need(int(&top, "", "datapath_bits", 0, i64::MAX)?, "datapath_bits")? as u32;
-        if datapath_bits != 32 && datapath_bits != 64 {
-            return Err(ConfigError::field("datapath_bits", format!("{datapath_bits} is not 32 or 64")));
-        }
-        let zero_quanta_on_release = match top.get("zero_quanta_on_release") {
-            None => true,
-            Some(v) => v.as_bool().ok_or_else(|| ConfigError::field("zero_quanta_on_release", "must be true or false"))?,
-        };
-        let refresh_quanta = need(int(&top, "", "refresh_quanta", 0, 65535)?, "refresh_quanta")? as u16;
         let clocks = need(int(&top, "", "clocks", 1, 1_000_000_000)?, "clocks")? as u64;
-        let qs = tables(top.get("queue"), "queue")?;
-        if qs.len() > MAX_QUEUES {
-            return Err(ConfigError::field("queue", format!("{} queues: at most {MAX_QUEUES}", qs.len())));
-        }
-        let mut queues = vec![];
-        for (i, q) in qs.iter().enumerate() {
-            let at = format!("queue[{i}]");
-            only_keys(q, &at, QUEUE_KEYS)?;
-            let priorities = need(int(q, &at, "priorities", i64::MIN, i64::MAX)?, &format!("{at}.priorities"))?;
-            if !(1..=0xff).contains(&priorities) {
-                return Err(ConfigError::field(
-                    format!("{at}.priorities"),
-                    format!("{priorities:#x} is not a priority mask 0x01..=0xff (bit i: priority i)"),
-                ));
-            }
-            let pause_quanta = need(int(q, &at, "pause_quanta", 0, 65535)?, &format!("{at}.pause_quanta"))? as u16;
-            let threshold = match q.get("threshold") {
-                None => None,
-                Some(v) => {
-                    let ta = format!("{at}.threshold");
-                    let t = v.as_table().ok_or_else(|| ConfigError::field(&ta, "must be a table { size_bytes, rfa_bytes, rfd_bytes }"))?;
-                    only_keys(t, &ta, THRESHOLD_KEYS)?;
-                    let get = |k: &str| -> Result<u32, ConfigError> {
-                        Ok(need(int(t, &ta, k, 0, u32::MAX as i64)?, &format!("{ta}.{k}"))? as u32)
-                    };
-                    Some(Threshold { size_bytes: get("size_bytes")?, rfa_bytes: get("rfa_bytes")?, rfd_bytes: get("rfd_bytes")? })
-                }
-            };
-            queues.push(QueueConfig { priorities: priorities as u8, pause_quanta, threshold });
-        }
-        let config = PfcConfig { mode, sa, datapath_bits, zero_quanta_on_release, refresh_quanta, queues };
+        let (config, _) = pfc_fields(&top, "", sa, &[])?;
         config.validate()?;
         let mut events = vec![];
         for (i, e) in tables(top.get("event"), "event")?.iter().enumerate() {
@@ -303,15 +321,23 @@ pub fn trace(s: &PfcScenario, b: crate::blocks::Backend, frames: bool) -> Result
 /// is the clock its first byte left, one clock to the microsecond. Written to a
 /// temporary file beside `path`, then renamed: never half written.
 pub fn write_pcap(path: &std::path::Path, frames: &[(u64, Vec<u8>)]) -> std::io::Result<()> {
+    write_pcap_at(path, frames, 1_000_000)
+}
+
+/// [`write_pcap`] with the clock at `clock_hz`: nanosecond timestamps.
+pub fn write_pcap_at(path: &std::path::Path, frames: &[(u64, Vec<u8>)], clock_hz: u64) -> std::io::Result<()> {
     let mut b: Vec<u8> = vec![];
-    b.extend(0xa1b2_c3d4u32.to_le_bytes());
+    b.extend(0xa1b2_3c4du32.to_le_bytes());
     b.extend(2u16.to_le_bytes());
     b.extend(4u16.to_le_bytes());
     for w in [0u32, 0, 65535, 1] {
         b.extend(w.to_le_bytes());
     }
-    for (clock, f) in frames {
-        for w in [(clock / 1_000_000) as u32, (clock % 1_000_000) as u32, f.len() as u32, f.len() as u32] {
+    let mut sorted: Vec<&(u64, Vec<u8>)> = frames.iter().collect();
+    sorted.sort_by_key(|f| f.0);
+    for (clock, f) in sorted {
+        let ns = (*clock as u128 * 1_000_000_000 / clock_hz as u128) as u64;
+        for w in [(ns / 1_000_000_000) as u32, (ns % 1_000_000_000) as u32, f.len() as u32, f.len() as u32] {
             b.extend(w.to_le_bytes());
         }
         b.extend(f);

@@ -19,12 +19,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SimBackend {
     /// The port's rust-hdl description, stepped in Rust.
     Rtl,
     /// The port's emitted Verilog, built by Verilator.
     Verilator,
+    /// The reference model alone (Ethernet scenarios).
+    Model,
 }
 
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
@@ -42,8 +44,9 @@ pub struct SimArgs {
     /// The scenario (TOML: port, channel, faults, traffic, drain; see tb/scenarios/).
     #[arg(long)]
     pub scenario: PathBuf,
-    #[arg(long, value_enum, default_value_t = SimBackend::Rtl)]
-    pub backend: SimBackend,
+    /// [default: rtl for link-port scenarios, model for Ethernet ones]
+    #[arg(long, value_enum)]
+    pub backend: Option<SimBackend>,
     /// Traffic clocks (replaces the scenario's `cycles`); a flush follows.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub cycles: Option<u64>,
@@ -101,13 +104,13 @@ struct Outputs {
 }
 
 /// Usage problems found before anything runs (exit status 2).
-fn usage(msg: String) -> anyhow::Result<ExitCode> {
+pub(crate) fn usage(msg: String) -> anyhow::Result<ExitCode> {
     eprintln!("error: {msg}");
     Ok(ExitCode::from(2))
 }
 
 /// A file the run will write must go into an existing directory.
-fn check_parent(opt: &str, p: &Path) -> Result<(), String> {
+pub(crate) fn check_parent(opt: &str, p: &Path) -> Result<(), String> {
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() && !d.is_dir() => Err(format!(
             "--{opt} {}: directory {} does not exist",
@@ -120,6 +123,16 @@ fn check_parent(opt: &str, p: &Path) -> Result<(), String> {
 }
 
 pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
+    if std::fs::read_to_string(&a.scenario).is_ok_and(|t| iblink_sim::eth::scenario::is_ethernet(&t)) {
+        return super::sim_eth::run(a);
+    }
+    let backend = a.backend.unwrap_or(SimBackend::Rtl);
+    if backend == SimBackend::Model {
+        return usage(format!(
+            "--backend model: {} is a link-port scenario; it runs on rtl or verilator with the model alongside",
+            a.scenario.display()
+        ));
+    }
     // Everything is checked before anything is written.
     let mut scenario = match Scenario::from_file(&a.scenario) {
         Ok(s) => s,
@@ -189,9 +202,9 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     }
 
     let opts = RunOpts {
-        backend: match a.backend {
-            SimBackend::Rtl => Backend::Rtl,
+        backend: match backend {
             SimBackend::Verilator => Backend::Verilator,
+            _ => Backend::Rtl,
         },
         record_wire: out.capture.is_some(),
         vcd_dir: out.vcd_dir.clone(),

@@ -1,0 +1,110 @@
+//! `iblink sim --scenario eth_*.toml`: two Ethernet flow-control ports back to back
+//! (SPEC.md §9), the summary per direction and queue, the headroom sweep, and a pcap of
+//! both directions.
+
+use super::sim::{check_parent, usage, SimArgs, SimBackend};
+use anyhow::Context;
+use iblink_sim::eth::report::{summary, sweep, sweep_table};
+use iblink_sim::eth::run::EthRun;
+use iblink_sim::eth::scenario::EthScenario;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
+    let mut s = match EthScenario::from_file(&a.scenario) {
+        Ok(s) => s,
+        Err(e) => return usage(format!("{}: {e}", a.scenario.display())),
+    };
+    match a.backend.unwrap_or(SimBackend::Model) {
+        SimBackend::Model => {}
+        b => {
+            return usage(format!(
+                "--backend {}: the Ethernet port top is not built yet; Ethernet scenarios run on --backend model",
+                format!("{b:?}").to_lowercase()
+            ))
+        }
+    }
+    for (given, opt) in [(a.vcd.is_some(), "vcd"), (a.vcd_window.is_some(), "vcd-window"), (a.plot.is_some(), "plot")] {
+        if given {
+            return usage(format!("--{opt}: the model back end of an Ethernet scenario writes no waveform or plot"));
+        }
+    }
+    if let Some(p) = &a.capture {
+        if let Err(m) = check_parent("capture", p) {
+            return usage(m);
+        }
+        if s.sweep.is_some() {
+            return usage("--capture: a sweep runs many points; capture one scenario".into());
+        }
+    }
+    let clock_hz = (a.clock_mhz * 1e6).round();
+    if !(1.0..=1e12).contains(&clock_hz) {
+        return usage(format!("--clock-mhz {}: not a clock frequency", a.clock_mhz));
+    }
+    if let Some(c) = a.cycles {
+        s.cycles = c;
+    }
+    let t0 = Instant::now();
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
+        .with_style(ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}, {eta} left").unwrap());
+    let mut shown = false;
+    let mut show = |pos: u64, len: u64| {
+        if !shown && t0.elapsed() > Duration::from_secs(2) {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        bar.set_length(len);
+        bar.set_position(pos);
+    };
+    if s.sweep.is_some() {
+        bar.set_message(format!("sweep {} (points)", s.name));
+        let points = sweep(&s, |i, n| show(i as u64, n as u64)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        bar.finish_and_clear();
+        println!(
+            "{}: headroom sweep on the model, {} clocks a point; a cell: frames dropped, the largest fill above RFA (bytes), A→B throughput\n",
+            s.name, s.cycles
+        );
+        print!("{}", sweep_table(&points));
+        let bad: Vec<String> = points
+            .iter()
+            .filter(|p| p.errors > 0 || (p.headroom as u64 >= p.bound && p.drops > 0))
+            .map(|p| format!("latency {} headroom {}: {} drops, {} end-to-end failures", p.latency, p.headroom, p.drops, p.errors))
+            .collect();
+        if !bad.is_empty() {
+            eprintln!("FAIL: {}", bad.join("; "));
+            return Ok(ExitCode::from(1));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    bar.set_message(format!("sim {} (clocks)", s.name));
+    let mut run = EthRun::model(&s, a.capture.is_some());
+    while run.clock < s.cycles {
+        run.step();
+        if run.clock % 4096 == 0 {
+            show(run.clock, s.cycles);
+        }
+    }
+    bar.finish_and_clear();
+    let r = run.finish();
+    print!("{}", summary(&r, &s));
+    if let Some(p) = &a.capture {
+        let hz = clock_hz as u64;
+        let frames: Vec<(u64, Vec<u8>)> = r.frames.iter().map(|(c, _, f)| (*c, f.clone())).collect();
+        iblink_sim::pfc_trace::write_pcap_at(p, &frames, hz).with_context(|| format!("writing {}", p.display()))?;
+        let ctrl = r.frames.iter().filter(|(_, _, f)| iblink_model::eth_port::EthPortConfig::is_control(f)).count();
+        println!(
+            "capture: {} ({} frames, {} of them PAUSE/PFC; both directions, Ethernet link type, timestamps at {} MHz)",
+            p.display(),
+            frames.len(),
+            ctrl,
+            a.clock_mhz
+        );
+    }
+    if r.errors.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("FAIL: {} end-to-end failures", r.errors.len());
+        Ok(ExitCode::from(1))
+    }
+}
