@@ -19,11 +19,14 @@
 //! * Receive: a frame whose DA is the PAUSE address or whose EtherType is 0x8808 goes to
 //!   [`PauseRx`] only. Any other frame is data: its priority is the PCP of its 802.1Q tag
 //!   (0 untagged), its queue the one whose priority mask holds it (queue 0 if none). At
-//!   its last word it is stored whole if it fits in the buffer's free space at the start
-//!   of that clock, else dropped and counted. The fill level (stored bytes not yet read)
-//!   is what the RX-fill trigger compares, as it stands at the start of each clock.
-//! * Reading: in a clock its user asks, a queue gives one word of its oldest stored frame
-//!   (from the clock after the frame was stored); the fill level falls by its bytes.
+//!   its last word it is stored whole if it is at most 1522 bytes long and its words fit
+//!   in the buffer's free space at the start of that clock, else dropped and counted.
+//!   Buffers hold whole words: a frame takes `ceil(len / (W/8))` of them, and the fill
+//!   level (words stored and not yet read, in bytes) is what the RX-fill trigger
+//!   compares, as it stands at the start of each clock.
+//! * Reading: in a clock its user asks, a queue takes the oldest stored word (of a frame
+//!   stored before that clock) and gives it in the next clock (a registered read, as a
+//!   block RAM does); the fill level falls by a word.
 
 use crate::config::ConfigError;
 use crate::ethernet::{ETHERTYPE_MAC_CONTROL, PAUSE_DA};
@@ -66,6 +69,11 @@ impl EthPortConfig {
                         format!("{b} is not threshold.size_bytes {}", t.size_bytes),
                     ));
                 }
+            }
+        }
+        for (i, &b) in self.rx_buffer_bytes.iter().enumerate() {
+            if b % 8 != 0 {
+                return Err(ConfigError::field(format!("queue[{i}].buffer_bytes"), format!("{b} is not a whole number of 8-byte words")));
             }
         }
         if self.tx_queue_bytes < MAX_FRAME_BYTES {
@@ -164,7 +172,6 @@ pub struct EthPortCounts {
     pub tx_frames: [u64; MAX_QUEUES],
     /// PAUSE/PFC frames sent.
     pub ctrl_frames: u64,
-    pub rx_frames: [u64; MAX_QUEUES],
     /// Data frames dropped: no room in their queue's buffer.
     pub rx_drops: [u64; MAX_QUEUES],
     /// Clocks a queue held a whole frame but was paused.
@@ -183,10 +190,82 @@ struct TxQueue {
 
 #[derive(Clone, Debug, Default)]
 struct RxBuffer {
-    frames: VecDeque<Vec<u8>>,
-    /// Bytes of the oldest frame already read.
-    read: usize,
-    fill: u32,
+    /// Stored frames as words, oldest first.
+    words: VecDeque<Word>,
+}
+
+/// One clock's inputs of the receive buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxBuffersIn {
+    /// The word arriving from the wire.
+    pub rx: Option<Word>,
+    /// Per queue (bit q), the user asks for a word.
+    pub read: u8,
+}
+
+/// One clock's outputs of the receive buffers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxBuffersOut {
+    /// The word each queue gives: the one asked for in the clock before.
+    pub word: [Option<Word>; MAX_QUEUES],
+    /// Fill level per queue at the start of the clock, bytes (whole words).
+    pub fill: [u32; MAX_QUEUES],
+    /// Per queue (bit q): a data frame that ended this clock was dropped.
+    pub drop: u8,
+}
+
+/// The per-queue receive buffers: data frames sorted by their 802.1Q priority, stored
+/// whole at their last word when they fit, read a word at a time (see the module's
+/// rules). Fill levels count whole words: a frame takes `ceil(len / (W/8))` of them.
+#[derive(Clone, Debug)]
+pub struct RxBuffers {
+    cfg: EthPortConfig,
+    bufs: Vec<RxBuffer>,
+    receiving: Vec<u8>,
+    /// The words asked for last clock, given now.
+    out: [Option<Word>; MAX_QUEUES],
+    fill_words: [u32; MAX_QUEUES],
+}
+
+impl RxBuffers {
+    pub fn new(cfg: EthPortConfig) -> Self {
+        Self { bufs: vec![RxBuffer::default(); cfg.pfc.queues.len()], cfg, receiving: vec![], out: [None; MAX_QUEUES], fill_words: [0; MAX_QUEUES] }
+    }
+
+    pub fn tick(&mut self, i: &RxBuffersIn) -> RxBuffersOut {
+        let wb = self.cfg.word_bytes() as u32;
+        let mut o = RxBuffersOut { word: std::mem::take(&mut self.out), ..Default::default() };
+        for (f, w) in o.fill.iter_mut().zip(&self.fill_words) {
+            *f = w * wb;
+        }
+        // Reads: words of frames stored before this clock, given next clock.
+        for (q, b) in self.bufs.iter_mut().enumerate() {
+            if i.read >> q & 1 == 1 {
+                if let Some(w) = b.words.pop_front() {
+                    self.out[q] = Some(w);
+                    self.fill_words[q] -= 1;
+                }
+            }
+        }
+        let Some(w) = i.rx else { return o };
+        self.receiving.extend(w.bytes());
+        if !w.last {
+            return o;
+        }
+        let f = std::mem::take(&mut self.receiving);
+        if EthPortConfig::is_control(&f) {
+            return o;
+        }
+        let q = self.cfg.queue_of(EthPortConfig::priority_of(&f));
+        let n = f.len().div_ceil(wb as usize) as u32;
+        if f.len() as u32 <= MAX_FRAME_BYTES && n * wb <= self.cfg.rx_buffer_bytes[q] - o.fill[q] {
+            self.bufs[q].words.extend(words(&f, wb as usize));
+            self.fill_words[q] += n;
+        } else {
+            o.drop |= 1 << q;
+        }
+        o
+    }
 }
 
 /// The port, stepped a clock at a time.
@@ -194,7 +273,7 @@ struct RxBuffer {
 pub struct EthPort {
     cfg: EthPortConfig,
     tx_queues: Vec<TxQueue>,
-    rx_buffers: Vec<RxBuffer>,
+    rx_buffers: RxBuffers,
     /// The frame on the wire: its bytes, the next byte, and whether it is ours (PAUSE/PFC).
     sending: Option<(Vec<u8>, usize, bool)>,
     /// Round-robin: the queue served last.
@@ -212,7 +291,7 @@ impl EthPort {
         let q = cfg.pfc.queues.len();
         Self {
             tx_queues: vec![TxQueue::default(); q],
-            rx_buffers: vec![RxBuffer::default(); q],
+            rx_buffers: RxBuffers::new(cfg.clone()),
             sending: None,
             last_served: q - 1,
             pfc: PfcTx::new(cfg.pfc.clone()),
@@ -244,8 +323,12 @@ impl EthPort {
         let wb = self.cfg.word_bytes();
         let nq = self.cfg.pfc.queues.len();
         let mut o = EthPortOut::default();
-        for (f, b) in o.fill.iter_mut().zip(&self.rx_buffers) {
-            *f = b.fill;
+        let rb = self.rx_buffers.tick(&RxBuffersIn { rx: i.rx, read: i.rx_read });
+        o.fill = rb.fill;
+        o.rx_word = rb.word;
+        o.rx_drop = rb.drop;
+        for q in 0..nq {
+            self.counts.rx_drops[q] += (rb.drop >> q & 1) as u64;
         }
         // The receive side: a frame whose last word came last clock is checked now.
         let frame_end = match i.rx {
@@ -299,34 +382,6 @@ impl EthPort {
             }
         }
 
-        // Readers take words of frames stored before this clock.
-        for (q, b) in self.rx_buffers.iter_mut().enumerate() {
-            if i.rx_read >> q & 1 == 0 {
-                continue;
-            }
-            let Some(f) = b.frames.front() else { continue };
-            let w = words(&f[b.read..], wb).next().expect("a stored frame has bytes left");
-            b.read += w.len as usize;
-            b.fill -= w.len as u32;
-            o.rx_word[q] = Some(Word { last: b.read == f.len(), ..w });
-            if b.read == f.len() {
-                b.frames.pop_front();
-                b.read = 0;
-            }
-        }
-        // A data frame that ended is stored, or dropped when it does not fit.
-        if let Some(f) = frame_end.filter(|_| !control) {
-            let q = self.cfg.queue_of(EthPortConfig::priority_of(&f));
-            let b = &mut self.rx_buffers[q];
-            if f.len() as u32 <= self.cfg.rx_buffer_bytes[q] - o.fill[q] {
-                b.fill += f.len() as u32;
-                b.frames.push_back(f);
-                self.counts.rx_frames[q] += 1;
-            } else {
-                self.counts.rx_drops[q] += 1;
-                o.rx_drop |= 1 << q;
-            }
-        }
         // Transmit queues take their users' words.
         let cap = self.cfg.tx_queue_bytes / wb as u32;
         for (q, t) in self.tx_queues.iter_mut().enumerate() {
@@ -398,14 +453,19 @@ mod tests {
         let mut p = EthPort::new(cfg());
         // Untagged: priority 0, queue 0. PCP 3: queue 1. PCP 5 is in no mask: queue 0.
         let o = receive(&mut p, &[frame(None, 100), frame(Some(3), 1000), frame(Some(5), 64)]);
-        assert_eq!(o.last().unwrap().fill[..2], [164, 1000]);
-        // Queue 1 holds 1000 of 8192: a 1522-byte frame fits 4 more times (7088), the
-        // next does not (7088 + 1522 > 8192), and a 1104-byte one fills it exactly.
+        // Whole words of 8 bytes: 100 bytes take 13 (104), 1000 take 125, 64 take 8.
+        assert_eq!(o.last().unwrap().fill[..2], [168, 1000]);
+        // Queue 1 holds 1000 of 8192: a 1522-byte frame (191 words, 1528) fits 4 more
+        // times (7112), the next does not (7112 + 1528 > 8192), a 1080-byte one fills it
+        // exactly, and a frame longer than 1522 bytes never fits.
         let big = frame(Some(2), 1522);
-        let o = receive(&mut p, &[big.clone(), big.clone(), big.clone(), big.clone(), big.clone(), frame(Some(1), 1104)]);
+        let o = receive(&mut p, &[big.clone(), big.clone(), big.clone(), big.clone(), big.clone(), frame(Some(1), 1080)]);
         assert_eq!(o.last().unwrap().fill[1], 8192);
         assert_eq!(p.counts().rx_drops, [0, 1, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(p.counts().rx_frames[..2], [2, 6]);
+        let mut p = EthPort::new(cfg());
+        let o = receive(&mut p, &[frame(Some(0), 1523), frame(Some(0), 1522)]);
+        assert_eq!(o.last().unwrap().fill[0], 1528);
+        assert_eq!(p.counts().rx_drops, [1, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     /// The frames a port sent, with the clock of their first word.

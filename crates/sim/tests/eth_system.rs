@@ -154,8 +154,8 @@ fn headroom_bound_holds_on_random_scenarios() {
         s.drain_rate = (0..2).map(|_| rng.gen_range(0..=600)).collect();
         s.stalls = vec![Stall { from: rng.gen_range(0..30_000), to: 45_000, side: Sides::Both, queues: rng.gen_range(1..=3) }];
         let reverse = true;
-        let probe = s.at_point(latency, 1).unwrap();
-        let h = headroom_bound(&probe.port, latency, reverse) as u32;
+        let probe = s.at_point(latency, 8).unwrap();
+        let h = (headroom_bound(&probe.port, latency, reverse) as u32).next_multiple_of(8);
         let s = s.at_point(latency, h).unwrap();
         let r = run(&s, false);
         for (d, qs) in r.dirs.iter().enumerate() {

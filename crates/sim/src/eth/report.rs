@@ -13,17 +13,16 @@ use std::fmt::Write as _;
 /// of `latency` clocks each way, with (`reverse`) or without data frames the other way.
 ///
 /// Counted from the clock the frame that takes the fill above RFA is stored (that frame
-/// itself: up to one maximum frame above RFA), the bytes still to arrive at one word a
-/// clock: the fill seen a clock later and the trigger's [`FRAME_LATENCY`] to the PAUSE/PFC
-/// frame's first byte, a data frame of ours ahead of it (`reverse`), the PAUSE/PFC frame,
-/// the wire, the other end's decision (its first held clock is the second after the
-/// frame's last byte), the data frame it had started, and the wire back: in bytes,
-/// `MAX + 64 + W/8 x (2 x latency + 1 + FRAME_LATENCY + N - 1 + N x reverse)` with `N` the
-/// words of a maximum frame.
+/// itself: up to the `N` words of a maximum frame above RFA), the words still to arrive,
+/// one a clock: the fill seen a clock later and the trigger's [`FRAME_LATENCY`] to the
+/// PAUSE/PFC frame's first byte, a data frame of ours ahead of it (`reverse`), the
+/// PAUSE/PFC frame, the wire, the other end's decision (its first held clock is the
+/// second after the frame's last byte), the data frame it had started, and the wire back:
+/// in bytes, `W/8 x (N + 2 x latency + 1 + FRAME_LATENCY + N - 1 + N x reverse) + 64`.
 pub fn headroom_bound(cfg: &EthPortConfig, latency: u32, reverse: bool) -> u64 {
     let wb = cfg.word_bytes() as u64;
     let n = (MAX_FRAME_BYTES as u64).div_ceil(wb);
-    MAX_FRAME_BYTES as u64 + FRAME_BYTES as u64 + wb * (2 * latency as u64 + 1 + FRAME_LATENCY + n - 1 + n * reverse as u64)
+    wb * (n + 2 * latency as u64 + 1 + FRAME_LATENCY + n - 1 + n * reverse as u64) + FRAME_BYTES as u64
 }
 
 fn pct(n: u64, d: u64) -> String {

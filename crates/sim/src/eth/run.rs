@@ -129,6 +129,9 @@ pub struct EthRun<'a> {
     wire: [VecDeque<Option<Word>>; 2],
     /// Reader tokens per side and queue (per mille bytes).
     read_tokens: [[u64; MAX_QUEUES]; 2],
+    /// Per side, the queues asked for a word this clock and last clock (the word comes a
+    /// clock after the ask; an ask is paid a word's tokens, refunded for what did not come).
+    asked: [[u8; 2]; 2],
     /// Frames being read per side and queue.
     reading: [[Vec<u8>; MAX_QUEUES]; 2],
     /// Frames being sent per side (for the capture and the counts).
@@ -184,6 +187,7 @@ impl<'a> EthRun<'a> {
             gens,
             wire: [0, 1].map(|_| VecDeque::from(vec![None; lat])),
             read_tokens: [[0; MAX_QUEUES]; 2],
+            asked: [[0; 2]; 2],
             reading: Default::default(),
             sending: [None, None],
             record,
@@ -225,6 +229,7 @@ impl<'a> EthRun<'a> {
         }
         for side in 0..2 {
             ins[side].rx = self.wire[1 - side].pop_front().flatten();
+            self.asked[side] = [0, self.asked[side][0]];
             for q in 0..nq {
                 let rate = if traffic { self.s.drain_rate[q] } else { 1000 };
                 if self.stalled(side, q) {
@@ -234,6 +239,8 @@ impl<'a> EthRun<'a> {
                 *tk = (*tk + rate as u64 * wb as u64).min(2 * wb as u64 * 1000);
                 if rate >= 1000 || *tk >= wb as u64 * 1000 {
                     ins[side].rx_read |= 1 << q;
+                    self.asked[side][0] |= 1 << q;
+                    *tk = tk.saturating_sub(wb as u64 * 1000);
                 }
             }
         }
@@ -269,8 +276,11 @@ impl<'a> EthRun<'a> {
             if traffic {
                 self.report.dirs[side][q].paused_clocks += held as u64;
             }
+            if self.asked[side][1] >> q & 1 == 1 {
+                let got = o.rx_word[q].map_or(0, |w| w.len as u64);
+                self.read_tokens[side][q] += (wb - got) * 1000;
+            }
             let Some(w) = o.rx_word[q] else { continue };
-            self.read_tokens[side][q] = self.read_tokens[side][q].saturating_sub(w.len as u64 * 1000);
             if traffic {
                 self.report.dirs[rx_dir][q].delivered_bytes += w.len as u64;
             }

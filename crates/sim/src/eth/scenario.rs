@@ -276,10 +276,21 @@ impl EthScenario {
                 if !port.pfc.queues.iter().any(|q| q.threshold.is_some()) {
                     return Err(ConfigError::field("sweep", "no port.queue has a threshold to sweep"));
                 }
+                for (i, &x) in h.iter().enumerate() {
+                    if x % 8 != 0 {
+                        return Err(ConfigError::field(format!("sweep.headroom_bytes[{i}]"), format!("{x} is not a whole number of 8-byte words")));
+                    }
+                }
                 Some(Sweep { latency_clocks: l.into_iter().map(|x| x as u32).collect(), headroom_bytes: h.into_iter().map(|x| x as u32).collect() })
             }
         };
-        Ok(Self { name, cycles, seed, port, latency_clocks, traffic, drain_rate, stalls, sweep })
+        let s = Self { name, cycles, seed, port, latency_clocks, traffic, drain_rate, stalls, sweep };
+        if let Some(sw) = &s.sweep {
+            for (i, &h) in sw.headroom_bytes.iter().enumerate() {
+                s.at_point(sw.latency_clocks[0], h).map_err(|e| ConfigError::field(format!("sweep.headroom_bytes[{i}]"), format!("{h}: {e}")))?;
+            }
+        }
+        Ok(s)
     }
 
     /// Port `side`'s configuration (its own source address).
