@@ -7,7 +7,7 @@ use crate::vl::VL_CAPS;
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame", "pause_rx"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame", "pause_rx", "eth_rxbuf"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -42,6 +42,8 @@ pub enum RequestError {
     UnsupportedPfcFrame { queues: usize, width: usize },
     #[error("a PAUSE/PFC receive side at {0} bits is not generated: 32 or 64 bits")]
     UnsupportedPauseRx(usize),
+    #[error("Ethernet receive buffers with {queues} queues at {width} bits are not generated: 1 to 8 queues, 32 or 64 bits")]
+    UnsupportedEthRxbuf { queues: usize, width: usize },
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -227,6 +229,13 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
             out.push(pause_rx_variant(w)?);
         }
     }
+    if wants("eth_rxbuf") {
+        for w in crate::pfc_tx::WIDTHS {
+            for q in CATALOG_PFC_QUEUES {
+                out.push(eth_rxbuf_variant(q, w)?);
+            }
+        }
+    }
     if wants("failsafe") {
         for n in VL_CAPS {
             out.push(failsafe_variant(n)?);
@@ -380,6 +389,14 @@ pub fn pfc_frame_variant(queues: usize, width: usize) -> Result<Variant, Request
         return Err(RequestError::UnsupportedPfcFrame { queues, width });
     }
     Ok(crate::pfc_frame::variant(queues, width))
+}
+
+/// The Ethernet port's receive buffers with `queues` queues at `width` bits a clock.
+pub fn eth_rxbuf_variant(queues: usize, width: usize) -> Result<Variant, RequestError> {
+    if !crate::pfc_tx::QUEUE_COUNTS.contains(&queues) || !crate::pfc_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedEthRxbuf { queues, width });
+    }
+    Ok(crate::eth_rxbuf::variant(queues, width))
 }
 
 /// The PAUSE/PFC receive side at `width` bits a clock (SPEC.md §9).

@@ -19,6 +19,7 @@ pub mod link_tx;
 pub mod link;
 pub mod link_port;
 pub mod netlist;
+pub mod eth_rxbuf;
 pub mod pause_rx;
 pub mod pfc_frame;
 pub mod pfc_tx;

@@ -1,0 +1,183 @@
+// iblink_eth_rxbuf: emitted by iblink-rtl 0.1.0 (rust-hdl 0.46) from
+// crates/rtl/src/eth_rxbuf/iblink_eth_rxbuf.v. Do not edit here:
+// edit the source, run `make emit` and review the diff.
+// block: eth_rxbuf
+// config: parameters = QUEUES = 1..8, DATA_WIDTH = 32 or 64, ADDR_BITS = 10..15 (memory words per queue: 2^ADDR_BITS)
+`default_nettype none
+// iblink_eth_rxbuf: the per-queue receive buffers of an Ethernet flow-control port
+// (SPEC.md 9). Frames from the MAC are sorted by their 802.1Q priority (PCP; 0 when
+// untagged) into the queue whose priority mask holds it (queue 0 when none does). A
+// frame to the PAUSE address 01-80-C2-00-00-01 or with EtherType 0x8808 is for the
+// PAUSE/PFC receive side and is not stored. A data frame is stored whole at its last
+// word if it is at most 1522 bytes long and its words fit in its queue's free space
+// (cfg_size_words less the words held at the start of that clock); otherwise it is
+// dropped and drop[q] is high in that clock. fill_bytes is what each queue holds (whole
+// words, in bytes) at the start of the clock: the RX-fill trigger of iblink_pfc_tx reads
+// it. A reader asks with rd_en[q] and gets the oldest stored word in the next clock
+// (rd_valid[q]), a registered read as a block RAM does.
+//
+// Every word is written, as it arrives, into every queue's memory just past what that
+// queue holds; the queue the frame belongs to keeps it at the last word by moving its
+// commit pointer, the others write over it with the next frame. So a queue's memory has
+// room for cfg_size_words and one maximum frame: cfg_size_words <= 2^ADDR_BITS - 1522/W*8.
+// rx_keep marks the valid byte lanes of the last word (from lane 0 up); the other words
+// are whole. rd_data and rd_keep mean something only while rd_valid.
+module iblink_eth_rxbuf #(
+    // Queues, 1 to 8
+    parameter QUEUES = 4,
+    // Bits per clock: 32 or 64
+    parameter DATA_WIDTH = 64,
+    // Words of memory per queue: 2^ADDR_BITS
+    parameter ADDR_BITS = 14
+) (
+    input  wire                           clock,
+    // Synchronous: buffers emptied, the frame in progress forgotten
+    input  wire                           reset,
+
+    // Configuration (static while running): queue q's priority mask at
+    // [8q+7:8q] (bit p: priority p), its size in words at [16q+15:16q]
+    input  wire [8*QUEUES-1:0]            cfg_priorities,
+    input  wire [16*QUEUES-1:0]           cfg_size_words,
+
+    // Received frames from the MAC, byte lane i at rx_data[8i+7:8i], lane 0 first
+    input  wire                           rx_valid,
+    input  wire [DATA_WIDTH-1:0]          rx_data,
+    input  wire [DATA_WIDTH/8-1:0]        rx_keep,
+    input  wire                           rx_last,
+
+    // Readers: ask in one clock, the word comes in the next
+    input  wire [QUEUES-1:0]              rd_en,
+    output wire [QUEUES-1:0]              rd_valid,
+    output wire [DATA_WIDTH*QUEUES-1:0]   rd_data,
+    output wire [DATA_WIDTH/8*QUEUES-1:0] rd_keep,
+    output wire [QUEUES-1:0]              rd_last,
+
+    // Bytes held per queue (whole words), at [16q+15:16q]
+    output wire [16*QUEUES-1:0]           fill_bytes,
+    // A data frame ending this clock did not fit in queue q (or was over 1522 bytes)
+    output wire [QUEUES-1:0]              drop
+);
+
+localparam BYTES = DATA_WIDTH / 8;
+localparam KB = (DATA_WIDTH == 64) ? 3 : 2;
+// Words of a 1522-byte frame
+localparam integer MAX_WORDS_I = (1522 + BYTES - 1) / BYTES;
+localparam [8:0] MAX_WORDS = MAX_WORDS_I[8:0];
+localparam [8:0] LAST_WORD = MAX_WORDS - 9'd1;
+// Words holding bytes 0..15 (DA, SA, the tag or the EtherType)
+localparam HDR_WORDS = 16 / BYTES;
+localparam SW = DATA_WIDTH + BYTES + 1;
+
+// The frame arriving: words before the current one, and whether it ran past a maximum
+// frame (its later words are not written).
+reg  [8:0] idx;
+reg        over;
+
+// Bytes 0..15 of the frame, with the current word in place.
+reg  [127:0] hdr;
+reg  [127:0] head;
+integer w;
+always @(*) begin
+   head = hdr;
+   for (w = 0; w < HDR_WORDS; w = w + 1)
+      if ({23'd0, idx} == w) head[DATA_WIDTH*w +: DATA_WIDTH] = rx_data;
+end
+
+// Valid lanes of the current word (trailing ones of rx_keep), and the frame's length.
+reg  [3:0] lanes;
+integer l;
+always @(*) begin
+   lanes = 4'd0;
+   for (l = 0; l < BYTES; l = l + 1)
+      if (rx_keep[l] && {28'd0, lanes} == l) lanes = lanes + 4'd1;
+end
+wire [12:0] len = (DATA_WIDTH == 64) ? ({1'b0, idx, 3'd0} + {9'd0, lanes}) : ({2'b0, idx, 2'd0} + {9'd0, lanes});
+localparam integer HDR_WORDS_I = HDR_WORDS;
+localparam [8:0] HDR_W = HDR_WORDS_I[8:0];
+wire        short = idx < HDR_W;
+
+// What the frame is, from its first 16 bytes (valid at its last word).
+wire        da_pause = head[47:0] == 48'h01_00_00_c2_80_01;
+wire [15:0] type12 = {head[103:96], head[111:104]};
+wire        ctrl = ((!short || len >= 13'd6) && da_pause) || ((!short || len >= 13'd14) && type12 == 16'h8808);
+wire [2:0]  prio = ((!short || len >= 13'd16) && type12 == 16'h8100) ? head[119:117] : 3'd0;
+
+// Its queue: the first whose mask holds the priority, else 0.
+reg  [2:0] qsel;
+integer q;
+always @(*) begin
+   qsel = 3'd0;
+   for (q = QUEUES - 1; q >= 0; q = q - 1)
+      if (cfg_priorities[8*q + {29'd0, prio}]) qsel = q[2:0];
+end
+
+// Words each queue holds (committed, not yet read).
+wire [ADDR_BITS*QUEUES-1:0] held_all;
+
+wire        done = rx_valid && rx_last;
+wire [9:0]  words = {1'b0, idx} + 10'd1;
+wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
+wire [ADDR_BITS-1:0] held_sel = held_all[ADDR_BITS*qsel +: ADDR_BITS];
+wire [16:0] need = {{(17-ADDR_BITS){1'b0}}, held_sel} + {7'd0, words};
+wire        fits = !over && len <= 13'd1522 && need <= {1'b0, cfg_size_words[16*qsel +: 16]};
+wire        store = done && !ctrl && fits;
+
+// The word as stored: the data, its lanes, and whether it is the frame's last.
+wire [BYTES-1:0] keep_n = rx_last ? ~({BYTES{1'b1}} << lanes) : {BYTES{1'b1}};
+wire [SW-1:0]    wr_word = {rx_last, keep_n, rx_data};
+wire             wr_en = rx_valid && !over;
+
+genvar g;
+generate
+   for (g = 0; g < QUEUES; g = g + 1) begin : queue
+      reg  [SW-1:0] mem [0:(1 << ADDR_BITS) - 1];
+      reg  [SW-1:0] out;
+      // One past the last stored word; the next word to read.
+      reg  [ADDR_BITS-1:0] commit_ptr;
+      reg  [ADDR_BITS-1:0] rd_ptr;
+      reg  valid;
+      wire [ADDR_BITS-1:0] held = commit_ptr - rd_ptr;
+      wire take = rd_en[g] && held != {ADDR_BITS{1'b0}};
+
+      always @(posedge clock) begin
+         if (wr_en) mem[commit_ptr + {{(ADDR_BITS-9){1'b0}}, idx}] <= wr_word;
+         if (take) out <= mem[rd_ptr];
+      end
+
+      always @(posedge clock) begin
+         if (reset) begin
+            commit_ptr <= {ADDR_BITS{1'b0}};
+            rd_ptr <= {ADDR_BITS{1'b0}};
+            valid <= 1'b0;
+         end else begin
+            if (store && qsel == g) commit_ptr <= commit_ptr + words_a;
+            if (take) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
+            valid <= take;
+         end
+      end
+
+      assign held_all[ADDR_BITS*g +: ADDR_BITS] = held;
+      assign rd_valid[g] = valid;
+
+      assign rd_data[DATA_WIDTH*g +: DATA_WIDTH] = out[DATA_WIDTH-1:0];
+      assign rd_keep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
+      assign rd_last[g] = out[SW-1];
+      assign fill_bytes[16*g +: 16] = {{(16-ADDR_BITS){1'b0}}, held} << KB;
+      assign drop[g] = done && !ctrl && !fits && qsel == g;
+   end
+endgenerate
+
+always @(posedge clock) begin
+   if (rx_valid) hdr <= head;
+   if (reset || done) begin
+      idx <= 9'd0;
+      over <= 1'b0;
+   end else if (rx_valid) begin
+      if (idx == LAST_WORD) over <= 1'b1;
+      else if (!over) idx <= idx + 9'd1;
+   end
+end
+
+endmodule
+
+`default_nettype wire
