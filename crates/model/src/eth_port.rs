@@ -180,12 +180,97 @@ pub struct EthPortCounts {
 
 #[derive(Clone, Debug, Default)]
 struct TxQueue {
-    /// Whole frames, oldest first.
-    frames: VecDeque<Vec<u8>>,
-    /// The frame being written.
-    partial: Vec<u8>,
-    /// Words held (whole frames and the partial one).
-    words: u32,
+    /// Every word held, oldest first: whole frames, then the one being written.
+    words: VecDeque<Word>,
+    /// Whole frames held and not yet started.
+    whole: u32,
+}
+
+/// One clock's inputs of the transmit queues.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxQueuesIn {
+    /// The word each queue's user offers.
+    pub tx: [Option<Word>; MAX_QUEUES],
+    /// Priorities held by received PAUSE/PFC frames.
+    pub paused: u8,
+    /// A PAUSE/PFC frame's word is on the wire this clock (its first included).
+    pub ctrl: bool,
+}
+
+/// One clock's outputs of the transmit queues.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxQueuesOut {
+    /// Per queue (bit q): the offered word was taken.
+    pub taken: u8,
+    /// The data word on the wire.
+    pub wire: Option<Word>,
+    /// The queue that started a frame this clock.
+    pub started: Option<usize>,
+}
+
+/// The per-queue transmit queues and their round-robin scheduler (see the module's
+/// rules). A queue's room (`tx_queue_bytes`, in whole words) frees a word at a time as
+/// its words go on the wire.
+#[derive(Clone, Debug)]
+pub struct TxQueues {
+    cfg: EthPortConfig,
+    queues: Vec<TxQueue>,
+    /// The queue whose frame is on the wire.
+    sending: Option<usize>,
+    /// Round-robin: the queue served last.
+    last_served: usize,
+}
+
+impl TxQueues {
+    pub fn new(cfg: EthPortConfig) -> Self {
+        let n = cfg.pfc.queues.len();
+        Self { queues: vec![TxQueue::default(); n], sending: None, last_served: n - 1, cfg }
+    }
+
+    /// Words each queue can hold.
+    pub fn capacity_words(&self) -> usize {
+        self.cfg.tx_queue_bytes as usize / self.cfg.word_bytes()
+    }
+
+    pub fn tick(&mut self, i: &TxQueuesIn) -> TxQueuesOut {
+        let nq = self.queues.len();
+        let cap = self.capacity_words();
+        let mut o = TxQueuesOut::default();
+        let room: Vec<bool> = self.queues.iter().map(|t| t.words.len() < cap).collect();
+        if self.sending.is_none() && !i.ctrl {
+            for k in 1..=nq {
+                let q = (self.last_served + k) % nq;
+                if self.queues[q].whole > 0 && i.paused & self.cfg.pfc.queues[q].priorities == 0 {
+                    self.queues[q].whole -= 1;
+                    self.last_served = q;
+                    self.sending = Some(q);
+                    o.started = Some(q);
+                    break;
+                }
+            }
+        }
+        if let Some(q) = self.sending {
+            let w = self.queues[q].words.pop_front().expect("a whole frame's words");
+            if w.last {
+                self.sending = None;
+            }
+            o.wire = Some(w);
+        }
+        for (q, t) in self.queues.iter_mut().enumerate() {
+            let Some(w) = i.tx[q] else { continue };
+            if room[q] {
+                t.words.push_back(w);
+                t.whole += w.last as u32;
+                o.taken |= 1 << q;
+            }
+        }
+        o
+    }
+
+    /// Whether queue `q` holds a whole frame not yet started.
+    pub fn has_frame(&self, q: usize) -> bool {
+        self.queues[q].whole > 0
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -272,12 +357,10 @@ impl RxBuffers {
 #[derive(Clone, Debug)]
 pub struct EthPort {
     cfg: EthPortConfig,
-    tx_queues: Vec<TxQueue>,
+    tx_queues: TxQueues,
     rx_buffers: RxBuffers,
-    /// The frame on the wire: its bytes, the next byte, and whether it is ours (PAUSE/PFC).
-    sending: Option<(Vec<u8>, usize, bool)>,
-    /// Round-robin: the queue served last.
-    last_served: usize,
+    /// Our PAUSE/PFC frame on the wire: its bytes and the next byte.
+    sending: Option<(Vec<u8>, usize)>,
     pfc: PfcTx,
     pause_rx: PauseRx,
     /// The frame arriving.
@@ -288,12 +371,10 @@ pub struct EthPort {
 impl EthPort {
     /// A port after reset; `cfg` must have passed [`EthPortConfig::validate`].
     pub fn new(cfg: EthPortConfig) -> Self {
-        let q = cfg.pfc.queues.len();
         Self {
-            tx_queues: vec![TxQueue::default(); q],
+            tx_queues: TxQueues::new(cfg.clone()),
             rx_buffers: RxBuffers::new(cfg.clone()),
             sending: None,
-            last_served: q - 1,
             pfc: PfcTx::new(cfg.pfc.clone()),
             pause_rx: PauseRx::new(cfg.pfc.datapath_bits),
             receiving: vec![],
@@ -346,53 +427,31 @@ impl EthPort {
         let control = frame_end.as_deref().is_some_and(EthPortConfig::is_control);
         o.paused = self.pause_rx.tick(frame_end.as_deref().filter(|_| control));
 
-        // The wire: the frame on it, else ours starting, else a data frame.
-        if self.sending.is_none() && !self.pfc.starts_now() {
-            for k in 1..=nq {
-                let q = (self.last_served + k) % nq;
-                let held = o.paused & self.cfg.pfc.queues[q].priorities != 0;
-                if !held && !self.tx_queues[q].frames.is_empty() {
-                    let f = self.tx_queues[q].frames.pop_front().expect("a whole frame");
-                    self.tx_queues[q].words -= f.len().div_ceil(wb) as u32;
-                    self.counts.tx_frames[q] += 1;
-                    self.last_served = q;
-                    self.sending = Some((f, 0, false));
-                    break;
-                }
-            }
+        // The wire: our frame on it or starting, else a data frame.
+        let ctrl = self.sending.is_some() || self.pfc.starts_now();
+        for q in 0..nq {
+            self.counts.held[q] += (self.tx_queues.has_frame(q) && o.paused & self.cfg.pfc.queues[q].priorities != 0) as u64;
         }
-        for (q, t) in self.tx_queues.iter().enumerate() {
-            self.counts.held[q] += (!t.frames.is_empty() && o.paused & self.cfg.pfc.queues[q].priorities != 0) as u64;
+        let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl });
+        o.tx_taken = t.taken;
+        if let Some(q) = t.started {
+            self.counts.tx_frames[q] += 1;
         }
-        let data_word = self.sending.as_ref().filter(|s| !s.2).map(|(f, at, _)| *at + wb < f.len());
-        let busy = data_word == Some(true);
+        let busy = t.wire.is_some_and(|w| !w.last);
         let mut fill_bytes = [0u32; MAX_QUEUES];
         fill_bytes[..nq].copy_from_slice(&o.fill[..nq]);
         if let Some(out) = self.pfc.tick(&PfcTxIn { fill_bytes, hw: i.hw, sw: i.sw, busy }) {
-            debug_assert!(self.sending.is_none(), "the transmit side starts a frame only on a free wire");
-            self.sending = Some((out.frame.encode().to_vec(), 0, true));
+            debug_assert!(self.sending.is_none() && t.wire.is_none(), "the transmit side starts a frame only on a free wire");
+            self.sending = Some((out.frame.encode().to_vec(), 0));
             self.counts.ctrl_frames += 1;
         }
-        if let Some((f, at, _)) = &mut self.sending {
+        o.wire = t.wire;
+        if let Some((f, at)) = &mut self.sending {
             let w = words(&f[*at..], wb).next().expect("a frame has bytes left");
             *at += w.len as usize;
             o.wire = Some(Word { last: *at == f.len(), ..w });
             if *at == f.len() {
                 self.sending = None;
-            }
-        }
-
-        // Transmit queues take their users' words.
-        let cap = self.cfg.tx_queue_bytes / wb as u32;
-        for (q, t) in self.tx_queues.iter_mut().enumerate() {
-            let Some(w) = i.tx[q] else { continue };
-            if t.words < cap {
-                t.words += 1;
-                t.partial.extend(w.bytes());
-                if w.last {
-                    t.frames.push_back(std::mem::take(&mut t.partial));
-                }
-                o.tx_taken |= 1 << q;
             }
         }
         o
