@@ -200,7 +200,9 @@ pub struct TxQueuesIn {
 /// One clock's outputs of the transmit queues.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TxQueuesOut {
-    /// Per queue (bit q): the offered word was taken.
+    /// Per queue (bit q): it has room for a word this clock ...
+    pub room: u8,
+    /// ... and so the offered word was taken.
     pub taken: u8,
     /// The data word on the wire.
     pub wire: Option<Word>,
@@ -237,6 +239,7 @@ impl TxQueues {
         let cap = self.capacity_words();
         let mut o = TxQueuesOut::default();
         let room: Vec<bool> = self.queues.iter().map(|t| t.words.len() < cap).collect();
+        o.room = room.iter().enumerate().fold(0, |m, (q, &r)| m | (r as u8) << q);
         if self.sending.is_none() && !i.ctrl {
             for k in 1..=nq {
                 let q = (self.last_served + k) % nq;

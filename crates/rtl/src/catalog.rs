@@ -7,7 +7,7 @@ use crate::vl::VL_CAPS;
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame", "pause_rx", "eth_rxbuf"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame", "pause_rx", "eth_rxbuf", "eth_txq"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -44,6 +44,8 @@ pub enum RequestError {
     UnsupportedPauseRx(usize),
     #[error("Ethernet receive buffers with {queues} queues at {width} bits are not generated: 1 to 8 queues, 32 or 64 bits")]
     UnsupportedEthRxbuf { queues: usize, width: usize },
+    #[error("Ethernet transmit queues with {queues} queues at {width} bits are not generated: 1 to 8 queues, 32 or 64 bits")]
+    UnsupportedEthTxq { queues: usize, width: usize },
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -236,6 +238,13 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
             }
         }
     }
+    if wants("eth_txq") {
+        for w in crate::pfc_tx::WIDTHS {
+            for q in CATALOG_PFC_QUEUES {
+                out.push(eth_txq_variant(q, w)?);
+            }
+        }
+    }
     if wants("failsafe") {
         for n in VL_CAPS {
             out.push(failsafe_variant(n)?);
@@ -397,6 +406,14 @@ pub fn eth_rxbuf_variant(queues: usize, width: usize) -> Result<Variant, Request
         return Err(RequestError::UnsupportedEthRxbuf { queues, width });
     }
     Ok(crate::eth_rxbuf::variant(queues, width))
+}
+
+/// The Ethernet port's transmit queues with `queues` queues at `width` bits a clock.
+pub fn eth_txq_variant(queues: usize, width: usize) -> Result<Variant, RequestError> {
+    if !crate::pfc_tx::QUEUE_COUNTS.contains(&queues) || !crate::pfc_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedEthTxq { queues, width });
+    }
+    Ok(crate::eth_txq::variant(queues, width))
 }
 
 /// The PAUSE/PFC receive side at `width` bits a clock (SPEC.md §9).

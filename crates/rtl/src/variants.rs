@@ -250,6 +250,30 @@ macro_rules! with_pfc_tx {
 
 /// PAUSE/PFC frame builder by (queues, datapath width in bits).
 #[macro_export]
+macro_rules! with_eth_txq {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::eth_txq::EthTxqQ1W32,
+            (2, 32) => $crate::eth_txq::EthTxqQ2W32,
+            (3, 32) => $crate::eth_txq::EthTxqQ3W32,
+            (4, 32) => $crate::eth_txq::EthTxqQ4W32,
+            (5, 32) => $crate::eth_txq::EthTxqQ5W32,
+            (6, 32) => $crate::eth_txq::EthTxqQ6W32,
+            (7, 32) => $crate::eth_txq::EthTxqQ7W32,
+            (8, 32) => $crate::eth_txq::EthTxqQ8W32,
+            (1, 64) => $crate::eth_txq::EthTxqQ1W64,
+            (2, 64) => $crate::eth_txq::EthTxqQ2W64,
+            (3, 64) => $crate::eth_txq::EthTxqQ3W64,
+            (4, 64) => $crate::eth_txq::EthTxqQ4W64,
+            (5, 64) => $crate::eth_txq::EthTxqQ5W64,
+            (6, 64) => $crate::eth_txq::EthTxqQ6W64,
+            (7, 64) => $crate::eth_txq::EthTxqQ7W64,
+            (8, 64) => $crate::eth_txq::EthTxqQ8W64;
+            |$t| $body; _ => $other)
+    };
+}
+
+#[macro_export]
 macro_rules! with_eth_rxbuf {
     ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
         $crate::dispatch_variant!($key;

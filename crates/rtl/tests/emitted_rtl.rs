@@ -86,6 +86,13 @@ fn eth_rxbuf_interface() {
     insta::assert_snapshot!("eth_rxbuf_interface", s);
 }
 
+/// Ethernet transmit queues: the module's ports with 1 and 4 queues at 32 and 64 bits.
+#[test]
+fn eth_txq_interface() {
+    let s: String = [(1, 32), (4, 32), (1, 64), (4, 64)].iter().map(|&(q, w)| iblink_rtl::catalog::eth_txq_variant(q, w).unwrap().interface()).collect();
+    insta::assert_snapshot!("eth_txq_interface", s);
+}
+
 /// The Ethernet FCS equations at 32 bits a clock (the builder's register step).
 #[test]
 fn crc32_xor_w32_snapshot() {

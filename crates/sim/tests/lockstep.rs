@@ -10,6 +10,8 @@ mod crc16;
 mod crc16_dword;
 #[path = "../../rtl/src/eth_rxbuf/lockstep.rs"]
 mod eth_rxbuf;
+#[path = "../../rtl/src/eth_txq/lockstep.rs"]
+mod eth_txq;
 #[path = "../../rtl/src/failsafe/lockstep.rs"]
 mod failsafe;
 #[path = "../../rtl/src/fcp_rx/lockstep.rs"]

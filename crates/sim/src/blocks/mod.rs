@@ -4,6 +4,8 @@
 pub mod crc16;
 #[path = "../../../rtl/src/eth_rxbuf/sim.rs"]
 pub mod eth_rxbuf;
+#[path = "../../../rtl/src/eth_txq/sim.rs"]
+pub mod eth_txq;
 #[path = "../../../rtl/src/failsafe/sim.rs"]
 pub mod failsafe;
 #[path = "../../../rtl/src/crc16_dword/sim.rs"]

@@ -1,0 +1,198 @@
+//! The Ethernet port's transmit queues in every back end, with random frames.
+//! RTL: [`iblink_rtl::eth_txq`] (the `rtl` back end is its twin); model:
+//! [`iblink_model::eth_port::TxQueues`].
+
+use crate::blocks::{twin_box, Backend, SimBuildError};
+use crate::CycleSim;
+use iblink_model::eth_port::{EthPortConfig, TxQueues, TxQueuesIn, Word};
+use iblink_model::pfc::{Mode, PfcConfig, QueueConfig};
+use iblink_rtl::catalog::eth_txq_variant;
+use iblink_rtl::eth_txq::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::path::Path;
+
+/// The model's configuration for the block's configuration ports.
+pub fn model_config(queues: usize, width: usize, i: &EthTxqIn) -> EthPortConfig {
+    EthPortConfig {
+        pfc: PfcConfig {
+            mode: Mode::Pfc,
+            sa: [0; 6],
+            datapath_bits: width as u32,
+            zero_quanta_on_release: true,
+            refresh_quanta: 0,
+            queues: (0..queues).map(|q| QueueConfig { priorities: i.cfg_priorities[q], pause_quanta: 1, threshold: None }).collect(),
+        },
+        rx_buffer_bytes: vec![0; queues],
+        tx_queue_bytes: i.cfg_tx_words as u32 * (width as u32 / 8),
+    }
+}
+
+/// The model as a cycle simulation; built at the first clock from the configuration
+/// ports (static while it runs), rebuilt on reset.
+pub struct EthTxqModelSim {
+    queues: usize,
+    width: usize,
+    model: Option<TxQueues>,
+    /// Coverage: frames started, of them back to back after another, clocks a whole frame
+    /// waited on a pause, words refused for want of room.
+    pub started: u64,
+    pub back_to_back: u64,
+    pub held: u64,
+    pub refused: u64,
+    last_word_last: bool,
+}
+
+impl EthTxqModelSim {
+    pub fn new(queues: usize, width: usize) -> Self {
+        Self { queues, width, model: None, started: 0, back_to_back: 0, held: 0, refused: 0, last_word_last: false }
+    }
+}
+
+impl CycleSim for EthTxqModelSim {
+    type In = EthTxqIn;
+    type Out = EthTxqOut;
+    fn backend(&self) -> &str {
+        "model"
+    }
+    fn step(&mut self, i: &EthTxqIn) -> EthTxqOut {
+        let (nq, w) = (self.queues, self.width);
+        let n = w / 8;
+        let m = self.model.get_or_insert_with(|| TxQueues::new(model_config(nq, w, i)));
+        let tx = std::array::from_fn(|q| {
+            (q < nq && i.s_valid >> q & 1 == 1).then(|| {
+                let last = i.s_last >> q & 1 == 1;
+                let len = if last { ((i.s_keep[q] as u64 & ((1 << n) - 1)) as u8).trailing_ones() as usize } else { n };
+                let data = if len >= 8 { i.s_data[q] } else { i.s_data[q] & ((1u64 << (8 * len)) - 1) };
+                Word { data, len: len as u8, last }
+            })
+        });
+        for q in 0..nq {
+            self.held += (m.has_frame(q) && i.paused & i.cfg_priorities[q] != 0) as u64;
+        }
+        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl: i.ctrl });
+        self.refused += (i.s_valid & !o.room & ((1u16 << nq) - 1) as u8).count_ones() as u64;
+        if o.started.is_some() {
+            self.started += 1;
+            self.back_to_back += self.last_word_last as u64;
+        }
+        self.last_word_last = o.wire.is_some_and(|w| w.last);
+        let mut out = EthTxqOut { s_ready: o.room, ..Default::default() };
+        if let Some(wd) = o.wire {
+            out.tx_valid = true;
+            out.tx_data = wd.data;
+            out.tx_keep = ((1u16 << wd.len) - 1) as u8;
+            out.tx_last = wd.last;
+            out.tx_busy = !wd.last;
+        }
+        if i.reset {
+            self.model = None;
+        }
+        out
+    }
+}
+
+pub type EthTxqSim = Box<dyn CycleSim<In = EthTxqIn, Out = EthTxqOut>>;
+
+pub fn eth_txq_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>) -> Result<EthTxqSim, SimBuildError> {
+    eth_txq_variant(queues, width)?;
+    if b == Backend::Model {
+        return Ok(Box::new(EthTxqModelSim::new(queues, width)));
+    }
+    iblink_rtl::with_eth_txq!((queues, width), |T| twin_box::<_, T>(b, EthTxqTwin::new(queues, width), || eth_txq_variant(queues, width), vcd),
+        _ => unreachable!("checked by eth_txq_variant"))
+}
+
+/// The users and the rest of the port, reacting to the block's last outputs: each queue's
+/// user offers frames of 1 to 200 words (a fifth of one word, to be sent in the clock
+/// after it was written) a word at a time,
+/// holding a word until it is taken, with pauses; priorities go through phases of being
+/// paused; a PAUSE/PFC frame (8 or 16 words of `ctrl`) starts now and then where the
+/// port's would, when no data word that is not a frame's last was on the wire. Random
+/// masks and a room of 64 to 600 words; the odd reset.
+pub struct EthTxqStimulus {
+    rng: ChaCha8Rng,
+    queues: usize,
+    width: usize,
+    cfg: EthTxqIn,
+    /// Per queue: words of the frame being offered left (after the current), the word.
+    left: [usize; 8],
+    cur: [Option<(u64, u8, bool)>; 8],
+    offered: u8,
+    ctrl_left: usize,
+    paused_for: u64,
+    paused: u8,
+    pub frames_offered: u64,
+}
+
+impl EthTxqStimulus {
+    pub fn new(seed: u64, queues: usize, width: usize) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut cfg = EthTxqIn::default();
+        for q in 0..queues {
+            cfg.cfg_priorities[q] = rng.gen::<u8>() & rng.gen::<u8>();
+        }
+        cfg.cfg_tx_words = rng.gen_range(64..=600);
+        Self { rng, queues, width, cfg, left: [0; 8], cur: [None; 8], offered: 0, ctrl_left: 0, paused_for: 0, paused: 0, frames_offered: 0 }
+    }
+
+    pub fn next(&mut self, prev: Option<&EthTxqOut>) -> EthTxqIn {
+        let n = self.width / 8;
+        let mut i = self.cfg;
+        let r = &mut self.rng;
+        // Words taken last clock.
+        let taken = prev.map_or(0, |o| o.s_ready) & self.offered;
+        for q in 0..self.queues {
+            if taken >> q & 1 == 1 {
+                self.cur[q] = None;
+            }
+            if self.cur[q].is_none() && r.gen_bool(0.7) {
+                if self.left[q] == 0 {
+                    self.left[q] = match r.gen_range(0..10) {
+                        0 | 1 => 1,
+                        2..=4 => r.gen_range(2..=8),
+                        _ => r.gen_range(9..=200),
+                    };
+                    self.frames_offered += 1;
+                }
+                self.left[q] -= 1;
+                let last = self.left[q] == 0;
+                let keep = if last { mask_lanes(r.gen_range(1..=n)) } else { r.gen() };
+                self.cur[q] = Some((r.gen(), keep, last));
+            }
+        }
+        self.offered = 0;
+        for q in 0..self.queues {
+            if let Some((d, k, l)) = self.cur[q] {
+                // A user may also let its word go for a clock (valid low) and come back.
+                if r.gen_bool(0.9) {
+                    i.s_valid |= 1 << q;
+                    i.s_data[q] = d;
+                    i.s_keep[q] = k;
+                    i.s_last |= (l as u8) << q;
+                    self.offered |= 1 << q;
+                }
+            }
+        }
+        if self.paused_for == 0 {
+            self.paused_for = r.gen_range(50..3000);
+            self.paused = if r.gen_bool(0.5) { 0 } else { r.gen() };
+        }
+        self.paused_for -= 1;
+        i.paused = self.paused;
+        let free = prev.is_none_or(|o| !o.tx_busy);
+        if self.ctrl_left == 0 && free && r.gen_bool(0.01) {
+            self.ctrl_left = 64 / n;
+        }
+        if self.ctrl_left > 0 {
+            i.ctrl = true;
+            self.ctrl_left -= 1;
+        }
+        i.reset = r.gen_ratio(1, 200_000);
+        i
+    }
+}
+
+fn mask_lanes(n: usize) -> u8 {
+    ((1u16 << n) - 1) as u8
+}

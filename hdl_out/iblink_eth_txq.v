@@ -1,0 +1,173 @@
+// iblink_eth_txq: emitted by iblink-rtl 0.1.0 (rust-hdl 0.46) from
+// crates/rtl/src/eth_txq/iblink_eth_txq.v. Do not edit here:
+// edit the source, run `make emit` and review the diff.
+// block: eth_txq
+// config: parameters = QUEUES = 1..8, DATA_WIDTH = 32 or 64, ADDR_BITS = 1..15 (memory words per queue: 2^ADDR_BITS)
+`default_nettype none
+// iblink_eth_txq: the per-queue transmit queues of an Ethernet flow-control port and
+// their scheduler (SPEC.md 9). Each queue takes one word a clock from its user
+// (s_valid/s_ready) while it holds fewer than cfg_tx_words words; a frame may go from
+// the clock after its last word was taken (store and forward). In a clock with no frame
+// on the wire and no PAUSE/PFC word on it (ctrl, the frame builder's tx_valid), the next
+// queue in round-robin order after the last one served that holds a whole frame and none
+// of whose priorities is paused starts one, its first word on tx_* in that clock; a
+// frame once started is sent whole. tx_busy (a word that is not a frame's last) is
+// iblink_pfc_tx's busy: a waiting PAUSE/PFC frame is taken in a data frame's last clock
+// and follows it back to back.
+//
+// A queue's memory is read every clock at the word it will show next, with the word
+// being written passed straight through when it is that one, so the queue's oldest word
+// is always in a register and a frame goes back to back after another with a registered
+// block RAM read. s_keep marks the valid byte lanes of a frame's last word (from lane 0
+// up); the other words are whole. tx_data and tx_keep mean something only while tx_valid.
+module iblink_eth_txq #(
+    // Queues, 1 to 8
+    parameter QUEUES = 4,
+    // Bits per clock: 32 or 64
+    parameter DATA_WIDTH = 64,
+    // Words of memory per queue: 2^ADDR_BITS
+    parameter ADDR_BITS = 10
+) (
+    input  wire                           clock,
+    // Synchronous: queues emptied
+    input  wire                           reset,
+
+    // Configuration (static while running): queue q's priority mask at [8q+7:8q]
+    // (bit p: priority p), the words a queue holds at most (<= 2^ADDR_BITS)
+    input  wire [8*QUEUES-1:0]            cfg_priorities,
+    input  wire [15:0]                    cfg_tx_words,
+
+    // Users: one frame stream per queue, byte lane i at [8i+7:8i] of its word
+    input  wire [QUEUES-1:0]              s_valid,
+    input  wire [DATA_WIDTH*QUEUES-1:0]   s_data,
+    input  wire [DATA_WIDTH/8*QUEUES-1:0] s_keep,
+    input  wire [QUEUES-1:0]              s_last,
+    output wire [QUEUES-1:0]              s_ready,
+
+    // Priorities held by received PAUSE/PFC frames; a PAUSE/PFC word on the wire
+    input  wire [7:0]                     paused,
+    input  wire                           ctrl,
+
+    // The data word on the wire
+    output wire                           tx_valid,
+    output wire [DATA_WIDTH-1:0]          tx_data,
+    output wire [DATA_WIDTH/8-1:0]        tx_keep,
+    output wire                           tx_last,
+    output wire                           tx_busy
+);
+
+localparam BYTES = DATA_WIDTH / 8;
+localparam SW = DATA_WIDTH + BYTES + 1;
+localparam integer QUEUES_I = QUEUES;
+localparam [3:0] NQ = QUEUES_I[3:0];
+
+// The frame on the wire, from queue cur; the queue served last.
+reg        sending;
+reg  [2:0] cur;
+reg  [2:0] last_served;
+
+// Per queue: its oldest word, whether it holds a whole frame not yet started.
+wire [SW*QUEUES-1:0] head;
+wire [QUEUES-1:0]    whole;
+
+// The next queue in round-robin order with a whole frame and no priority paused.
+reg  [7:0] whole8;
+reg  [2:0] pick;
+reg        any;
+reg  [3:0] cand;
+integer k;
+always @(*) begin
+   whole8 = 8'd0;
+   whole8[QUEUES-1:0] = whole;
+   pick = 3'd0;
+   any = 1'b0;
+   for (k = QUEUES; k >= 1; k = k - 1) begin
+      cand = {1'b0, last_served} + k[3:0];
+      if (cand >= NQ) cand = cand - NQ;
+      if (whole8[cand[2:0]] && (paused & cfg_priorities[8*cand[2:0] +: 8]) == 8'd0) begin
+         pick = cand[2:0];
+         any = 1'b1;
+      end
+   end
+end
+
+wire       start = !sending && !ctrl && any;
+wire [2:0] sel = sending ? cur : pick;
+wire [SW-1:0] word = head[SW*sel +: SW];
+
+assign tx_valid = sending || start;
+assign tx_data = word[DATA_WIDTH-1:0];
+assign tx_keep = word[DATA_WIDTH +: BYTES];
+assign tx_last = word[SW-1];
+assign tx_busy = tx_valid && !tx_last;
+
+always @(posedge clock) begin
+   if (reset) begin
+      sending <= 1'b0;
+      cur <= 3'd0;
+      last_served <= NQ[2:0] - 3'd1;
+   end else begin
+      if (tx_valid) begin
+         sending <= !tx_last;
+         cur <= sel;
+      end
+      if (start) last_served <= pick;
+   end
+end
+
+genvar g;
+generate
+   for (g = 0; g < QUEUES; g = g + 1) begin : queue
+      reg  [SW-1:0] mem [0:(1 << ADDR_BITS) - 1];
+      reg  [SW-1:0] out;
+      // Next word to write and to send (one bit more than the address: full vs empty).
+      reg  [ADDR_BITS:0] wr_ptr;
+      reg  [ADDR_BITS:0] rd_ptr;
+      reg  [15:0] frames;
+      wire [ADDR_BITS:0] held = wr_ptr - rd_ptr;
+      assign s_ready[g] = {{(15-ADDR_BITS){1'b0}}, held} < cfg_tx_words;
+      wire take = s_valid[g] && s_ready[g];
+      wire pop = tx_valid && sel == g;
+      wire go = start && pick == g;
+
+      // The word as stored: data, lanes (whole but on the last word), last.
+      wire [BYTES-1:0] keep_in = s_keep[BYTES*g +: BYTES];
+      reg  [BYTES-1:0] keep_n;
+      reg              run;
+      integer l;
+      always @(*) begin
+         run = 1'b1;
+         for (l = 0; l < BYTES; l = l + 1) begin
+            run = run && (keep_in[l] || !s_last[g]);
+            keep_n[l] = run;
+         end
+      end
+      wire [SW-1:0] wr_word = {s_last[g], keep_n, s_data[DATA_WIDTH*g +: DATA_WIDTH]};
+      wire [ADDR_BITS-1:0] wa = wr_ptr[ADDR_BITS-1:0];
+      wire [ADDR_BITS-1:0] ra = rd_ptr[ADDR_BITS-1:0] + {{(ADDR_BITS-1){1'b0}}, pop};
+
+      always @(posedge clock) begin
+         if (take) mem[wa] <= wr_word;
+         out <= (take && wa == ra) ? wr_word : mem[ra];
+      end
+
+      always @(posedge clock) begin
+         if (reset) begin
+            wr_ptr <= {(ADDR_BITS+1){1'b0}};
+            rd_ptr <= {(ADDR_BITS+1){1'b0}};
+            frames <= 16'd0;
+         end else begin
+            if (take) wr_ptr <= wr_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
+            if (pop) rd_ptr <= rd_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
+            frames <= frames + {15'd0, take && s_last[g]} - {15'd0, go};
+         end
+      end
+
+      assign head[SW*g +: SW] = out;
+      assign whole[g] = frames != 16'd0;
+   end
+endgenerate
+
+endmodule
+
+`default_nettype wire
