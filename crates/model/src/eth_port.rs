@@ -193,8 +193,8 @@ pub struct TxQueuesIn {
     pub tx: [Option<Word>; MAX_QUEUES],
     /// Priorities held by received PAUSE/PFC frames.
     pub paused: u8,
-    /// A PAUSE/PFC frame's word is on the wire this clock (its first included).
-    pub ctrl: bool,
+    /// A PAUSE/PFC frame's word for the wire this clock (its first included).
+    pub ctrl: Option<Word>,
 }
 
 /// One clock's outputs of the transmit queues.
@@ -204,8 +204,10 @@ pub struct TxQueuesOut {
     pub room: u8,
     /// ... and so the offered word was taken.
     pub taken: u8,
-    /// The data word on the wire.
+    /// The word on the wire: a data word, else the PAUSE/PFC word.
     pub wire: Option<Word>,
+    /// A data word is on the wire and is not its frame's last (`pfc_tx`'s `busy`).
+    pub busy: bool,
     /// The queue that started a frame this clock.
     pub started: Option<usize>,
 }
@@ -240,7 +242,7 @@ impl TxQueues {
         let mut o = TxQueuesOut::default();
         let room: Vec<bool> = self.queues.iter().map(|t| t.words.len() < cap).collect();
         o.room = room.iter().enumerate().fold(0, |m, (q, &r)| m | (r as u8) << q);
-        if self.sending.is_none() && !i.ctrl {
+        if self.sending.is_none() && i.ctrl.is_none() {
             for k in 1..=nq {
                 let q = (self.last_served + k) % nq;
                 if self.queues[q].whole > 0 && i.paused & self.cfg.pfc.queues[q].priorities == 0 {
@@ -258,6 +260,9 @@ impl TxQueues {
                 self.sending = None;
             }
             o.wire = Some(w);
+            o.busy = !w.last;
+        } else {
+            o.wire = i.ctrl;
         }
         for (q, t) in self.queues.iter_mut().enumerate() {
             let Some(w) = i.tx[q] else { continue };
@@ -431,32 +436,33 @@ impl EthPort {
         o.paused = self.pause_rx.tick(frame_end.as_deref().filter(|_| control));
 
         // The wire: our frame on it or starting, else a data frame.
-        let ctrl = self.sending.is_some() || self.pfc.starts_now();
+        let began = self.pfc.starting();
+        if let Some(f) = began {
+            debug_assert!(self.sending.is_none(), "the transmit side starts a frame only on a free wire");
+            self.sending = Some((f.encode().to_vec(), 0));
+            self.counts.ctrl_frames += 1;
+        }
+        let ctrl = self.sending.as_mut().map(|(f, at)| {
+            let w = words(&f[*at..], wb).next().expect("a frame has bytes left");
+            *at += w.len as usize;
+            Word { last: *at == f.len(), ..w }
+        });
+        if ctrl.is_some_and(|w| w.last) {
+            self.sending = None;
+        }
         for q in 0..nq {
             self.counts.held[q] += (self.tx_queues.has_frame(q) && o.paused & self.cfg.pfc.queues[q].priorities != 0) as u64;
         }
         let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl });
         o.tx_taken = t.taken;
+        o.wire = t.wire;
         if let Some(q) = t.started {
             self.counts.tx_frames[q] += 1;
         }
-        let busy = t.wire.is_some_and(|w| !w.last);
         let mut fill_bytes = [0u32; MAX_QUEUES];
         fill_bytes[..nq].copy_from_slice(&o.fill[..nq]);
-        if let Some(out) = self.pfc.tick(&PfcTxIn { fill_bytes, hw: i.hw, sw: i.sw, busy }) {
-            debug_assert!(self.sending.is_none() && t.wire.is_none(), "the transmit side starts a frame only on a free wire");
-            self.sending = Some((out.frame.encode().to_vec(), 0));
-            self.counts.ctrl_frames += 1;
-        }
-        o.wire = t.wire;
-        if let Some((f, at)) = &mut self.sending {
-            let w = words(&f[*at..], wb).next().expect("a frame has bytes left");
-            *at += w.len as usize;
-            o.wire = Some(Word { last: *at == f.len(), ..w });
-            if *at == f.len() {
-                self.sending = None;
-            }
-        }
+        let started = self.pfc.tick(&PfcTxIn { fill_bytes, hw: i.hw, sw: i.sw, busy: t.busy });
+        debug_assert_eq!(started.map(|f| f.frame), began);
         o
     }
 }

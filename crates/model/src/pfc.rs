@@ -286,11 +286,14 @@ impl PfcTx {
         self.clock
     }
 
-    /// Whether a frame's first byte leaves in the clock the next [`tick`](Self::tick)
-    /// applies to (it was taken in the clock before): a port's data scheduler reads this
-    /// to keep the wire for it.
-    pub fn starts_now(&self) -> bool {
-        matches!(self.taken, Some((start, _)) if start == self.clock)
+    /// The frame whose first byte leaves in the clock the next [`tick`](Self::tick)
+    /// applies to (it was taken in the clock before), which that tick returns: a port
+    /// puts its words on the wire ahead of data.
+    pub fn starting(&self) -> Option<PauseFrame> {
+        match self.taken {
+            Some((start, e)) if start == self.clock => Some(self.cfg.frame(&e)),
+            _ => None,
+        }
     }
 
     /// Trigger slots: one per queue in PFC mode, one in PAUSE mode.

@@ -6,7 +6,8 @@
 // on the wire and no PAUSE/PFC word on it (ctrl, the frame builder's tx_valid), the next
 // queue in round-robin order after the last one served that holds a whole frame and none
 // of whose priorities is paused starts one, its first word on tx_* in that clock; a
-// frame once started is sent whole. tx_busy (a word that is not a frame's last) is
+// frame once started is sent whole. tx_* is the wire: the data word, else the PAUSE/PFC
+// word (the port never has both). tx_busy (a data word that is not a frame's last) is
 // iblink_pfc_tx's busy: a waiting PAUSE/PFC frame is taken in a data frame's last clock
 // and follows it back to back.
 //
@@ -39,11 +40,14 @@ module iblink_eth_txq #(
     input  wire [QUEUES-1:0]              s_last,
     output wire [QUEUES-1:0]              s_ready,
 
-    // Priorities held by received PAUSE/PFC frames; a PAUSE/PFC word on the wire
+    // Priorities held by received PAUSE/PFC frames; a PAUSE/PFC word for the wire (the
+    // frame builder's tx_valid, tx_data, tx_last: whole words)
     input  wire [7:0]                     paused,
     input  wire                           ctrl,
+    input  wire [DATA_WIDTH-1:0]          ctrl_data,
+    input  wire                           ctrl_last,
 
-    // The data word on the wire
+    // The wire: a data word, else the PAUSE/PFC word
     output wire                           tx_valid,
     output wire [DATA_WIDTH-1:0]          tx_data,
     output wire [DATA_WIDTH/8-1:0]        tx_keep,
@@ -90,11 +94,12 @@ wire       start = !sending && !ctrl && any;
 wire [2:0] sel = sending ? cur : pick;
 wire [SW-1:0] word = head[SW*sel +: SW];
 
-assign tx_valid = sending || start;
-assign tx_data = word[DATA_WIDTH-1:0];
-assign tx_keep = word[DATA_WIDTH +: BYTES];
-assign tx_last = word[SW-1];
-assign tx_busy = tx_valid && !tx_last;
+wire data_valid = sending || start;
+assign tx_valid = data_valid || ctrl;
+assign tx_data = data_valid ? word[DATA_WIDTH-1:0] : ctrl_data;
+assign tx_keep = data_valid ? word[DATA_WIDTH +: BYTES] : {BYTES{1'b1}};
+assign tx_last = data_valid ? word[SW-1] : ctrl_last;
+assign tx_busy = data_valid && !word[SW-1];
 
 always @(posedge clock) begin
    if (reset) begin
@@ -102,8 +107,8 @@ always @(posedge clock) begin
       cur <= 3'd0;
       last_served <= NQ[2:0] - 3'd1;
    end else begin
-      if (tx_valid) begin
-         sending <= !tx_last;
+      if (data_valid) begin
+         sending <= !word[SW-1];
          cur <= sel;
       end
       if (start) last_served <= pick;
@@ -122,7 +127,7 @@ generate
       wire [ADDR_BITS:0] held = wr_ptr - rd_ptr;
       assign s_ready[g] = {{(15-ADDR_BITS){1'b0}}, held} < cfg_tx_words;
       wire take = s_valid[g] && s_ready[g];
-      wire pop = tx_valid && sel == g;
+      wire pop = data_valid && sel == g;
       wire go = start && pick == g;
 
       // The word as stored: data, lanes (whole but on the last word), last.

@@ -14,8 +14,9 @@
 //! | `cfg_priorities[8Q]`, `cfg_tx_words[16]` | in | per queue priority mask; words a queue holds at most (static) |
 //! | `s_valid[Q]`, `s_data[WQ]`, `s_keep[WQ/8]`, `s_last[Q]` | in | one frame stream per queue |
 //! | `s_ready[Q]` | out | the queue takes the offered word this clock |
-//! | `paused[8]`, `ctrl` | in | priorities held (from `pause_rx`); a PAUSE/PFC word on the wire (the builder's `tx_valid`) |
-//! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` | out | the data word on the wire |
+//! | `paused[8]` | in | priorities held (from `pause_rx`) |
+//! | `ctrl`, `ctrl_data[W]`, `ctrl_last` | in | a PAUSE/PFC word for the wire (the builder's `tx_valid`, `tx_data`, `tx_last`) |
+//! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` | out | the wire: the data word, else the PAUSE/PFC word |
 //! | `tx_busy` | out | a data word that is not a frame's last: `pfc_tx`'s `busy` |
 //!
 //! # Cycle contract
@@ -61,6 +62,8 @@ pub struct EthTxqIn {
     pub s_last: u8,
     pub paused: u8,
     pub ctrl: bool,
+    pub ctrl_data: u64,
+    pub ctrl_last: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -157,6 +160,11 @@ impl Twin for EthTxqTwin {
             o.tx_keep = k;
             o.tx_last = l;
             o.tx_busy = !l;
+        } else if i.ctrl {
+            o.tx_valid = true;
+            o.tx_data = i.ctrl_data & mask(self.width);
+            o.tx_keep = mask(self.width / 8) as u8;
+            o.tx_last = i.ctrl_last;
         }
         o
     }
@@ -234,6 +242,8 @@ pub struct EthTxqUnit<const Q: usize, const W: usize, const K: usize, const P: u
     pub s_last: Signal<In, Bits<Q>>,
     pub paused: Signal<In, Bits<8>>,
     pub ctrl: Signal<In, Bit>,
+    pub ctrl_data: Signal<In, Bits<W>>,
+    pub ctrl_last: Signal<In, Bit>,
     pub s_ready: Signal<Out, Bits<Q>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_data: Signal<Out, Bits<W>>,
@@ -257,6 +267,8 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
             s_last: Default::default(),
             paused: Default::default(),
             ctrl: Default::default(),
+            ctrl_data: Default::default(),
+            ctrl_last: Default::default(),
             s_ready: Default::default(),
             tx_valid: Default::default(),
             tx_data: Default::default(),
@@ -283,6 +295,8 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
             s_last: self.s_last.val().to_u64() as u8,
             paused: self.paused.val().to_u64() as u8,
             ctrl: self.ctrl.val(),
+            ctrl_data: self.ctrl_data.val().to_u64(),
+            ctrl_last: self.ctrl_last.val(),
         }
     }
 }
@@ -371,6 +385,8 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
         PortSpec::new("s_last"),
         PortSpec::new("paused"),
         PortSpec::new("ctrl"),
+        PortSpec::new("ctrl_data"),
+        PortSpec::new("ctrl_last"),
     ];
     const OUTPUTS: &'static [PortSpec] = &[
         PortSpec::new("s_ready"),
@@ -398,6 +414,8 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
         self.s_last.next = (i.s_last as u64 & mask(Q)).into();
         self.paused.next = (i.paused as u64).into();
         self.ctrl.next = i.ctrl;
+        self.ctrl_data.next = (i.ctrl_data & mask(W)).into();
+        self.ctrl_last.next = i.ctrl_last;
     }
     fn sample(&self) -> EthTxqOut {
         masked(EthTxqOut {
@@ -424,6 +442,8 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
         s[1] = i.s_last as u64 & mask(Q);
         s[2] = i.paused as u64;
         s[3] = i.ctrl as u64;
+        s[4] = i.ctrl_data & mask(W);
+        s[5] = i.ctrl_last as u64;
     }
     fn unpack(slots: &[u64]) -> EthTxqOut {
         masked(EthTxqOut {

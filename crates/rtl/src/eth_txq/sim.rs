@@ -70,20 +70,20 @@ impl CycleSim for EthTxqModelSim {
         for q in 0..nq {
             self.held += (m.has_frame(q) && i.paused & i.cfg_priorities[q] != 0) as u64;
         }
-        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl: i.ctrl });
+        let ctrl = i.ctrl.then(|| Word { data: i.ctrl_data & if w == 64 { u64::MAX } else { 0xffff_ffff }, len: n as u8, last: i.ctrl_last });
+        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl });
         self.refused += (i.s_valid & !o.room & ((1u16 << nq) - 1) as u8).count_ones() as u64;
         if o.started.is_some() {
             self.started += 1;
             self.back_to_back += self.last_word_last as u64;
         }
         self.last_word_last = o.wire.is_some_and(|w| w.last);
-        let mut out = EthTxqOut { s_ready: o.room, ..Default::default() };
+        let mut out = EthTxqOut { s_ready: o.room, tx_busy: o.busy, ..Default::default() };
         if let Some(wd) = o.wire {
             out.tx_valid = true;
             out.tx_data = wd.data;
             out.tx_keep = ((1u16 << wd.len) - 1) as u8;
             out.tx_last = wd.last;
-            out.tx_busy = !wd.last;
         }
         if i.reset {
             self.model = None;
@@ -186,7 +186,9 @@ impl EthTxqStimulus {
         }
         if self.ctrl_left > 0 {
             i.ctrl = true;
+            i.ctrl_data = r.gen();
             self.ctrl_left -= 1;
+            i.ctrl_last = self.ctrl_left == 0;
         }
         i.reset = r.gen_ratio(1, 200_000);
         i
