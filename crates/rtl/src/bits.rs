@@ -65,6 +65,25 @@ pub fn read_words<const W: usize>(b: &Bits<W>) -> [u64; 4] {
     w
 }
 
+/// A rust-hdl value of `W <= 512` bits as little-endian words.
+pub fn read_words_512<const W: usize>(b: &Bits<W>) -> [u64; 8] {
+    let mut w = [0u64; 8];
+    match b {
+        Bits::Short(_) => w[0] = b.to_u64(),
+        Bits::Long(bv) => {
+            for i in 0..W {
+                w[i / 64] |= (bv.get_bit(i) as u64) << (i % 64);
+            }
+        }
+    }
+    w
+}
+
+/// The data bits of the byte lanes `keep` marks (lane i: bits `8i+7:8i`).
+pub fn lane_mask(keep: u8) -> u64 {
+    (0..8).filter(|b| keep >> b & 1 == 1).fold(0u64, |m, b| m | 0xff << (8 * b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,7 +27,7 @@
 //! `rd_valid`, and `rd_data` only in its valid lanes: every back end's binding shows 0
 //! elsewhere.
 
-use crate::bits::{bits_from_words, field, mask, pack_fields};
+use crate::bits::{bits_from_words, field, lane_mask, mask, pack_fields, read_words_512};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
@@ -243,25 +243,6 @@ impl Twin for EthRxbufTwin {
     }
 }
 
-/// The data bits of the lanes `keep` marks.
-fn lane_mask(keep: u8) -> u64 {
-    (0..8).filter(|b| keep >> b & 1 == 1).fold(0u64, |m, b| m | 0xff << (8 * b))
-}
-
-/// `W <= 512` bits of a rust-hdl value as little-endian words.
-fn words_of<const N: usize>(b: &Bits<N>) -> [u64; 8] {
-    let mut w = [0u64; 8];
-    match b {
-        Bits::Short(_) => w[0] = b.to_u64(),
-        Bits::Long(bv) => {
-            for i in 0..N {
-                w[i / 64] |= (bv.get_bit(i) as u64) << (i % 64);
-            }
-        }
-    }
-    w
-}
-
 /// The block for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `S = 16Q`,
 /// `D = WQ`, `KQ = KQ`.
 #[derive(LogicBlock)]
@@ -314,8 +295,8 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
     for EthRxbufUnit<Q, W, K, P, S, D, KQ>
 {
     fn update(&mut self) {
-        let pr = words_of::<P>(&self.cfg_priorities.val());
-        let sz = words_of::<S>(&self.cfg_size_words.val());
+        let pr = read_words_512::<P>(&self.cfg_priorities.val());
+        let sz = read_words_512::<S>(&self.cfg_size_words.val());
         let i = EthRxbufIn {
             reset: self.reset.val(),
             cfg_priorities: std::array::from_fn(|q| if q < Q { field(&pr, q, 8) as u8 } else { 0 }),
@@ -442,9 +423,9 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
         self.rd_en.next = (i.rd_en as u64 & mask(Q)).into();
     }
     fn sample(&self) -> EthRxbufOut {
-        let d = words_of::<D>(&self.rd_data.val());
-        let k = words_of::<KQ>(&self.rd_keep.val());
-        let f = words_of::<S>(&self.fill_bytes.val());
+        let d = read_words_512::<D>(&self.rd_data.val());
+        let k = read_words_512::<KQ>(&self.rd_keep.val());
+        let f = read_words_512::<S>(&self.fill_bytes.val());
         let o = EthRxbufOut {
             rd_valid: self.rd_valid.val().to_u64() as u8,
             rd_data: std::array::from_fn(|q| if q < Q { field(&d, q, W) } else { 0 }),

@@ -14,8 +14,9 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 use std::path::Path;
 
-/// The model's configuration for the block's configuration ports.
-pub fn model_config(queues: usize, width: usize, i: &EthRxbufIn) -> EthPortConfig {
+/// A port configuration with just what the buffers and queues read: the masks, the
+/// receive buffers' and transmit queues' sizes (the rest is unused and not validated).
+pub fn model_config(width: usize, priorities: &[u8], rx_buffer_bytes: Vec<u32>, tx_queue_bytes: u32) -> EthPortConfig {
     EthPortConfig {
         pfc: PfcConfig {
             mode: Mode::Pfc,
@@ -23,10 +24,10 @@ pub fn model_config(queues: usize, width: usize, i: &EthRxbufIn) -> EthPortConfi
             datapath_bits: width as u32,
             zero_quanta_on_release: true,
             refresh_quanta: 0,
-            queues: (0..queues).map(|q| QueueConfig { priorities: i.cfg_priorities[q], pause_quanta: 1, threshold: None }).collect(),
+            queues: priorities.iter().map(|&p| QueueConfig { priorities: p, pause_quanta: 1, threshold: None }).collect(),
         },
-        rx_buffer_bytes: (0..queues).map(|q| i.cfg_size_words[q] as u32 * (width as u32 / 8)).collect(),
-        tx_queue_bytes: 0,
+        rx_buffer_bytes,
+        tx_queue_bytes,
     }
 }
 
@@ -58,7 +59,8 @@ impl CycleSim for EthRxbufModelSim {
     }
     fn step(&mut self, i: &EthRxbufIn) -> EthRxbufOut {
         let (nq, w) = (self.queues, self.width);
-        let m = self.model.get_or_insert_with(|| RxBuffers::new(model_config(nq, w, i)));
+        let sizes = (0..nq).map(|q| i.cfg_size_words[q] as u32 * (w as u32 / 8)).collect();
+        let m = self.model.get_or_insert_with(|| RxBuffers::new(model_config(w, &i.cfg_priorities[..nq], sizes, 0)));
         let n = w / 8;
         let rx = i.rx_valid.then(|| {
             let len = if i.rx_last { ((i.rx_keep as u64 & ((1 << n) - 1)) as u8).trailing_ones() as usize } else { n };

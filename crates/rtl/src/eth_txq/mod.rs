@@ -27,7 +27,7 @@
 //! `tx_data` and `tx_keep` mean something only while `tx_valid`, `tx_data` only in its
 //! valid lanes: every back end's binding shows 0 elsewhere.
 
-use crate::bits::{bits_from_words, field, mask, pack_fields};
+use crate::bits::{bits_from_words, field, lane_mask, mask, pack_fields, read_words_512};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
@@ -142,11 +142,6 @@ impl EthTxqTwin {
     }
 }
 
-/// The data bits of the lanes `keep` marks.
-fn lane_mask(keep: u8) -> u64 {
-    (0..8).filter(|b| keep >> b & 1 == 1).fold(0u64, |m, b| m | 0xff << (8 * b))
-}
-
 impl Twin for EthTxqTwin {
     type In = EthTxqIn;
     type Out = EthTxqOut;
@@ -214,20 +209,6 @@ impl Twin for EthTxqTwin {
     }
 }
 
-/// `W <= 512` bits of a rust-hdl value as little-endian words.
-fn words_of<const N: usize>(b: &Bits<N>) -> [u64; 8] {
-    let mut w = [0u64; 8];
-    match b {
-        Bits::Short(_) => w[0] = b.to_u64(),
-        Bits::Long(bv) => {
-            for i in 0..N {
-                w[i / 64] |= (bv.get_bit(i) as u64) << (i % 64);
-            }
-        }
-    }
-    w
-}
-
 /// The block for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `D = WQ`,
 /// `KQ = KQ`.
 #[derive(LogicBlock)]
@@ -282,9 +263,9 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
 
 impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> EthTxqUnit<Q, W, K, P, D, KQ> {
     fn input(&self) -> EthTxqIn {
-        let pr = words_of::<P>(&self.cfg_priorities.val());
-        let d = words_of::<D>(&self.s_data.val());
-        let k = words_of::<KQ>(&self.s_keep.val());
+        let pr = read_words_512::<P>(&self.cfg_priorities.val());
+        let d = read_words_512::<D>(&self.s_data.val());
+        let k = read_words_512::<KQ>(&self.s_keep.val());
         EthTxqIn {
             reset: self.reset.val(),
             cfg_priorities: std::array::from_fn(|q| if q < Q { field(&pr, q, 8) as u8 } else { 0 }),

@@ -4,29 +4,13 @@
 
 use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
-use iblink_model::eth_port::{EthPortConfig, TxQueues, TxQueuesIn, Word};
-use iblink_model::pfc::{Mode, PfcConfig, QueueConfig};
+use super::eth_rxbuf::model_config;
+use iblink_model::eth_port::{TxQueues, TxQueuesIn, Word};
 use iblink_rtl::catalog::eth_txq_variant;
 use iblink_rtl::eth_txq::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
-
-/// The model's configuration for the block's configuration ports.
-pub fn model_config(queues: usize, width: usize, i: &EthTxqIn) -> EthPortConfig {
-    EthPortConfig {
-        pfc: PfcConfig {
-            mode: Mode::Pfc,
-            sa: [0; 6],
-            datapath_bits: width as u32,
-            zero_quanta_on_release: true,
-            refresh_quanta: 0,
-            queues: (0..queues).map(|q| QueueConfig { priorities: i.cfg_priorities[q], pause_quanta: 1, threshold: None }).collect(),
-        },
-        rx_buffer_bytes: vec![0; queues],
-        tx_queue_bytes: i.cfg_tx_words as u32 * (width as u32 / 8),
-    }
-}
 
 /// The model as a cycle simulation; built at the first clock from the configuration
 /// ports (static while it runs), rebuilt on reset.
@@ -58,7 +42,7 @@ impl CycleSim for EthTxqModelSim {
     fn step(&mut self, i: &EthTxqIn) -> EthTxqOut {
         let (nq, w) = (self.queues, self.width);
         let n = w / 8;
-        let m = self.model.get_or_insert_with(|| TxQueues::new(model_config(nq, w, i)));
+        let m = self.model.get_or_insert_with(|| TxQueues::new(model_config(w, &i.cfg_priorities[..nq], vec![0; nq], i.cfg_tx_words as u32 * (w as u32 / 8))));
         let tx = std::array::from_fn(|q| {
             (q < nq && i.s_valid >> q & 1 == 1).then(|| {
                 let last = i.s_last >> q & 1 == 1;

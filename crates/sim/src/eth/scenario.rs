@@ -62,18 +62,7 @@ pub enum FrameSize {
 }
 
 /// Which end(s) something belongs to: a generator's sender, a stall's receiver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sides {
-    A,
-    B,
-    Both,
-}
-
-impl Sides {
-    pub fn has(self, side: usize) -> bool {
-        matches!((self, side), (Sides::Both, _) | (Sides::A, 0) | (Sides::B, 1))
-    }
-}
+pub use crate::system::scenario::Sides;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EthTraffic {
