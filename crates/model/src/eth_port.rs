@@ -152,7 +152,9 @@ pub struct EthPortIn {
 /// One clock's outputs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EthPortOut {
-    /// Per queue (bit q): the offered word was taken.
+    /// Per queue (bit q): it has room for a word this clock ...
+    pub tx_room: u8,
+    /// ... and so the offered word was taken.
     pub tx_taken: u8,
     /// The word sent on the wire.
     pub wire: Option<Word>,
@@ -455,6 +457,7 @@ impl EthPort {
         }
         let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl });
         o.tx_taken = t.taken;
+        o.tx_room = t.room;
         o.wire = t.wire;
         if let Some(q) = t.started {
             self.counts.tx_frames[q] += 1;

@@ -7,7 +7,7 @@ use crate::vl::VL_CAPS;
 
 
 /// Block families, by the name used on the command line.
-pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame", "pause_rx", "eth_rxbuf", "eth_txq"];
+pub const BLOCKS: &[&str] = &["crc16", "crc16_dword", "tx_credits", "rx_credits", "sl2vl", "vl15_rx", "vl_arb", "fcp_rx", "fcp_tx", "link_tx", "link_rx", "failsafe", "link_port", "pfc_tx", "pfc_frame", "pause_rx", "eth_rxbuf", "eth_txq", "eth_port"];
 
 /// What to emit.
 #[derive(Clone, Debug)]
@@ -46,6 +46,8 @@ pub enum RequestError {
     UnsupportedEthRxbuf { queues: usize, width: usize },
     #[error("Ethernet transmit queues with {queues} queues at {width} bits are not generated: 1 to 8 queues, 32 or 64 bits")]
     UnsupportedEthTxq { queues: usize, width: usize },
+    #[error("an Ethernet port with {queues} queues at {width} bits is not generated: 1 to 8 queues, 32 or 64 bits")]
+    UnsupportedEthPort { queues: usize, width: usize },
     #[error(transparent)]
     Emit(#[from] EmitError),
 }
@@ -111,7 +113,7 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
 pub fn files(variants: &[Variant]) -> Vec<EmittedModule> {
     let mut out: Vec<EmittedModule> = Vec::new();
     for v in variants {
-        let list = (v.block == "link_port").then(|| crate::link_port::netlist::files_of(v));
+        let list = matches!(v.block, "link_port" | "eth_port").then(|| crate::link_port::netlist::files_of(v));
         for m in v.modules.iter().chain(list.iter()) {
             match out.iter().find(|x| x.name == m.name) {
                 Some(x) => assert_eq!(x.text, m.text, "two different texts for module {}", m.name),
@@ -235,6 +237,13 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
         for w in crate::pfc_tx::WIDTHS {
             for q in CATALOG_PFC_QUEUES {
                 out.push(eth_rxbuf_variant(q, w)?);
+            }
+        }
+    }
+    if wants("eth_port") {
+        for w in crate::pfc_tx::WIDTHS {
+            for q in CATALOG_PFC_QUEUES {
+                out.push(eth_port_variant(q, w)?);
             }
         }
     }
@@ -414,6 +423,14 @@ pub fn eth_txq_variant(queues: usize, width: usize) -> Result<Variant, RequestEr
         return Err(RequestError::UnsupportedEthTxq { queues, width });
     }
     Ok(crate::eth_txq::variant(queues, width))
+}
+
+/// The Ethernet flow-control port with `queues` queues at `width` bits a clock.
+pub fn eth_port_variant(queues: usize, width: usize) -> Result<Variant, RequestError> {
+    if !crate::pfc_tx::QUEUE_COUNTS.contains(&queues) || !crate::pfc_tx::WIDTHS.contains(&width) {
+        return Err(RequestError::UnsupportedEthPort { queues, width });
+    }
+    Ok(crate::eth_port::variant(queues, width))
 }
 
 /// The PAUSE/PFC receive side at `width` bits a clock (SPEC.md §9).

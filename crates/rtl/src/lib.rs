@@ -21,6 +21,7 @@ pub mod link_port;
 pub mod netlist;
 pub mod eth_rxbuf;
 pub mod eth_txq;
+pub mod eth_port;
 pub mod pause_rx;
 pub mod pfc_frame;
 pub mod pfc_tx;

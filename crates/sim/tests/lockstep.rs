@@ -8,6 +8,8 @@
 mod crc16;
 #[path = "../../rtl/src/crc16_dword/lockstep.rs"]
 mod crc16_dword;
+#[path = "../../rtl/src/eth_port/lockstep.rs"]
+mod eth_port;
 #[path = "../../rtl/src/eth_rxbuf/lockstep.rs"]
 mod eth_rxbuf;
 #[path = "../../rtl/src/eth_txq/lockstep.rs"]

@@ -93,7 +93,7 @@ pub fn eth_txq_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>) 
 /// holding a word until it is taken, with pauses; priorities go through phases of being
 /// paused; a PAUSE/PFC frame (8 or 16 words of `ctrl`) starts now and then where the
 /// port's would, when no data word that is not a frame's last was on the wire. Random
-/// masks and a room of 64 to 600 words; the odd reset.
+/// masks and a room of 200 to 600 words (a frame always fits); the odd reset.
 pub struct EthTxqStimulus {
     rng: ChaCha8Rng,
     queues: usize,
@@ -116,7 +116,7 @@ impl EthTxqStimulus {
         for q in 0..queues {
             cfg.cfg_priorities[q] = rng.gen::<u8>() & rng.gen::<u8>();
         }
-        cfg.cfg_tx_words = rng.gen_range(64..=600);
+        cfg.cfg_tx_words = rng.gen_range(200..=600);
         Self { rng, queues, width, cfg, left: [0; 8], cur: [None; 8], offered: 0, ctrl_left: 0, paused_for: 0, paused: 0, frames_offered: 0 }
     }
 

@@ -349,5 +349,5 @@ pub fn variant(p: &PortParams) -> Result<Variant, RequestError> {
 /// The file list of a port configuration (`<top>.f`): its modules' files, top first.
 pub fn files_of(v: &Variant) -> EmittedModule {
     let files: Vec<String> = v.modules.iter().map(|m| m.file_name()).collect();
-    file_list(&format!("{}.f", v.name), "link_port", &files)
+    file_list(&format!("{}.f", v.name), v.block, &files)
 }

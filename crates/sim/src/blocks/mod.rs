@@ -2,6 +2,8 @@
 
 #[path = "../../../rtl/src/crc16/sim.rs"]
 pub mod crc16;
+#[path = "../../../rtl/src/eth_port/sim.rs"]
+pub mod eth_port;
 #[path = "../../../rtl/src/eth_rxbuf/sim.rs"]
 pub mod eth_rxbuf;
 #[path = "../../../rtl/src/eth_txq/sim.rs"]

@@ -1,0 +1,287 @@
+//! The Ethernet flow-control port against its model: the adapter from the top's ports to
+//! [`iblink_model::eth_port::EthPort`], and a stimulus that plays the users, the MAC's
+//! receive side and the readers.
+
+use crate::CycleSim;
+use iblink_model::eth_port::{EthPort, EthPortConfig, EthPortCounts, EthPortIn, Word};
+use iblink_model::ethernet::{PauseFrame, PauseKind, CRC32};
+use iblink_model::pfc::{Mode, PfcConfig, QueueConfig, Threshold, TxCounts};
+use iblink_rtl::eth_port::{EthPortTopIn, EthPortTopOut};
+use iblink_rtl::eth_rxbuf::{max_size_words, max_words};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+
+/// The model's configuration for the top's configuration ports.
+pub fn model_config(queues: usize, width: usize, i: &EthPortTopIn) -> EthPortConfig {
+    let wb = width as u32 / 8;
+    EthPortConfig {
+        pfc: PfcConfig {
+            mode: if i.cfg_pfc { Mode::Pfc } else { Mode::Pause },
+            sa: std::array::from_fn(|k| (i.cfg_sa >> (8 * (5 - k))) as u8),
+            datapath_bits: width as u32,
+            zero_quanta_on_release: i.cfg_zero_on_release,
+            refresh_quanta: i.cfg_refresh_quanta,
+            queues: (0..queues)
+                .map(|q| QueueConfig {
+                    priorities: i.cfg_priorities[q],
+                    pause_quanta: i.cfg_pause_quanta[q],
+                    threshold: (i.cfg_fill_en >> q & 1 == 1).then(|| Threshold {
+                        size_bytes: i.cfg_size_words[q] as u32 * wb,
+                        rfa_bytes: i.cfg_rfa[q] as u32,
+                        rfd_bytes: i.cfg_rfd[q] as u32,
+                    }),
+                })
+                .collect(),
+        },
+        rx_buffer_bytes: (0..queues).map(|q| i.cfg_size_words[q] as u32 * wb).collect(),
+        tx_queue_bytes: i.cfg_tx_words as u32 * wb,
+    }
+}
+
+fn word(data: u64, keep: u8, last: bool, width: usize) -> Word {
+    let n = width / 8;
+    let len = if last { ((keep as u64 & ((1 << n) - 1)) as u8).trailing_ones() as usize } else { n };
+    Word { data: if len >= 8 { data } else { data & ((1u64 << (8 * len)) - 1) }, len: len as u8, last }
+}
+
+/// The model as a cycle simulation; built at the first clock from the configuration
+/// ports (static while it runs), rebuilt on reset. What it did is summed over resets.
+pub struct EthPortModelSim {
+    queues: usize,
+    width: usize,
+    model: Option<EthPort>,
+    pub counts: EthPortCounts,
+    pub pfc: TxCounts,
+    pub paused_clocks: u64,
+}
+
+impl EthPortModelSim {
+    pub fn new(queues: usize, width: usize) -> Self {
+        Self { queues, width, model: None, counts: Default::default(), pfc: Default::default(), paused_clocks: 0 }
+    }
+
+    /// Fold the counts of a model about to go into the totals.
+    fn fold(&mut self) {
+        if let Some(m) = self.model.take() {
+            let (c, p) = (m.counts(), m.pfc_counts());
+            for q in 0..8 {
+                self.counts.tx_frames[q] += c.tx_frames[q];
+                self.counts.rx_drops[q] += c.rx_drops[q];
+                self.counts.held[q] += c.held[q];
+            }
+            self.counts.ctrl_frames += c.ctrl_frames;
+            self.pfc.frames += p.frames;
+            self.pfc.hw_rises += p.hw_rises;
+            self.pfc.fill_rises += p.fill_rises;
+            self.pfc.releases += p.releases;
+            self.pfc.refreshes += p.refreshes;
+            self.pfc.sw_sent += p.sw_sent;
+            self.pfc.busy_waits += p.busy_waits;
+        }
+    }
+
+    /// The totals, the running model's included.
+    pub fn finish(&mut self) {
+        self.fold();
+    }
+}
+
+impl CycleSim for EthPortModelSim {
+    type In = EthPortTopIn;
+    type Out = EthPortTopOut;
+    fn backend(&self) -> &str {
+        "model"
+    }
+    fn step(&mut self, i: &EthPortTopIn) -> EthPortTopOut {
+        let (nq, w) = (self.queues, self.width);
+        let m = self.model.get_or_insert_with(|| EthPort::new(model_config(nq, w, i)));
+        let mut pi = EthPortIn { rx_read: i.rd_en, hw: i.hw_level, sw: i.sw_req, ..Default::default() };
+        for q in 0..nq {
+            if i.s_valid >> q & 1 == 1 {
+                pi.tx[q] = Some(word(i.s_data[q], i.s_keep[q], i.s_last >> q & 1 == 1, w));
+            }
+        }
+        pi.rx = i.rx_valid.then(|| word(i.rx_data, i.rx_keep, i.rx_last, w));
+        let o = m.tick(&pi);
+        let mut out = EthPortTopOut { s_ready: o.tx_room, drop: o.rx_drop, paused: o.paused, ..Default::default() };
+        if let Some(x) = o.wire {
+            out.tx_valid = true;
+            out.tx_data = x.data;
+            out.tx_keep = ((1u16 << x.len) - 1) as u8;
+            out.tx_last = x.last;
+        }
+        for q in 0..nq {
+            out.fill_bytes[q] = o.fill[q] as u16;
+            if let Some(x) = o.rx_word[q] {
+                out.rd_valid |= 1 << q;
+                out.rd_data[q] = x.data;
+                out.rd_keep[q] = ((1u16 << x.len) - 1) as u8;
+                out.rd_last |= (x.last as u8) << q;
+            }
+        }
+        self.paused_clocks += (o.paused != 0) as u64;
+        if i.reset {
+            self.fold();
+        }
+        out
+    }
+}
+
+/// Users, the far end's frames and the readers of one port, reacting to its last
+/// outputs. The configuration is random and valid (SPEC.md §9): PFC or PAUSE, masks that
+/// share no priority, short pause times so refreshes come often, RX-fill triggers on most
+/// queues, buffers of half a maximum frame to three. Users offer 802.1Q frames of their
+/// queue's priorities and hold a word until it is taken; the far end sends data frames
+/// of any priority, good PFC and PAUSE frames with short times (and releases), and now
+/// and then a bad one; readers go through phases of full speed, slow and stopped; the
+/// hardware levels through phases; software requests now and then; the odd reset.
+pub struct EthPortStimulus {
+    rng: ChaCha8Rng,
+    queues: usize,
+    width: usize,
+    cfg: EthPortTopIn,
+    cur: [Option<(u64, u8, bool)>; 8],
+    frame: [VecDeque<(u64, u8, bool)>; 8],
+    offered: u8,
+    rx: VecDeque<(u64, u8, bool)>,
+    phase: u64,
+    read_p: [f64; 8],
+    hw: u8,
+}
+
+fn frame_words(f: &[u8], n: usize) -> VecDeque<(u64, u8, bool)> {
+    let nw = f.len().div_ceil(n);
+    f.chunks(n)
+        .enumerate()
+        .map(|(k, c)| (c.iter().enumerate().fold(0u64, |d, (b, &x)| d | (x as u64) << (8 * b)), ((1u16 << c.len()) - 1) as u8, k + 1 == nw))
+        .collect()
+}
+
+impl EthPortStimulus {
+    pub fn new(seed: u64, queues: usize, width: usize) -> Self {
+        let mut r = ChaCha8Rng::seed_from_u64(seed);
+        let mut c = EthPortTopIn { cfg_pfc: r.gen_bool(0.8), cfg_zero_on_release: r.gen_bool(0.8), cfg_sa: r.gen::<u64>() & 0xffff_ffff_ffff, ..Default::default() };
+        for p in 0..8 {
+            let q = if p < queues { p } else { r.gen_range(0..queues) };
+            if p < queues || r.gen_bool(0.8) {
+                c.cfg_priorities[q] |= 1 << p;
+            }
+        }
+        let wb = (width / 8) as u16;
+        let mw = max_words(width) as u16;
+        for q in 0..queues {
+            c.cfg_pause_quanta[q] = r.gen_range(6..60);
+            c.cfg_size_words[q] = r.gen_range(mw / 2..=(3 * mw).min(max_size_words(width) as u16));
+            let size = c.cfg_size_words[q] * wb;
+            if r.gen_bool(0.75) {
+                c.cfg_fill_en |= 1 << q;
+                c.cfg_rfa[q] = r.gen_range(size / 4..size - 8);
+                c.cfg_rfd[q] = r.gen_range(0..c.cfg_rfa[q]);
+            }
+        }
+        let min_pt = c.cfg_pause_quanta[..queues].iter().copied().min().unwrap();
+        c.cfg_refresh_quanta = r.gen_range(0..min_pt);
+        c.cfg_tx_words = r.gen_range(mw..=3 * mw);
+        Self {
+            rng: r,
+            queues,
+            width,
+            cfg: c,
+            cur: [None; 8],
+            frame: Default::default(),
+            offered: 0,
+            rx: VecDeque::new(),
+            phase: 0,
+            read_p: [1.0; 8],
+            hw: 0,
+        }
+    }
+
+    pub fn config(&self) -> EthPortTopIn {
+        self.cfg
+    }
+
+    fn data_frame(r: &mut ChaCha8Rng, prio: u8) -> Vec<u8> {
+        let len = if r.gen_bool(0.7) { r.gen_range(64..=300) } else { r.gen_range(64..=1522) };
+        let mut f: Vec<u8> = vec![0x02, 0, 0, 0, 0, 0x0b, 0x02, 0, 0, 0, 0, 0x0a, 0x81, 0x00, prio << 5, 1, 0x88, 0xb5];
+        while f.len() < len - 4 {
+            f.push(r.gen());
+        }
+        let fcs = CRC32.checksum(&f);
+        f.extend(fcs.to_le_bytes());
+        f
+    }
+
+    pub fn next(&mut self, prev: Option<&EthPortTopOut>) -> EthPortTopIn {
+        let n = self.width / 8;
+        let mut i = self.cfg;
+        let r = &mut self.rng;
+        let taken = prev.map_or(0, |o| o.s_ready) & self.offered;
+        self.offered = 0;
+        for q in 0..self.queues {
+            if taken >> q & 1 == 1 {
+                self.cur[q] = None;
+            }
+            if self.cur[q].is_none() {
+                if self.frame[q].is_empty() && r.gen_bool(0.05) {
+                    let mask = self.cfg.cfg_priorities[q];
+                    let prios: Vec<u8> = (0..8).filter(|p| mask >> p & 1 == 1).collect();
+                    let p = prios[r.gen_range(0..prios.len())];
+                    self.frame[q] = frame_words(&Self::data_frame(r, p), n);
+                }
+                self.cur[q] = self.frame[q].pop_front();
+            }
+            if let Some((d, k, l)) = self.cur[q] {
+                i.s_valid |= 1 << q;
+                i.s_data[q] = d;
+                i.s_keep[q] = k;
+                i.s_last |= (l as u8) << q;
+                self.offered |= 1 << q;
+            }
+        }
+        if self.rx.is_empty() && r.gen_bool(0.05) {
+            let f = match r.gen_range(0..20) {
+                0..=12 => {
+                    let p = r.gen_range(0..8);
+                    Self::data_frame(r, p)
+                }
+                13..=16 => {
+                    let t: [u16; 8] = std::array::from_fn(|_| if r.gen_bool(0.3) { 0 } else { r.gen_range(0..40) });
+                    PauseFrame { sa: [2, 0, 0, 0, 0, 0x0b], kind: PauseKind::Pfc { enable: r.gen::<u8>() as u16, times: t } }.encode().to_vec()
+                }
+                17 => PauseFrame { sa: [2, 0, 0, 0, 0, 0x0b], kind: PauseKind::Pause { quanta: r.gen_range(0..40) } }.encode().to_vec(),
+                _ => {
+                    let mut b = PauseFrame { sa: [2, 0, 0, 0, 0, 0x0b], kind: PauseKind::Pause { quanta: 30 } }.encode().to_vec();
+                    let k = r.gen_range(0..64);
+                    b[k] ^= 1 << r.gen_range(0..8);
+                    b
+                }
+            };
+            self.rx = frame_words(&f, n);
+        }
+        if let Some((d, k, l)) = self.rx.pop_front() {
+            i.rx_valid = true;
+            i.rx_data = d;
+            i.rx_keep = k;
+            i.rx_last = l;
+        }
+        if self.phase == 0 {
+            self.phase = r.gen_range(200..3000);
+            for q in 0..self.queues {
+                self.read_p[q] = [0.0, 0.02, 0.2, 1.0, 1.0][r.gen_range(0..5)];
+            }
+            self.hw = if r.gen_bool(0.5) { 0 } else { r.gen::<u8>() };
+        }
+        self.phase -= 1;
+        for q in 0..self.queues {
+            i.rd_en |= (r.gen_bool(self.read_p[q]) as u8) << q;
+        }
+        i.hw_level = self.hw & ((1u16 << self.queues) - 1) as u8;
+        if r.gen_ratio(1, 3000) {
+            i.sw_req = 1 << r.gen_range(0..self.queues);
+        }
+        i.reset = r.gen_ratio(1, 300_000);
+        i
+    }
+}
