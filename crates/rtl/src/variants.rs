@@ -274,6 +274,30 @@ macro_rules! with_eth_txq {
 }
 
 #[macro_export]
+macro_rules! with_eth_port {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            (1, 32) => $crate::eth_port::EthPortQ1W32,
+            (2, 32) => $crate::eth_port::EthPortQ2W32,
+            (3, 32) => $crate::eth_port::EthPortQ3W32,
+            (4, 32) => $crate::eth_port::EthPortQ4W32,
+            (5, 32) => $crate::eth_port::EthPortQ5W32,
+            (6, 32) => $crate::eth_port::EthPortQ6W32,
+            (7, 32) => $crate::eth_port::EthPortQ7W32,
+            (8, 32) => $crate::eth_port::EthPortQ8W32,
+            (1, 64) => $crate::eth_port::EthPortQ1W64,
+            (2, 64) => $crate::eth_port::EthPortQ2W64,
+            (3, 64) => $crate::eth_port::EthPortQ3W64,
+            (4, 64) => $crate::eth_port::EthPortQ4W64,
+            (5, 64) => $crate::eth_port::EthPortQ5W64,
+            (6, 64) => $crate::eth_port::EthPortQ6W64,
+            (7, 64) => $crate::eth_port::EthPortQ7W64,
+            (8, 64) => $crate::eth_port::EthPortQ8W64;
+            |$t| $body; _ => $other)
+    };
+}
+
+#[macro_export]
 macro_rules! with_eth_rxbuf {
     ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
         $crate::dispatch_variant!($key;

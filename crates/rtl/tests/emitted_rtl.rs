@@ -93,6 +93,12 @@ fn eth_txq_interface() {
     insta::assert_snapshot!("eth_txq_interface", s);
 }
 
+/// The Ethernet port top: its ports with 2 queues at 32 bits.
+#[test]
+fn eth_port_interface() {
+    insta::assert_snapshot!("eth_port_interface", iblink_rtl::catalog::eth_port_variant(2, 32).unwrap().interface());
+}
+
 /// The Ethernet FCS equations at 32 bits a clock (the builder's register step).
 #[test]
 fn crc32_xor_w32_snapshot() {

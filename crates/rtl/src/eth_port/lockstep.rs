@@ -1,11 +1,15 @@
-//! The Ethernet flow-control port: the reference model `EthPort` and the composed Rust
+//! The Ethernet flow-control port: the reference model `EthPort`, the composed Rust
 //! stepper (every block's twin, wired by the netlist the Verilog top is rendered from,
-//! with the schedule check on) in lockstep, with coverage gates on what the model did.
+//! with the schedule check on) and Verilator on the generated top, in lockstep, with
+//! coverage gates on what the model did.
 
 use iblink_rtl::eth_port::EthPortTwin;
-use iblink_sim::blocks::eth_port::{EthPortModelSim, EthPortStimulus};
+use iblink_sim::blocks::eth_port::{eth_port_verilator, EthPortModelSim, EthPortStimulus};
 use iblink_sim::blocks::TwinSim;
 use iblink_sim::lockstep_reactive;
+use std::sync::Mutex;
+
+static BUILD: Mutex<()> = Mutex::new(());
 
 #[test]
 fn eth_port_lockstep() {
@@ -13,11 +17,15 @@ fn eth_port_lockstep() {
         let mut twin = EthPortTwin::new(q, w);
         twin.check = true;
         let mut rtl = TwinSim(twin);
+        let mut vl = {
+            let _g = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+            eth_port_verilator(q, w).unwrap()
+        };
         let mut model = EthPortModelSim::new(q, w);
         let n = iblink_sim::lockstep::cycles();
         let mut stim = EthPortStimulus::new(seed, q, w);
         let cfg = stim.config();
-        lockstep_reactive(&mut [&mut model, &mut rtl], n, |p| stim.next(p)).unwrap_or_else(|m| panic!("{q} queues, {w} bits: {m}"));
+        lockstep_reactive(&mut [&mut model, &mut rtl, vl.as_mut()], n, |p| stim.next(p)).unwrap_or_else(|m| panic!("{q} queues, {w} bits: {m}"));
         model.finish();
         let (c, p) = (&model.counts, &model.pfc);
         let min = (n / 20_000).max(1);

@@ -2,6 +2,7 @@
 //! [`iblink_model::eth_port::EthPort`], and a stimulus that plays the users, the MAC's
 //! receive side and the readers.
 
+use crate::blocks::{rtl_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::eth_port::{EthPort, EthPortConfig, EthPortCounts, EthPortIn, Word};
 use iblink_model::ethernet::{PauseFrame, PauseKind, CRC32};
@@ -11,6 +12,14 @@ use iblink_rtl::eth_rxbuf::{max_size_words, max_words};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+
+/// The generated top built by Verilator.
+pub fn eth_port_verilator(queues: usize, width: usize) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
+    let v = || iblink_rtl::catalog::eth_port_variant(queues, width);
+    v()?;
+    iblink_rtl::with_eth_port!((queues, width), |T| rtl_box::<T>(Backend::Verilator, v, None),
+        _ => unreachable!("checked by eth_port_variant"))
+}
 
 /// The model's configuration for the top's configuration ports.
 pub fn model_config(queues: usize, width: usize, i: &EthPortTopIn) -> EthPortConfig {

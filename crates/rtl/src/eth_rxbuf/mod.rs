@@ -369,7 +369,7 @@ pub fn variant(queues: usize, width: usize) -> Variant {
 
 /// The outputs as every binding shows them: data, lanes and last only while valid, data
 /// only in its lanes.
-fn masked(mut o: EthRxbufOut, queues: usize) -> EthRxbufOut {
+pub(crate) fn masked(mut o: EthRxbufOut, queues: usize) -> EthRxbufOut {
     for q in 0..8 {
         if q >= queues || o.rd_valid >> q & 1 == 0 {
             o.rd_data[q] = 0;

@@ -342,7 +342,7 @@ pub fn variant(queues: usize, width: usize) -> Variant {
 }
 
 /// The outputs as every binding shows them.
-fn masked(mut o: EthTxqOut) -> EthTxqOut {
+pub(crate) fn masked(mut o: EthTxqOut) -> EthTxqOut {
     if o.tx_valid {
         o.tx_data &= lane_mask(o.tx_keep);
     } else {
