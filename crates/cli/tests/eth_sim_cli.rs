@@ -100,9 +100,24 @@ fn bad_scenario_and_backend_exit_2_naming_the_field() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("port.queue[1].priorities") && e.contains("overlaps queue[0]"), "{e}");
     assert!(!cap.exists(), "nothing written");
-    let o = iblink(&["sim", "--scenario", "tb/scenarios/eth_isolation.toml", "--backend", "verilator"]);
+    let o = iblink(&["sim", "--scenario", "tb/scenarios/eth_headroom_sweep.toml", "--backend", "rtl"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--backend verilator"));
+    // A buffer the generated top cannot hold, on an RTL back end.
+    std::fs::write(&p, text.replacen("size_bytes = 32768", "size_bytes = 65536", 1)).unwrap();
+    let o = iblink(&["sim", "--scenario", p.to_str().unwrap(), "--backend", "rtl"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("port.queue[0].buffer_bytes"), "{e}");
     let o = iblink(&["sim", "--scenario", "tb/scenarios/sys_receiver_stall.toml", "--backend", "model"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// The generated top under Verilator on a scenario, the model alongside: every figure
+/// equal, nothing lost.
+#[test]
+fn verilator_back_end_equals_the_model() {
+    let out = iblink(&["sim", "--scenario", "tb/scenarios/eth_receiver_stall.toml", "--cycles", "150000", "--backend", "verilator"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("verilator back end") && text.contains("model alongside: every figure above equal"), "{text}");
 }

@@ -25,7 +25,7 @@ pub enum SimBackend {
     Rtl,
     /// The port's emitted Verilog, built by Verilator.
     Verilator,
-    /// The reference model alone (Ethernet scenarios).
+    /// The reference model alone (Ethernet scenarios and sweeps).
     Model,
 }
 
@@ -44,7 +44,7 @@ pub struct SimArgs {
     /// The scenario (TOML: port, channel, faults, traffic, drain; see tb/scenarios/).
     #[arg(long)]
     pub scenario: PathBuf,
-    /// [default: rtl for link-port scenarios, model for Ethernet ones]
+    /// [default: rtl; model for an Ethernet headroom sweep]
     #[arg(long, value_enum)]
     pub backend: Option<SimBackend>,
     /// Traffic clocks (replaces the scenario's `cycles`); a flush follows.

@@ -16,13 +16,16 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return usage(format!("{}: {e}", a.scenario.display())),
     };
-    match a.backend.unwrap_or(SimBackend::Model) {
-        SimBackend::Model => {}
-        b => {
-            return usage(format!(
-                "--backend {}: the Ethernet port top is not built yet; Ethernet scenarios run on --backend model",
-                format!("{b:?}").to_lowercase()
-            ))
+    // The scenarios run on the RTL with the model alongside; a sweep on the model.
+    let backend = a.backend.unwrap_or(if s.sweep.is_some() { SimBackend::Model } else { SimBackend::Rtl });
+    if backend != SimBackend::Model {
+        if s.sweep.is_some() {
+            return usage("--backend: a sweep runs on the model (the RTL is held to it by the scenarios and lockstep)".into());
+        }
+        for side in 0..2 {
+            if let Err(e) = iblink_sim::blocks::eth_port::top_config(&s.port_config(side)) {
+                return usage(format!("{}: {e}", a.scenario.display()));
+            }
         }
     }
     for (given, opt) in [(a.vcd.is_some(), "vcd"), (a.vcd_window.is_some(), "vcd-window"), (a.plot.is_some(), "plot")] {
@@ -78,7 +81,13 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     bar.set_message(format!("sim {} (clocks)", s.name));
-    let mut run = EthRun::model(&s, a.capture.is_some());
+    if backend == SimBackend::Verilator {
+        eprintln!("building the port with Verilator (cached in target/verilator/ after the first time)");
+    }
+    let mut run = match backend {
+        SimBackend::Model => EthRun::model(&s, a.capture.is_some()),
+        b => EthRun::rtl(&s, b == SimBackend::Verilator, a.capture.is_some()).context("building the two ports")?,
+    };
     while run.clock < s.cycles {
         run.step();
         if run.clock % 4096 == 0 {
@@ -88,6 +97,17 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let r = run.finish();
     print!("{}", summary(&r, &s));
+    // The model alongside: the same scenario, every figure equal.
+    let mut alongside_ok = true;
+    if backend != SimBackend::Model && !a.no_model {
+        let m = EthRun::model(&s, false).finish();
+        alongside_ok = m.dirs == r.dirs && m.wire_words == r.wire_words && m.flush_clocks == r.flush_clocks;
+        if alongside_ok {
+            println!("model alongside: every figure above equal (it ran the same scenario)");
+        } else {
+            println!("model alongside: DIFFERENT\n{}", summary(&m, &s));
+        }
+    }
     if let Some(p) = &a.capture {
         let hz = clock_hz as u64;
         let frames: Vec<(u64, Vec<u8>)> = r.frames.iter().map(|(c, _, f)| (*c, f.clone())).collect();
@@ -101,10 +121,13 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
             a.clock_mhz
         );
     }
-    if r.errors.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
+    if !r.errors.is_empty() {
         eprintln!("FAIL: {} end-to-end failures", r.errors.len());
         Ok(ExitCode::from(1))
+    } else if !alongside_ok {
+        eprintln!("FAIL: the model differs from the {} back end", r.backend);
+        Ok(ExitCode::from(1))
+    } else {
+        Ok(ExitCode::SUCCESS)
     }
 }

@@ -4,7 +4,8 @@
 
 use crate::blocks::{rtl_box, Backend, SimBuildError};
 use crate::CycleSim;
-use iblink_model::eth_port::{EthPort, EthPortConfig, EthPortCounts, EthPortIn, Word};
+use iblink_model::config::ConfigError;
+use iblink_model::eth_port::{EthPort, EthPortConfig, EthPortCounts, EthPortIn, EthPortOut, Word};
 use iblink_model::ethernet::{PauseFrame, PauseKind, CRC32};
 use iblink_model::pfc::{Mode, PfcConfig, QueueConfig, Threshold, TxCounts};
 use iblink_rtl::eth_port::{EthPortTopIn, EthPortTopOut};
@@ -292,5 +293,100 @@ impl EthPortStimulus {
         }
         i.reset = r.gen_ratio(1, 300_000);
         i
+    }
+}
+
+/// The port's top-level inputs for a configuration (the configuration ports), or what
+/// does not fit the generated top: a buffer or queue larger than its memory, a fill
+/// threshold above 16 bits.
+pub fn top_config(c: &EthPortConfig) -> Result<EthPortTopIn, ConfigError> {
+    let w = c.pfc.datapath_bits as usize;
+    let wb = w as u32 / 8;
+    let mut i = EthPortTopIn {
+        cfg_pfc: c.pfc.mode == Mode::Pfc,
+        cfg_zero_on_release: c.pfc.zero_quanta_on_release,
+        cfg_refresh_quanta: c.pfc.refresh_quanta,
+        cfg_sa: c.pfc.sa.iter().fold(0u64, |v, &b| v << 8 | b as u64),
+        ..Default::default()
+    };
+    let max_tx = 1u32 << iblink_rtl::eth_txq::addr_bits(w);
+    if c.tx_queue_bytes / wb > max_tx {
+        return Err(ConfigError::field("port.tx_queue_bytes", format!("{} is above the generated queue's {} bytes", c.tx_queue_bytes, max_tx * wb)));
+    }
+    i.cfg_tx_words = (c.tx_queue_bytes / wb) as u16;
+    for (q, qc) in c.pfc.queues.iter().enumerate() {
+        let size = c.rx_buffer_bytes[q] / wb;
+        if size as usize > max_size_words(w) {
+            return Err(ConfigError::field(
+                format!("port.queue[{q}].buffer_bytes"),
+                format!("{} is above the generated buffer's {} bytes", c.rx_buffer_bytes[q], max_size_words(w) as u32 * wb),
+            ));
+        }
+        i.cfg_size_words[q] = size as u16;
+        i.cfg_priorities[q] = qc.priorities;
+        i.cfg_pause_quanta[q] = qc.pause_quanta;
+        if let Some(t) = qc.threshold {
+            i.cfg_fill_en |= 1 << q;
+            i.cfg_rfa[q] = t.rfa_bytes as u16;
+            i.cfg_rfd[q] = t.rfd_bytes as u16;
+        }
+    }
+    Ok(i)
+}
+
+/// The RTL port (its stepper or Verilator on the top) behind the model port's word-level
+/// interface, for the system runs.
+pub struct RtlPort {
+    queues: usize,
+    width: usize,
+    cfg: EthPortTopIn,
+    inner: Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>,
+}
+
+impl RtlPort {
+    pub fn new(c: &EthPortConfig, verilator: bool) -> Result<Self, crate::eth::run::PortBuildError> {
+        let (q, w) = (c.pfc.queues.len(), c.pfc.datapath_bits as usize);
+        let cfg = top_config(c)?;
+        let inner: Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>> =
+            if verilator { eth_port_verilator(q, w)? } else { Box::new(crate::blocks::TwinSim(iblink_rtl::eth_port::EthPortTwin::new(q, w))) };
+        Ok(Self { queues: q, width: w, cfg, inner })
+    }
+}
+
+impl CycleSim for RtlPort {
+    type In = EthPortIn;
+    type Out = EthPortOut;
+    fn backend(&self) -> &str {
+        self.inner.backend()
+    }
+    fn step(&mut self, i: &EthPortIn) -> EthPortOut {
+        let mut t = EthPortTopIn { hw_level: i.hw, sw_req: i.sw, rd_en: i.rx_read, ..self.cfg };
+        for q in 0..self.queues {
+            if let Some(x) = i.tx[q] {
+                t.s_valid |= 1 << q;
+                t.s_data[q] = x.data;
+                t.s_keep[q] = ((1u16 << x.len) - 1) as u8;
+                t.s_last |= (x.last as u8) << q;
+            }
+        }
+        if let Some(x) = i.rx {
+            t.rx_valid = true;
+            t.rx_data = x.data;
+            t.rx_keep = ((1u16 << x.len) - 1) as u8;
+            t.rx_last = x.last;
+        }
+        let o = self.inner.step(&t);
+        let lanes = |k: u8| (k as u64 & ((1 << (self.width / 8)) - 1)).trailing_ones() as u8;
+        let mut out = EthPortOut { tx_room: o.s_ready, tx_taken: o.s_ready & t.s_valid, paused: o.paused, rx_drop: o.drop, ..Default::default() };
+        if o.tx_valid {
+            out.wire = Some(Word { data: o.tx_data, len: lanes(o.tx_keep), last: o.tx_last });
+        }
+        for q in 0..self.queues {
+            out.fill[q] = o.fill_bytes[q] as u32;
+            if o.rd_valid >> q & 1 == 1 {
+                out.rx_word[q] = Some(Word { data: o.rd_data[q], len: lanes(o.rd_keep[q]), last: o.rd_last >> q & 1 == 1 });
+            }
+        }
+        out
     }
 }

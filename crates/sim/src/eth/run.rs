@@ -35,6 +35,16 @@ impl CycleSim for ModelPort {
 /// A port back end.
 pub type PortSim = Box<dyn CycleSim<In = EthPortIn, Out = EthPortOut>>;
 
+/// Why the RTL ports could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PortBuildError {
+    /// The configuration does not fit the generated top (names the field).
+    #[error(transparent)]
+    Config(#[from] iblink_model::config::ConfigError),
+    #[error(transparent)]
+    Build(#[from] crate::blocks::SimBuildError),
+}
+
 /// A generator's data frame: DA (the other end), SA, an 802.1Q tag with the priority,
 /// EtherType 0x88b5, the generator's number and the frame's sequence number, a pattern,
 /// and the FCS; `len` bytes in all.
@@ -149,6 +159,13 @@ impl<'a> EthRun<'a> {
     pub fn model(s: &'a EthScenario, record: bool) -> Self {
         let ports: [PortSim; 2] = [0, 1].map(|i| Box::new(ModelPort(EthPort::new(s.port_config(i)))) as PortSim);
         Self::new(s, ports, record)
+    }
+
+    /// Both ports from the RTL: the composed stepper, or Verilator on the generated top.
+    pub fn rtl(s: &'a EthScenario, verilator: bool, record: bool) -> Result<Self, PortBuildError> {
+        let a = crate::blocks::eth_port::RtlPort::new(&s.port_config(0), verilator)?;
+        let b = crate::blocks::eth_port::RtlPort::new(&s.port_config(1), verilator)?;
+        Ok(Self::new(s, [Box::new(a), Box::new(b)], record))
     }
 
     /// The run on two port back ends; `record` keeps every frame for a capture.
