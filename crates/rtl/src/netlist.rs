@@ -267,6 +267,34 @@ pub fn file_list(name: &str, block: &'static str, files: &[String]) -> EmittedMo
     }
 }
 
+/// A composed top as a variant: the top rendered from `desc` with `doc` over it, then
+/// every module its blocks (`(instance, variant)`) name, each once, in order.
+pub fn composed_variant(
+    desc: &Description,
+    name: &str,
+    block: &'static str,
+    config: Vec<(String, String)>,
+    doc: &str,
+    ports: Vec<Port>,
+    blocks: &[(&'static str, crate::emit::Variant)],
+) -> Result<crate::emit::Variant, NetlistError> {
+    let placed: BTreeMap<&str, Placed> = blocks
+        .iter()
+        .map(|(inst, v)| (*inst, Placed { module: v.top.clone(), params: v.params.clone(), ports: v.ports.clone() }))
+        .collect();
+    let body = desc.render_top(name, doc, &ports, &placed)?;
+    let mut modules: Vec<EmittedModule> = vec![crate::emit::generated(name, block, config, &body)];
+    for (_, v) in blocks {
+        for m in &v.modules {
+            if !modules.iter().any(|x| x.name == m.name) {
+                modules.push(m.clone());
+            }
+        }
+    }
+    Ok(crate::emit::Variant { name: name.to_string(), block, top: name.to_string(), params: vec![], modules, ports })
+}
+
+
 /// `src` of a connection: a top-level input (`top.x`) or an instance output.
 #[doc(hidden)]
 #[macro_export]

@@ -20,17 +20,15 @@
 //! | `fill_bytes[16Q]`, `drop[Q]`, `paused[8]` | out | buffer fill levels, frames dropped, priorities held |
 
 use crate::bits::{bits_from_words, field, mask, pack_fields, read_words_512};
-use crate::emit::{generated, EmittedModule, Variant};
+use crate::emit::Variant;
 use crate::eth_rxbuf::EthRxbufTwin;
 use crate::eth_txq::EthTxqTwin;
 use crate::io::{HdlIo, Opaque, Port, PortSpec};
-use crate::netlist::Placed;
 use crate::pause_rx::PauseRxTwin;
 use crate::pfc_frame::PfcFrameTwin;
 use crate::pfc_tx::PfcTxTwin;
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
-use std::collections::BTreeMap;
 
 pub use crate::pfc_tx::{QUEUE_COUNTS, WIDTHS};
 
@@ -198,10 +196,6 @@ pub fn variant(queues: usize, width: usize) -> Variant {
     let name = top_name(queues, width);
     let ports = ports(queues, width);
     let blocks = blocks(queues, width);
-    let placed: BTreeMap<&str, Placed> = blocks
-        .iter()
-        .map(|(inst, v)| (*inst, Placed { module: v.top.clone(), params: v.params.clone(), ports: v.ports.clone() }))
-        .collect();
     let doc = format!(
         "//\n// {name}: the Ethernet flow-control port, {queues} queues at {width} bits a clock:\n\
          // per-queue transmit queues (iblink_eth_txq, which also carries the PAUSE/PFC\n\
@@ -210,17 +204,9 @@ pub fn variant(queues: usize, width: usize) -> Variant {
          // drive iblink_pfc_tx. Each instance's module documents its ports and cycle\n\
          // contract; the rules of the whole are in docs/pfc.md.\n"
     );
-    let body = EthPortTwin::DESCRIPTION.render_top(&name, &doc, &ports, &placed).unwrap_or_else(|e| panic!("the Ethernet port's netlist: {e}"));
-    let top = generated(&name, "eth_port", vec![("queues".into(), queues.to_string()), ("width".into(), width.to_string())], &body);
-    let mut modules: Vec<EmittedModule> = vec![top];
-    for (_, v) in &blocks {
-        for m in &v.modules {
-            if !modules.iter().any(|x| x.name == m.name) {
-                modules.push(m.clone());
-            }
-        }
-    }
-    Variant { name: name.clone(), block: "eth_port", top: name, params: vec![], modules, ports }
+    let config = vec![("queues".into(), queues.to_string()), ("width".into(), width.to_string())];
+    crate::netlist::composed_variant(&EthPortTwin::DESCRIPTION, &name, "eth_port", config, &doc, ports, &blocks)
+        .unwrap_or_else(|e| panic!("the Ethernet port's netlist: {e}"))
 }
 
 /// The outputs as every binding shows them (the blocks' rules): the receive words and the

@@ -5,9 +5,9 @@
 
 use super::{LinkPortIn, LinkPortOut, PortParams};
 use crate::catalog::{self, RequestError};
-use crate::emit::{generated, EmittedModule, Variant};
+use crate::emit::{EmittedModule, Variant};
 use crate::failsafe::spec_period_clocks;
-use crate::netlist::{file_list, Placed};
+use crate::netlist::file_list;
 use crate::port_ctrl::{PortCtrlParams, PortCtrlTwin};
 use crate::tx_credits::TxCreditsTwin;
 
@@ -19,7 +19,6 @@ use crate::link_tx::LinkTxTwin;
 use crate::rx_credits::RxCreditsTwin;
 use crate::vl15_rx::Vl15RxTwin;
 use crate::vl_arb::VlArbTwin;
-use std::collections::BTreeMap;
 
 crate::netlist! {
     /// The link port's Rust stepper: every block's twin, wired as the Verilog top wires
@@ -327,23 +326,9 @@ pub fn variant(p: &PortParams) -> Result<Variant, RequestError> {
     let ports = crate::with_link_port!((p.vl_cap, p.width), |T| Ok(crate::io::top_ports(&T::new(p.clone()))),
         _ => Err(RequestError::UnsupportedLinkVariant { vls: p.vl_cap, width: p.width }))?;
     let blocks = blocks(p)?;
-    let placed: BTreeMap<&str, Placed> = blocks
-        .iter()
-        .map(|(inst, v)| (*inst, Placed { module: v.top.clone(), params: v.params.clone(), ports: v.ports.clone() }))
-        .collect();
-    let body = LinkPortTwin::DESCRIPTION
-        .render_top(&name, &header(p, &name, &ports), &ports, &placed)
-        .unwrap_or_else(|e| panic!("the link port's netlist: {e}"));
-    let top = generated(&name, "link_port", p.config_lines(), &body);
-    let mut modules: Vec<EmittedModule> = vec![top];
-    for (_, v) in &blocks {
-        for m in &v.modules {
-            if !modules.iter().any(|x| x.name == m.name) {
-                modules.push(m.clone());
-            }
-        }
-    }
-    Ok(Variant { name: name.clone(), block: "link_port", top: name, params: vec![], modules, ports })
+    let doc = header(p, &name, &ports);
+    Ok(crate::netlist::composed_variant(&LinkPortTwin::DESCRIPTION, &name, "link_port", p.config_lines(), &doc, ports, &blocks)
+        .unwrap_or_else(|e| panic!("the link port's netlist: {e}")))
 }
 
 /// The file list of a port configuration (`<top>.f`): its modules' files, top first.
