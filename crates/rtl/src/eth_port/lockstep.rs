@@ -46,7 +46,9 @@ fn eth_port_lockstep() {
         );
         eprintln!("{what}");
         assert!(c.tx_frames[..q].iter().all(|&x| x >= 10 * min), "{what}");
-        assert!(c.ctrl_frames >= 10 * min && p.fill_rises >= min && p.hw_rises >= min && p.refreshes >= min && p.busy_waits >= min, "{what}");
+        // Level rises come with the stimulus's phases (hundreds to thousands of clocks).
+        let rare = (n / 100_000).max(1);
+        assert!(c.ctrl_frames >= 10 * min && p.fill_rises >= rare && p.hw_rises >= rare && p.refreshes >= min && p.busy_waits >= min, "{what}");
         assert!(c.rx_drops[..q].iter().sum::<u64>() >= min && c.held[..q].iter().sum::<u64>() >= 100 * min && model.paused_clocks >= n / 50, "{what}");
     }
 }
