@@ -38,6 +38,12 @@ pub fn field(words: &[u64], k: usize, width: usize) -> u64 {
     x & mask(width)
 }
 
+/// The first `count` fields of `width` bits from little-endian words, as the 8 entries
+/// of a per-queue record (the rest 0).
+pub fn fields8<T: Copy + Default + TryFrom<u64>>(words: &[u64], width: usize, count: usize) -> [T; 8] {
+    std::array::from_fn(|k| if k < count { T::try_from(field(words, k, width)).unwrap_or_else(|_| unreachable!("a {width}-bit field fits its type")) } else { T::default() })
+}
+
 /// A rust-hdl value of `W` bits from little-endian words.
 pub fn bits_from_words<const W: usize>(words: &[u64]) -> Bits<W> {
     if W <= 64 {
@@ -51,22 +57,8 @@ pub fn bits_from_words<const W: usize>(words: &[u64]) -> Bits<W> {
     }
 }
 
-/// A rust-hdl value of `W <= 256` bits as little-endian words.
-pub fn read_words<const W: usize>(b: &Bits<W>) -> [u64; 4] {
-    let mut w = [0u64; 4];
-    match b {
-        Bits::Short(_) => w[0] = b.to_u64(),
-        Bits::Long(bv) => {
-            for i in 0..W {
-                w[i / 64] |= (bv.get_bit(i) as u64) << (i % 64);
-            }
-        }
-    }
-    w
-}
-
 /// A rust-hdl value of `W <= 512` bits as little-endian words.
-pub fn read_words_512<const W: usize>(b: &Bits<W>) -> [u64; 8] {
+pub fn read_words<const W: usize>(b: &Bits<W>) -> [u64; 8] {
     let mut w = [0u64; 8];
     match b {
         Bits::Short(_) => w[0] = b.to_u64(),

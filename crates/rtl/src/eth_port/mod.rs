@@ -19,7 +19,7 @@
 //! | `rd_en[Q]` / `rd_valid[Q]`, `rd_data[WQ]`, `rd_keep[WQ/8]`, `rd_last[Q]` | in / out | readers of the receive buffers (a word the clock after the ask) |
 //! | `fill_bytes[16Q]`, `drop[Q]`, `paused[8]` | out | buffer fill levels, frames dropped, priorities held |
 
-use crate::bits::{bits_from_words, field, mask, pack_fields, read_words_512};
+use crate::bits::{bits_from_words, fields8, mask, pack_fields, read_words};
 use crate::emit::Variant;
 use crate::eth_rxbuf::EthRxbufTwin;
 use crate::eth_txq::EthTxqTwin;
@@ -318,14 +318,6 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
     }
 }
 
-fn fields<const N: usize, T: Copy + Default>(b: &Bits<N>, width: usize, q: usize) -> [T; 8]
-where
-    u64: TryInto<T>,
-{
-    let w = read_words_512::<N>(b);
-    std::array::from_fn(|k| if k < q { field(&w, k, width).try_into().unwrap_or_default() } else { T::default() })
-}
-
 impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> Logic
     for EthPortUnit<Q, W, K, P, S, D, KQ>
 {
@@ -335,19 +327,19 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
             cfg_pfc: self.cfg_pfc.val(),
             cfg_zero_on_release: self.cfg_zero_on_release.val(),
             cfg_refresh_quanta: self.cfg_refresh_quanta.val().to_u64() as u16,
-            cfg_pause_quanta: fields::<S, u16>(&self.cfg_pause_quanta.val(), 16, Q),
+            cfg_pause_quanta: fields8(&read_words::<S>(&self.cfg_pause_quanta.val()), 16, Q),
             cfg_fill_en: self.cfg_fill_en.val().to_u64() as u8,
-            cfg_rfa: fields::<S, u16>(&self.cfg_rfa.val(), 16, Q),
-            cfg_rfd: fields::<S, u16>(&self.cfg_rfd.val(), 16, Q),
+            cfg_rfa: fields8(&read_words::<S>(&self.cfg_rfa.val()), 16, Q),
+            cfg_rfd: fields8(&read_words::<S>(&self.cfg_rfd.val()), 16, Q),
             cfg_sa: self.cfg_sa.val().to_u64(),
-            cfg_priorities: fields::<P, u8>(&self.cfg_priorities.val(), 8, Q),
-            cfg_size_words: fields::<S, u16>(&self.cfg_size_words.val(), 16, Q),
+            cfg_priorities: fields8(&read_words::<P>(&self.cfg_priorities.val()), 8, Q),
+            cfg_size_words: fields8(&read_words::<S>(&self.cfg_size_words.val()), 16, Q),
             cfg_tx_words: self.cfg_tx_words.val().to_u64() as u16,
             hw_level: self.hw_level.val().to_u64() as u8,
             sw_req: self.sw_req.val().to_u64() as u8,
             s_valid: self.s_valid.val().to_u64() as u8,
-            s_data: fields::<D, u64>(&self.s_data.val(), W, Q),
-            s_keep: fields::<KQ, u8>(&self.s_keep.val(), K, Q),
+            s_data: fields8(&read_words::<D>(&self.s_data.val()), W, Q),
+            s_keep: fields8(&read_words::<KQ>(&self.s_keep.val()), K, Q),
             s_last: self.s_last.val().to_u64() as u8,
             rx_valid: self.rx_valid.val(),
             rx_data: self.rx_data.val().to_u64(),
@@ -481,9 +473,9 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
         self.rd_en.next = take(Q)[0].into();
     }
     fn sample(&self) -> EthPortTopOut {
-        let d = read_words_512::<D>(&self.rd_data.val());
-        let k = read_words_512::<KQ>(&self.rd_keep.val());
-        let f = read_words_512::<S>(&self.fill_bytes.val());
+        let d = read_words::<D>(&self.rd_data.val());
+        let k = read_words::<KQ>(&self.rd_keep.val());
+        let f = read_words::<S>(&self.fill_bytes.val());
         let mut s = vec![
             self.s_ready.val().to_u64(),
             self.tx_valid.val() as u64,
@@ -544,10 +536,10 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
             tx_keep: (slots[3] & mask(K)) as u8,
             tx_last: slots[4] & 1 == 1,
             rd_valid: slots[5] as u8,
-            rd_data: std::array::from_fn(|q| if q < Q { field(d, q, W) } else { 0 }),
-            rd_keep: std::array::from_fn(|q| if q < Q { field(&slots[6 + nd..7 + nd], q, K) as u8 } else { 0 }),
+            rd_data: fields8(d, W, Q),
+            rd_keep: fields8(&slots[6 + nd..7 + nd], K, Q),
             rd_last: slots[7 + nd] as u8,
-            fill_bytes: std::array::from_fn(|q| if q < Q { field(f, q, 16) as u16 } else { 0 }),
+            fill_bytes: fields8(f, 16, Q),
             drop: slots[8 + nd + nf] as u8,
             paused: slots[9 + nd + nf] as u8,
         };

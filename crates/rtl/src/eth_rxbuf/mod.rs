@@ -27,7 +27,7 @@
 //! `rd_valid`, and `rd_data` only in its valid lanes: every back end's binding shows 0
 //! elsewhere.
 
-use crate::bits::{bits_from_words, field, lane_mask, mask, pack_fields, read_words_512};
+use crate::bits::{bits_from_words, fields8, lane_mask, mask, pack_fields, read_words};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
@@ -295,12 +295,12 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
     for EthRxbufUnit<Q, W, K, P, S, D, KQ>
 {
     fn update(&mut self) {
-        let pr = read_words_512::<P>(&self.cfg_priorities.val());
-        let sz = read_words_512::<S>(&self.cfg_size_words.val());
+        let pr = read_words::<P>(&self.cfg_priorities.val());
+        let sz = read_words::<S>(&self.cfg_size_words.val());
         let i = EthRxbufIn {
             reset: self.reset.val(),
-            cfg_priorities: std::array::from_fn(|q| if q < Q { field(&pr, q, 8) as u8 } else { 0 }),
-            cfg_size_words: std::array::from_fn(|q| if q < Q { field(&sz, q, 16) as u16 } else { 0 }),
+            cfg_priorities: fields8(&pr, 8, Q),
+            cfg_size_words: fields8(&sz, 16, Q),
             rx_valid: self.rx_valid.val(),
             rx_data: self.rx_data.val().to_u64(),
             rx_keep: self.rx_keep.val().to_u64() as u8,
@@ -423,15 +423,15 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
         self.rd_en.next = (i.rd_en as u64 & mask(Q)).into();
     }
     fn sample(&self) -> EthRxbufOut {
-        let d = read_words_512::<D>(&self.rd_data.val());
-        let k = read_words_512::<KQ>(&self.rd_keep.val());
-        let f = read_words_512::<S>(&self.fill_bytes.val());
+        let d = read_words::<D>(&self.rd_data.val());
+        let k = read_words::<KQ>(&self.rd_keep.val());
+        let f = read_words::<S>(&self.fill_bytes.val());
         let o = EthRxbufOut {
             rd_valid: self.rd_valid.val().to_u64() as u8,
-            rd_data: std::array::from_fn(|q| if q < Q { field(&d, q, W) } else { 0 }),
-            rd_keep: std::array::from_fn(|q| if q < Q { field(&k, q, K) as u8 } else { 0 }),
+            rd_data: fields8(&d, W, Q),
+            rd_keep: fields8(&k, K, Q),
             rd_last: self.rd_last.val().to_u64() as u8,
-            fill_bytes: std::array::from_fn(|q| if q < Q { field(&f, q, 16) as u16 } else { 0 }),
+            fill_bytes: fields8(&f, 16, Q),
             drop: self.drop.val().to_u64() as u8,
         };
         masked(o, Q)
@@ -460,10 +460,10 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
         let drop = slots[3 + nd + nf];
         let o = EthRxbufOut {
             rd_valid: slots[0] as u8,
-            rd_data: std::array::from_fn(|q| if q < Q { field(d, q, W) } else { 0 }),
-            rd_keep: std::array::from_fn(|q| if q < Q { field(&[k], q, K) as u8 } else { 0 }),
+            rd_data: fields8(d, W, Q),
+            rd_keep: fields8(&[k], K, Q),
             rd_last: last as u8,
-            fill_bytes: std::array::from_fn(|q| if q < Q { field(f, q, 16) as u16 } else { 0 }),
+            fill_bytes: fields8(f, 16, Q),
             drop: drop as u8,
         };
         masked(o, Q)

@@ -27,7 +27,7 @@
 //! `tx_data` and `tx_keep` mean something only while `tx_valid`, `tx_data` only in its
 //! valid lanes: every back end's binding shows 0 elsewhere.
 
-use crate::bits::{bits_from_words, field, lane_mask, mask, pack_fields, read_words_512};
+use crate::bits::{bits_from_words, fields8, lane_mask, mask, pack_fields, read_words};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
@@ -263,16 +263,16 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
 
 impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> EthTxqUnit<Q, W, K, P, D, KQ> {
     fn input(&self) -> EthTxqIn {
-        let pr = read_words_512::<P>(&self.cfg_priorities.val());
-        let d = read_words_512::<D>(&self.s_data.val());
-        let k = read_words_512::<KQ>(&self.s_keep.val());
+        let pr = read_words::<P>(&self.cfg_priorities.val());
+        let d = read_words::<D>(&self.s_data.val());
+        let k = read_words::<KQ>(&self.s_keep.val());
         EthTxqIn {
             reset: self.reset.val(),
-            cfg_priorities: std::array::from_fn(|q| if q < Q { field(&pr, q, 8) as u8 } else { 0 }),
+            cfg_priorities: fields8(&pr, 8, Q),
             cfg_tx_words: self.cfg_tx_words.val().to_u64() as u16,
             s_valid: self.s_valid.val().to_u64() as u8,
-            s_data: std::array::from_fn(|q| if q < Q { field(&d, q, W) } else { 0 }),
-            s_keep: std::array::from_fn(|q| if q < Q { field(&k, q, K) as u8 } else { 0 }),
+            s_data: fields8(&d, W, Q),
+            s_keep: fields8(&k, K, Q),
             s_last: self.s_last.val().to_u64() as u8,
             paused: self.paused.val().to_u64() as u8,
             ctrl: self.ctrl.val(),

@@ -22,7 +22,7 @@
 //! clock before, `tx_last` with word `512/W - 1`. `tx_data` is defined only while
 //! `tx_valid` is high.
 
-use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::bits::{bits_from_words, fields8, mask, pack_fields, read_words};
 use crate::crc32::{self, Xor32};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::io::{HdlIo, Opaque, PortSpec};
@@ -230,8 +230,8 @@ impl<const Q: usize, const W: usize, const M: usize, const B: usize> Logic for P
             reset: self.reset.val(),
             cfg_pfc: self.cfg_pfc.val(),
             cfg_sa: self.cfg_sa.val().to_u64(),
-            cfg_priorities: std::array::from_fn(|q| if q < Q { field(&pr, q, 8) as u8 } else { 0 }),
-            cfg_pause_quanta: std::array::from_fn(|q| if q < Q { field(&pt, q, 16) as u16 } else { 0 }),
+            cfg_priorities: fields8(&pr, 8, Q),
+            cfg_pause_quanta: fields8(&pt, 16, Q),
             frame_start: self.frame_start.val(),
             frame_queues: self.frame_queues.val().to_u64() as u8,
             frame_zero: self.frame_zero.val().to_u64() as u8,
