@@ -5,7 +5,7 @@
 use crate::blocks::{rtl_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::config::ConfigError;
-use iblink_model::eth_port::{EthPort, EthPortConfig, EthPortCounts, EthPortIn, EthPortOut, Word};
+use iblink_model::eth_port::{words, EthPort, EthPortConfig, EthPortCounts, EthPortIn, EthPortOut, Word};
 use iblink_model::ethernet::{PauseFrame, PauseKind, CRC32};
 use iblink_model::pfc::{Mode, PfcConfig, QueueConfig, Threshold, TxCounts};
 use iblink_rtl::eth_port::{EthPortTopIn, EthPortTopOut};
@@ -49,10 +49,18 @@ pub fn model_config(queues: usize, width: usize, i: &EthPortTopIn) -> EthPortCon
     }
 }
 
-fn word(data: u64, keep: u8, last: bool, width: usize) -> Word {
+/// A word of a byte-lane bus (`data`, `keep`, `last`) as the model's [`Word`]: `keep`
+/// (lanes from 0 up) counts on a frame's last word only, the other words are whole;
+/// data past the valid lanes is left out. The Ethernet blocks' adapters all read words so.
+pub fn lanes_word(data: u64, keep: u8, last: bool, width: usize) -> Word {
     let n = width / 8;
     let len = if last { ((keep as u64 & ((1 << n) - 1)) as u8).trailing_ones() as usize } else { n };
     Word { data: if len >= 8 { data } else { data & ((1u64 << (8 * len)) - 1) }, len: len as u8, last }
+}
+
+/// The `keep` of a word of `len` bytes: lanes 0 to `len - 1`.
+pub fn keep_of(len: u8) -> u8 {
+    ((1u16 << len) - 1) as u8
 }
 
 /// The model as a cycle simulation; built at the first clock from the configuration
@@ -109,16 +117,16 @@ impl CycleSim for EthPortModelSim {
         let mut pi = EthPortIn { rx_read: i.rd_en, hw: i.hw_level, sw: i.sw_req, ..Default::default() };
         for q in 0..nq {
             if i.s_valid >> q & 1 == 1 {
-                pi.tx[q] = Some(word(i.s_data[q], i.s_keep[q], i.s_last >> q & 1 == 1, w));
+                pi.tx[q] = Some(lanes_word(i.s_data[q], i.s_keep[q], i.s_last >> q & 1 == 1, w));
             }
         }
-        pi.rx = i.rx_valid.then(|| word(i.rx_data, i.rx_keep, i.rx_last, w));
+        pi.rx = i.rx_valid.then(|| lanes_word(i.rx_data, i.rx_keep, i.rx_last, w));
         let o = m.tick(&pi);
         let mut out = EthPortTopOut { s_ready: o.tx_room, drop: o.rx_drop, paused: o.paused, ..Default::default() };
         if let Some(x) = o.wire {
             out.tx_valid = true;
             out.tx_data = x.data;
-            out.tx_keep = ((1u16 << x.len) - 1) as u8;
+            out.tx_keep = keep_of(x.len);
             out.tx_last = x.last;
         }
         for q in 0..nq {
@@ -126,7 +134,7 @@ impl CycleSim for EthPortModelSim {
             if let Some(x) = o.rx_word[q] {
                 out.rd_valid |= 1 << q;
                 out.rd_data[q] = x.data;
-                out.rd_keep[q] = ((1u16 << x.len) - 1) as u8;
+                out.rd_keep[q] = keep_of(x.len);
                 out.rd_last |= (x.last as u8) << q;
             }
         }
@@ -161,11 +169,7 @@ pub struct EthPortStimulus {
 }
 
 fn frame_words(f: &[u8], n: usize) -> VecDeque<(u64, u8, bool)> {
-    let nw = f.len().div_ceil(n);
-    f.chunks(n)
-        .enumerate()
-        .map(|(k, c)| (c.iter().enumerate().fold(0u64, |d, (b, &x)| d | (x as u64) << (8 * b)), ((1u16 << c.len()) - 1) as u8, k + 1 == nw))
-        .collect()
+    words(f, n).map(|w| (w.data, keep_of(w.len), w.last)).collect()
 }
 
 impl EthPortStimulus {
@@ -365,26 +369,25 @@ impl CycleSim for RtlPort {
             if let Some(x) = i.tx[q] {
                 t.s_valid |= 1 << q;
                 t.s_data[q] = x.data;
-                t.s_keep[q] = ((1u16 << x.len) - 1) as u8;
+                t.s_keep[q] = keep_of(x.len);
                 t.s_last |= (x.last as u8) << q;
             }
         }
         if let Some(x) = i.rx {
             t.rx_valid = true;
             t.rx_data = x.data;
-            t.rx_keep = ((1u16 << x.len) - 1) as u8;
+            t.rx_keep = keep_of(x.len);
             t.rx_last = x.last;
         }
         let o = self.inner.step(&t);
-        let lanes = |k: u8| (k as u64 & ((1 << (self.width / 8)) - 1)).trailing_ones() as u8;
         let mut out = EthPortOut { tx_room: o.s_ready, tx_taken: o.s_ready & t.s_valid, paused: o.paused, rx_drop: o.drop, ..Default::default() };
         if o.tx_valid {
-            out.wire = Some(Word { data: o.tx_data, len: lanes(o.tx_keep), last: o.tx_last });
+            out.wire = Some(lanes_word(o.tx_data, o.tx_keep, o.tx_last, self.width));
         }
         for q in 0..self.queues {
             out.fill[q] = o.fill_bytes[q] as u32;
             if o.rd_valid >> q & 1 == 1 {
-                out.rx_word[q] = Some(Word { data: o.rd_data[q], len: lanes(o.rd_keep[q]), last: o.rd_last >> q & 1 == 1 });
+                out.rx_word[q] = Some(lanes_word(o.rd_data[q], o.rd_keep[q], o.rd_last >> q & 1 == 1, self.width));
             }
         }
         out

@@ -4,7 +4,8 @@
 
 use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
-use iblink_model::eth_port::{EthPortConfig, RxBuffers, RxBuffersIn, Word};
+use super::eth_port::{keep_of, lanes_word};
+use iblink_model::eth_port::{EthPortConfig, RxBuffers, RxBuffersIn};
 use iblink_model::ethernet::{PauseFrame, PauseKind, CRC32};
 use iblink_model::pfc::{Mode, PfcConfig, QueueConfig};
 use iblink_rtl::catalog::eth_rxbuf_variant;
@@ -62,11 +63,7 @@ impl CycleSim for EthRxbufModelSim {
         let sizes = (0..nq).map(|q| i.cfg_size_words[q] as u32 * (w as u32 / 8)).collect();
         let m = self.model.get_or_insert_with(|| RxBuffers::new(model_config(w, &i.cfg_priorities[..nq], sizes, 0)));
         let n = w / 8;
-        let rx = i.rx_valid.then(|| {
-            let len = if i.rx_last { ((i.rx_keep as u64 & ((1 << n) - 1)) as u8).trailing_ones() as usize } else { n };
-            let data = if len >= 8 { i.rx_data } else { i.rx_data & ((1u64 << (8 * len)) - 1) };
-            Word { data: data & if w == 64 { u64::MAX } else { 0xffff_ffff }, len: len as u8, last: i.rx_last }
-        });
+        let rx = i.rx_valid.then(|| lanes_word(i.rx_data, i.rx_keep, i.rx_last, w));
         let o = m.tick(&RxBuffersIn { rx, read: i.rd_en });
         let mut out = EthRxbufOut { drop: o.drop, ..Default::default() };
         for q in 0..nq {
@@ -74,7 +71,7 @@ impl CycleSim for EthRxbufModelSim {
             if let Some(w) = o.word[q] {
                 out.rd_valid |= 1 << q;
                 out.rd_data[q] = w.data;
-                out.rd_keep[q] = ((1u16 << w.len) - 1) as u8;
+                out.rd_keep[q] = keep_of(w.len);
                 out.rd_last |= (w.last as u8) << q;
                 self.read += 1;
             }
@@ -240,7 +237,7 @@ impl Iterator for EthRxbufStimulus {
                     };
                     d |= (x as u64) << (8 * b);
                 }
-                let keep = ((1u16 << c.len()) - 1) as u8;
+                let keep = keep_of(c.len() as u8);
                 self.words.push_back((d, keep, k + 1 == nw));
             }
         }

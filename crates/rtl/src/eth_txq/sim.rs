@@ -5,7 +5,8 @@
 use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
 use super::eth_rxbuf::model_config;
-use iblink_model::eth_port::{TxQueues, TxQueuesIn, Word};
+use super::eth_port::{keep_of, lanes_word};
+use iblink_model::eth_port::{TxQueues, TxQueuesIn};
 use iblink_rtl::catalog::eth_txq_variant;
 use iblink_rtl::eth_txq::*;
 use rand::{Rng, SeedableRng};
@@ -41,20 +42,13 @@ impl CycleSim for EthTxqModelSim {
     }
     fn step(&mut self, i: &EthTxqIn) -> EthTxqOut {
         let (nq, w) = (self.queues, self.width);
-        let n = w / 8;
         let m = self.model.get_or_insert_with(|| TxQueues::new(model_config(w, &i.cfg_priorities[..nq], vec![0; nq], i.cfg_tx_words as u32 * (w as u32 / 8))));
-        let tx = std::array::from_fn(|q| {
-            (q < nq && i.s_valid >> q & 1 == 1).then(|| {
-                let last = i.s_last >> q & 1 == 1;
-                let len = if last { ((i.s_keep[q] as u64 & ((1 << n) - 1)) as u8).trailing_ones() as usize } else { n };
-                let data = if len >= 8 { i.s_data[q] } else { i.s_data[q] & ((1u64 << (8 * len)) - 1) };
-                Word { data, len: len as u8, last }
-            })
-        });
+        let tx = std::array::from_fn(|q| (q < nq && i.s_valid >> q & 1 == 1).then(|| lanes_word(i.s_data[q], i.s_keep[q], i.s_last >> q & 1 == 1, w)));
         for q in 0..nq {
             self.held += (m.has_frame(q) && i.paused & i.cfg_priorities[q] != 0) as u64;
         }
-        let ctrl = i.ctrl.then(|| Word { data: i.ctrl_data & if w == 64 { u64::MAX } else { 0xffff_ffff }, len: n as u8, last: i.ctrl_last });
+        // The builder's words are whole.
+        let ctrl = i.ctrl.then(|| lanes_word(i.ctrl_data, u8::MAX, i.ctrl_last, w));
         let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl });
         self.refused += (i.s_valid & !o.room & ((1u16 << nq) - 1) as u8).count_ones() as u64;
         if o.started.is_some() {
@@ -66,7 +60,7 @@ impl CycleSim for EthTxqModelSim {
         if let Some(wd) = o.wire {
             out.tx_valid = true;
             out.tx_data = wd.data;
-            out.tx_keep = ((1u16 << wd.len) - 1) as u8;
+            out.tx_keep = keep_of(wd.len);
             out.tx_last = wd.last;
         }
         if i.reset {
@@ -141,7 +135,7 @@ impl EthTxqStimulus {
                 }
                 self.left[q] -= 1;
                 let last = self.left[q] == 0;
-                let keep = if last { mask_lanes(r.gen_range(1..=n)) } else { r.gen() };
+                let keep = if last { keep_of(r.gen_range(1..=n) as u8) } else { r.gen() };
                 self.cur[q] = Some((r.gen(), keep, last));
             }
         }
@@ -177,8 +171,4 @@ impl EthTxqStimulus {
         i.reset = r.gen_ratio(1, 200_000);
         i
     }
-}
-
-fn mask_lanes(n: usize) -> u8 {
-    ((1u16 << n) - 1) as u8
 }
