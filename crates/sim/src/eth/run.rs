@@ -6,7 +6,7 @@
 
 use super::scenario::{EthScenario, FrameSize, SA};
 use crate::CycleSim;
-use iblink_model::eth_port::{words, EthPort, EthPortConfig, EthPortIn, EthPortOut, Word};
+use iblink_model::eth_port::{words, EthPort, EthPortConfig, EthPortIn, EthPortOut, Word, MAX_FRAME_BYTES};
 use iblink_model::ethernet::{PauseFrame, PauseKind, CRC32};
 use iblink_model::pfc::MAX_QUEUES;
 use rand::{Rng, SeedableRng};
@@ -227,7 +227,7 @@ impl<'a> EthRun<'a> {
         let mut ins = [EthPortIn::default(); 2];
         for (n, g) in self.gens.iter_mut().enumerate() {
             if traffic {
-                g.tokens = (g.tokens + g.load as u64 * wb as u64).min(4 * 1522 * 1000);
+                g.tokens = (g.tokens + g.load as u64 * wb as u64).min(4 * MAX_FRAME_BYTES as u64 * 1000);
             }
             if g.cur.is_none() && traffic {
                 let len = match g.size {
@@ -331,7 +331,7 @@ impl<'a> EthRun<'a> {
                             (!ts.is_empty(), ts.iter().all(|&x| x == 0))
                         }
                     };
-                    if on && (traffic || start < self.s.cycles) {
+                    if on && start < self.s.cycles {
                         let r = &mut self.report.dirs[rx_dir][q];
                         if zero {
                             r.release_frames += 1;
