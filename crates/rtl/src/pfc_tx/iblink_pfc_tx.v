@@ -12,12 +12,12 @@
 //
 // Cycle contract (clock t; a quantum and a frame are both FRAME_CLOCKS = 512/DATA_WIDTH
 // clocks):
-// - The triggers (fill_bytes, hw_level, sw_req) pass two registers (sampled, then
-//   compared and combined): a change in clock t makes its frame due in t+2. A due frame
-//   waits; frames due while it waits merge into it. It is taken in the first later clock
-//   with no frame of ours on the wire (its last byte clock counts as free) and busy low
-//   (busy acts in its own clock); frame_start is high the clock after that, the clock
-//   its first byte goes out: t+4 on an idle link.
+// - The triggers (fill_bytes, hw_level, sw_req) pass two registers (sampled, each fill
+//   level moving its queue's hysteresis; then combined): a change in clock t makes its
+//   frame due in t+2. A due frame waits; frames due while it waits merge into it. It is
+//   taken in the first later clock with no frame of ours on the wire (its last byte
+//   clock counts as free) and busy low (busy acts in its own clock); frame_start is
+//   high the clock after that, the clock its first byte goes out: t+4 on an idle link.
 //   frame_queues and frame_zero hold that frame's fields until the next one.
 // - A slot's pause time counts from the last byte clock L of its frame. While its level
 //   stays asserted the refresh is due at L + (PT - cfg_refresh_quanta)*FRAME_CLOCKS - 2,
@@ -77,20 +77,22 @@ localparam integer LAST_LEFT_I = FRAME_CLOCKS - 2;
 localparam [QC_BITS-1:0] LAST_LEFT = LAST_LEFT_I[QC_BITS-1:0];
 // The refresh fires when a slot's count, loaded with PT*FRAME_CLOCKS after the last
 // byte and decremented every clock, reaches cfg_refresh_quanta*FRAME_CLOCKS + 3: at_fire
-// is registered from the count one above that.
+// is registered from "count <= K", K = cfg_refresh_quanta*FRAME_CLOCKS + 4.
 localparam [QC_BITS-1:0] BEFORE_FIRE_LOW = 4;
 localparam [QUEUES-1:0] SLOT0 = 1;
 
-// Stage 1: the triggers sampled, each fill level compared with its RFA and RFD.
-reg  [QUEUES-1:0] above_rfa;
-reg  [QUEUES-1:0] below_rfd;
+// Stage 1: the triggers sampled, and each queue's RX-fill hysteresis (asserted above
+// RFA, released below RFD) moved on by the fill level this clock.
+reg  [QUEUES-1:0] fill_on;
 reg  [QUEUES-1:0] hw_r;
 reg  [QUEUES-1:0] sw_r;
 
-// Stage 2: RX-fill hysteresis (asserted above RFA, released below RFD), and each slot's
-// level and software request.
-reg  [QUEUES-1:0] fill_on;
-wire [QUEUES-1:0] fill_on_next = cfg_fill_en & ((fill_on & ~below_rfd) | (~fill_on & above_rfa));
+// ~K's upper bits, registered (the configuration is static): one operand of every
+// slot's fire compare, with no inverter in front of the slots' carry chains.
+reg  [15:0]         refresh_n;
+wire [CNT_BITS-1:0] fire_k_n = {refresh_n, ~BEFORE_FIRE_LOW};
+initial refresh_n = 16'd0;
+always @(posedge clock) refresh_n <= ~cfg_refresh_quanta;
 
 genvar q;
 generate
@@ -98,17 +100,19 @@ generate
       wire [FILL_BITS-1:0] f   = fill_bytes[FILL_BITS*q +: FILL_BITS];
       wire [FILL_BITS-1:0] rfa = cfg_rfa[FILL_BITS*q +: FILL_BITS];
       wire [FILL_BITS-1:0] rfd = cfg_rfd[FILL_BITS*q +: FILL_BITS];
-      initial above_rfa[q] = 1'b0;
-      initial below_rfd[q] = 1'b0;
-      always @(posedge clock) begin
-         above_rfa[q] <= ~reset & (f > rfa);
-         below_rfd[q] <= f < rfd;
-      end
+      // One compare, against the threshold of the present state: off, f > rfa turns it
+      // on; on, f >= rfd (not below RFD) keeps it. Both are the carry out of
+      // f + ~threshold + fill_on, with fill_on as the carry in (bit 0 here). Without
+      // the trigger, f + 0 + 0 never carries.
+      wire [FILL_BITS-1:0] thr_n = ~cfg_fill_en[q] ? {FILL_BITS{1'b0}} : (fill_on[q] ? ~rfd : ~rfa);
+      wire [FILL_BITS+1:0] sum = {1'b0, f, 1'b1} + {1'b0, thr_n, fill_on[q] & cfg_fill_en[q]};
+      initial fill_on[q] = 1'b0;
+      always @(posedge clock) fill_on[q] <= ~reset & sum[FILL_BITS+1];
    end
 endgenerate
 
 // Each slot's level trigger and software request this clock.
-wire [QUEUES-1:0] q_level_next = hw_r | fill_on_next;
+wire [QUEUES-1:0] q_level_next = hw_r | fill_on;
 reg  [QUEUES-1:0] level_now;
 reg  [QUEUES-1:0] sw_now;
 
@@ -127,9 +131,8 @@ wire wire_free = wire_idle && !busy;
 reg  [QUEUES-1:0] wait_q;
 reg  [QUEUES-1:0] wait_zero;
 reg  [QUEUES-1:0] sw_again;
-// wait_q and sw_again are not empty
+// wait_q is not empty
 reg               any_wait;
-reg               any_again;
 wire take = wire_free && any_wait;
 
 // Refresh timers. arm_hit: the slot's frame leaves its last byte now; arm_pt: with a
@@ -151,10 +154,11 @@ generate
       wire [15:0] pt = cfg_pause_quanta[16*q +: 16];
       wire rose = level_now[q] & ~level[q];
       wire fell = ~level_now[q] & level[q];
-      // A pause time counts from its frame's last byte while the level holds.
-      wire arm = arm_pt[q] & level_now[q];
       wire refresh = level_now[q] & armed[q] & ~arm_hit[q] & at_fire;
-      assign armed_next[q] = (rose | fell | refresh) ? 1'b0 : (arm_hit[q] ? arm : armed[q]);
+      // A pause time counts from its frame's last byte while the level holds: a rise,
+      // a fall or the refresh disarms. Armed implies the level held last clock, so
+      // (level_now & level) stands for "no rise or fall".
+      assign armed_next[q] = level_now[q] & level[q] & (arm_hit[q] ? arm_pt[q] : (armed[q] & ~at_fire));
       wire set_zero = fell & cfg_zero_on_release;
       // Without a take this clock (0), and with one (1: the waiting frame goes, the
       // software requests that waited start the next). A pause frame of this slot
@@ -169,18 +173,20 @@ generate
       assign sw_again_next[q] = take ? (sw_now[q] & pend1) : (sw_again[q] | (sw_now[q] & pend0));
       assign new_entry[q] = rose | refresh | sw_now[q] | set_zero;
 
+      // count <= K: the carry out of count + ~K is 0.
+      wire [CNT_BITS:0] fire_sum = {1'b0, count} + {1'b0, fire_k_n};
       initial count = {CNT_BITS{1'b0}};
       initial at_fire = 1'b0;
       always @(posedge clock) begin
-         if (arm_hit[q]) count <= {pt, {QC_BITS{1'b0}}};
-         else if (armed[q]) count <= count - 1'b1;
-         at_fire <= ~arm_hit[q] & (count == {cfg_refresh_quanta, BEFORE_FIRE_LOW});
+         // The count runs on while not armed: a refresh needs armed, and arming loads
+         // it (above K, as PT > cfg_refresh_quanta). Armed, it passes K once.
+         count <= arm_hit[q] ? {pt, {QC_BITS{1'b0}}} : count - 1'b1;
+         at_fire <= ~arm_hit[q] & ~fire_sum[CNT_BITS];
       end
    end
 endgenerate
 
 initial begin
-   fill_on = {QUEUES{1'b0}};
    level_now = {QUEUES{1'b0}};
    sw_now = {QUEUES{1'b0}};
    hw_r = {QUEUES{1'b0}};
@@ -189,7 +195,6 @@ initial begin
    arm_pt = {QUEUES{1'b0}};
    wire_idle = 1'b1;
    any_wait = 1'b0;
-   any_again = 1'b0;
    level = {QUEUES{1'b0}};
    on_wire = 1'b0;
    wire_left = {QC_BITS{1'b0}};
@@ -204,7 +209,6 @@ end
 
 always @(posedge clock) begin
    if (reset) begin
-      fill_on <= {QUEUES{1'b0}};
       level_now <= {QUEUES{1'b0}};
       sw_now <= {QUEUES{1'b0}};
       hw_r <= {QUEUES{1'b0}};
@@ -213,7 +217,6 @@ always @(posedge clock) begin
       arm_pt <= {QUEUES{1'b0}};
       wire_idle <= 1'b1;
       any_wait <= 1'b0;
-      any_again <= 1'b0;
       level <= {QUEUES{1'b0}};
       on_wire <= 1'b0;
       wire_left <= {QC_BITS{1'b0}};
@@ -225,7 +228,6 @@ always @(posedge clock) begin
       frame_queues <= {QUEUES{1'b0}};
       frame_zero <= {QUEUES{1'b0}};
    end else begin
-      fill_on <= fill_on_next;
       level_now <= cfg_pfc ? q_level_next : ((|q_level_next) ? SLOT0 : {QUEUES{1'b0}});
       sw_now <= cfg_pfc ? sw_r : ((|sw_r) ? SLOT0 : {QUEUES{1'b0}});
       hw_r <= hw_level;
@@ -236,8 +238,7 @@ always @(posedge clock) begin
       wire_idle <= !take && !frame_start && (!on_wire || wire_left <= 1);
       // A software request always leaves its slot in the waiting frame (set now, or
       // already there), so the frame is empty only if nothing was added.
-      any_wait <= (take ? any_again : any_wait) | (|new_entry);
-      any_again <= |sw_again_next;
+      any_wait <= (take ? |sw_again : any_wait) | (|new_entry);
       level <= level_now;
       if (frame_start) begin
          on_wire <= 1'b1;

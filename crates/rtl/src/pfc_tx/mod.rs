@@ -25,8 +25,8 @@
 //! # Cycle contract
 //! A slot is a queue in PFC mode; in PAUSE mode slot 0 alone, whose level is the OR of
 //! every queue's triggers. A quantum and a frame are both `512 / DATA_WIDTH` clocks.
-//! - The triggers pass two registers (sampled, with each fill level compared with RFA
-//!   and RFD; then combined): a change in clock `t` makes its frame due in `t + 2`. It is
+//! - The triggers pass two registers (sampled, each fill level moving its queue's RFA/RFD
+//!   hysteresis; then combined): a change in clock `t` makes its frame due in `t + 2`. It is
 //!   taken in the first later clock with no frame of ours on the wire (the last byte
 //!   clock is free) and `busy` low (`busy` acts in its own clock), and `frame_start` is
 //!   high the clock after: `t + 4` on an idle link.
@@ -94,8 +94,6 @@ pub struct PfcTxTwin {
     /// Bits of a clock count within a quantum: log2(512 / width).
     qc_bits: u32,
     fill_on: u8,
-    above_rfa: u8,
-    below_rfd: u8,
     hw_r: u8,
     sw_r: u8,
     level_now: u8,
@@ -109,6 +107,8 @@ pub struct PfcTxTwin {
     sw_again: u8,
     armed: u8,
     count: [u32; MAX_QUEUES],
+    /// `~cfg_refresh_quanta`, registered (not cleared by reset).
+    refresh_n: u16,
     out: PfcTxOut,
 }
 
@@ -120,7 +120,6 @@ struct Comb {
     armed: u8,
     level_next: u8,
     sw_next: u8,
-    fill_on: u8,
     arm_hit: u8,
     take: bool,
 }
@@ -132,8 +131,6 @@ impl PfcTxTwin {
             queues,
             qc_bits: (512 / width).trailing_zeros(),
             fill_on: 0,
-            above_rfa: 0,
-            below_rfd: 0,
             hw_r: 0,
             sw_r: 0,
             level_now: 0,
@@ -147,6 +144,7 @@ impl PfcTxTwin {
             sw_again: 0,
             armed: 0,
             count: [0; MAX_QUEUES],
+            refresh_n: 0,
             out: PfcTxOut::default(),
         }
     }
@@ -157,27 +155,26 @@ impl PfcTxTwin {
 
     fn comb(&self, i: &PfcTxIn) -> Comb {
         let m = self.qmask();
-        let fill_on = i.cfg_fill_en & ((self.fill_on & !self.below_rfd) | (!self.fill_on & self.above_rfa)) & m;
-        let q_level = (self.hw_r | fill_on) & m;
+        let q_level = (self.hw_r | self.fill_on) & m;
         let sw = self.sw_r & m;
         let (level_next, sw_next) = if i.cfg_pfc { (q_level, sw) } else { ((q_level != 0) as u8, (sw != 0) as u8) };
         let (level_now, sw_now) = (self.level_now, self.sw_now);
         let last_byte = self.on_wire && self.wire_left == 0;
         let wire_free = !self.out.frame_start && (!self.on_wire || self.wire_left == 0) && !i.busy;
         // The Verilog keeps "wait_q is not empty" in a register of its own (any_wait,
-        // from any_again and this clock's new entries); the twin reads it off wait_q, so
+        // from sw_again and this clock's new entries); the twin reads it off wait_q, so
         // lockstep checks that register.
         let take = wire_free && self.wait_q != 0;
         let (wq, wz, sa) = if take { (self.sw_again, 0, 0) } else { (self.wait_q, self.wait_zero, self.sw_again) };
-        let mut c = Comb { wait_q: 0, wait_zero: 0, sw_again: 0, armed: 0, level_next, sw_next, fill_on, arm_hit: 0, take };
+        let mut c = Comb { wait_q: 0, wait_zero: 0, sw_again: 0, armed: 0, level_next, sw_next, arm_hit: 0, take };
         for q in 0..self.queues {
             let b = |x: u8| x >> q & 1 == 1;
             let (now, was) = (b(level_now), b(self.level));
             let (rose, fell) = (now && !was, !now && was);
             let arm_hit = last_byte && b(self.out.frame_queues);
-            let arm = arm_hit && !b(self.out.frame_zero) && now;
             let refresh = now && b(self.armed) && !arm_hit && b(self.at_fire);
-            let armed = if rose || fell || refresh { false } else if arm_hit { arm } else { b(self.armed) };
+            // Armed implies the level held last clock: `now && was` is "no rise or fall".
+            let armed = now && was && if arm_hit { !b(self.out.frame_zero) } else { b(self.armed) && !b(self.at_fire) };
             let pending = b(wq) && !b(wz);
             let sw_pt = b(sw_now) && !pending;
             let set_pt = rose || refresh || sw_pt;
@@ -203,31 +200,36 @@ impl Twin for PfcTxTwin {
     }
 
     fn tick(&mut self, i: &PfcTxIn) {
-        if i.reset {
-            *self = Self { count: self.count, ..Self::new(self.queues, 512 >> self.qc_bits) };
-            return;
-        }
         let c = self.comb(i);
         let cnt_mask = mask(16 + self.qc_bits as usize) as u32;
-        let before_fire = (i.cfg_refresh_quanta as u32) << self.qc_bits | 4;
-        self.at_fire = 0;
+        // The counts, at_fire and the refresh register are not reset: the counts run on
+        // every clock (arming loads them), at_fire is the count at or below K.
+        let before_fire = (!self.refresh_n as u32) << self.qc_bits | 4;
+        let mut at_fire = 0;
         for q in 0..self.queues {
-            self.at_fire |= ((c.arm_hit >> q & 1 == 0 && self.count[q] == before_fire) as u8) << q;
-            if c.arm_hit >> q & 1 == 1 {
-                self.count[q] = (i.cfg_pause_quanta[q] as u32) << self.qc_bits;
-            } else if self.armed >> q & 1 == 1 {
-                self.count[q] = self.count[q].wrapping_sub(1) & cnt_mask;
-            }
+            at_fire |= ((c.arm_hit >> q & 1 == 0 && self.count[q] <= before_fire) as u8) << q;
+            self.count[q] = if c.arm_hit >> q & 1 == 1 {
+                (i.cfg_pause_quanta[q] as u32) << self.qc_bits
+            } else {
+                self.count[q].wrapping_sub(1) & cnt_mask
+            };
         }
-        self.fill_on = c.fill_on;
+        let refresh_n = !i.cfg_refresh_quanta;
+        if i.reset {
+            *self = Self { count: self.count, refresh_n, at_fire, ..Self::new(self.queues, 512 >> self.qc_bits) };
+            return;
+        }
+        self.refresh_n = refresh_n;
+        self.at_fire = at_fire;
         let m = self.qmask();
-        let (mut above, mut below) = (0u8, 0u8);
+        // RX-fill hysteresis, one compare against the present state's threshold: off,
+        // above RFA turns it on; on, not below RFD keeps it.
+        let mut fill_on = 0u8;
         for q in 0..self.queues {
-            above |= ((i.fill_bytes[q] > i.cfg_rfa[q]) as u8) << q;
-            below |= ((i.fill_bytes[q] < i.cfg_rfd[q]) as u8) << q;
+            let on = if self.fill_on >> q & 1 == 1 { i.fill_bytes[q] >= i.cfg_rfd[q] } else { i.fill_bytes[q] > i.cfg_rfa[q] };
+            fill_on |= ((on && i.cfg_fill_en >> q & 1 == 1) as u8) << q;
         }
-        self.above_rfa = above;
-        self.below_rfd = below;
+        self.fill_on = fill_on;
         self.hw_r = i.hw_level & m;
         self.sw_r = i.sw_req & m;
         self.level = self.level_now;
