@@ -126,6 +126,25 @@ pub fn files(variants: &[Variant]) -> Vec<EmittedModule> {
 
 /// Every variant a request names, in memory (nothing touches the file system).
 pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
+    variants_of(req, false)
+}
+
+/// Memory a receive queue of the Ethernet blocks has in synthesis: a 4096-byte queue
+/// (the least with an RX-fill trigger, SPEC.md §9) and a maximum frame, to a power of two.
+pub const SYNTH_RX_MEMORY_BYTES: usize = 8192;
+/// Memory a transmit queue of the Ethernet blocks has in synthesis: one maximum frame,
+/// to a power of two.
+pub const SYNTH_TX_MEMORY_BYTES: usize = 2048;
+
+/// The variants `iblink synth` runs for a request: [`variants`], with the Ethernet
+/// blocks' memories at [`SYNTH_RX_MEMORY_BYTES`] and [`SYNTH_TX_MEMORY_BYTES`] a queue
+/// (the emitted ones hold up to 64 KB a receive queue: more block RAM than the project's
+/// boards have).
+pub fn synth_variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
+    variants_of(req, true)
+}
+
+fn variants_of(req: &EmitRequest, synth: bool) -> Result<Vec<Variant>, RequestError> {
     for b in &req.blocks {
         if !BLOCKS.contains(&b.as_str()) {
             return Err(RequestError::UnknownBlock { name: b.clone() });
@@ -236,21 +255,28 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
     if wants("eth_rxbuf") {
         for w in crate::pfc_tx::WIDTHS {
             for q in CATALOG_PFC_QUEUES {
-                out.push(eth_rxbuf_variant(q, w)?);
+                let v = eth_rxbuf_variant(q, w)?;
+                out.push(if synth { crate::eth_rxbuf::sized_variant(q, w, SYNTH_RX_MEMORY_BYTES) } else { v });
             }
         }
     }
     if wants("eth_port") {
         for w in crate::pfc_tx::WIDTHS {
             for q in CATALOG_PFC_QUEUES {
-                out.push(eth_port_variant(q, w)?);
+                let v = eth_port_variant(q, w)?;
+                out.push(if synth {
+                    crate::eth_port::sized_variant(q, w, SYNTH_RX_MEMORY_BYTES, SYNTH_TX_MEMORY_BYTES)
+                } else {
+                    v
+                });
             }
         }
     }
     if wants("eth_txq") {
         for w in crate::pfc_tx::WIDTHS {
             for q in CATALOG_PFC_QUEUES {
-                out.push(eth_txq_variant(q, w)?);
+                let v = eth_txq_variant(q, w)?;
+                out.push(if synth { crate::eth_txq::sized_variant(q, w, SYNTH_TX_MEMORY_BYTES) } else { v });
             }
         }
     }

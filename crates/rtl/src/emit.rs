@@ -135,6 +135,13 @@ impl Variant {
 }
 
 /// `#(.P(v), ...)` for an instance, or nothing.
+/// Address bits of a memory of `bytes` (a power of two) in words of `width` bits.
+pub fn memory_addr_bits(width: usize, bytes: usize) -> usize {
+    let words = bytes / (width / 8);
+    assert!(words.is_power_of_two() && words * (width / 8) == bytes, "{bytes} bytes is not a power of two of {width}-bit words");
+    words.trailing_zeros() as usize
+}
+
 pub fn param_list(params: &[(String, String)]) -> String {
     if params.is_empty() {
         String::new()

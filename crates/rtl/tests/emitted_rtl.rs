@@ -273,3 +273,42 @@ fn hdl_out_is_current() {
         );
     }
 }
+
+/// `iblink synth` sizes the Ethernet memories for the boards (8 KB a receive queue: a
+/// 4096-byte queue with a fill trigger and a 1522-byte frame; 2 KB a transmit queue):
+/// the same modules and ports as the emitted variants, `ADDR_BITS` from the bytes, and
+/// every other block as emitted.
+#[test]
+fn synth_variants_size_the_ethernet_memories() {
+    use iblink_rtl::catalog::{synth_variants, variants, EmitRequest};
+    let req = EmitRequest { blocks: vec![], crc_widths: vec![] };
+    let (emitted, synth) = (variants(&req).unwrap(), synth_variants(&req).unwrap());
+    assert_eq!(emitted.len(), synth.len());
+    let addr = |v: &iblink_rtl::emit::Variant| v.params.iter().find(|(k, _)| k == "ADDR_BITS").map(|(_, x)| x.clone());
+    let mut sized = 0;
+    for (e, s) in emitted.iter().zip(&synth) {
+        assert_eq!(e.ports, s.ports, "{}", s.name);
+        let width = if e.name.contains("_w64") { 64 } else { 32 };
+        match e.block {
+            "eth_rxbuf" | "eth_txq" => {
+                let (bytes, k) = if e.block == "eth_rxbuf" { (8192, "8k") } else { (2048, "2k") };
+                assert_eq!(s.name, format!("{}_{k}", e.name));
+                assert_eq!(s.modules, e.modules);
+                let words: usize = bytes / (width / 8);
+                assert_eq!(addr(s), Some(words.trailing_zeros().to_string()), "{}", s.name);
+                sized += 1;
+            }
+            "eth_port" => {
+                assert_eq!(s.name, format!("{}_rx8k_tx2k", e.name));
+                let top = &s.modules[0].text;
+                let (rx, tx) = if width == 64 { (10, 8) } else { (11, 9) };
+                assert!(top.contains(&format!("iblink_eth_rxbuf #(.QUEUES(")) && top.contains(&format!(".ADDR_BITS({rx})) rxb (")), "{top}");
+                assert!(top.contains(&format!(".ADDR_BITS({tx})) txq (")), "{top}");
+                assert_eq!(s.modules[1..], e.modules[1..]);
+                sized += 1;
+            }
+            _ => assert_eq!((&s.name, &s.params), (&e.name, &e.params)),
+        }
+    }
+    assert_eq!(sized, 18, "six configurations of each Ethernet block");
+}

@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::Args;
 use iblink_model::config::PortConfig;
 use iblink_sim::port_config::port_params;
-use iblink_rtl::catalog::{files, link_port_variant, variants, EmitRequest};
+use iblink_rtl::catalog::{files, link_port_variant, synth_variants, variants, EmitRequest};
 use iblink_rtl::emit::write_atomically;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +27,8 @@ pub struct EmitArgs {
     pub config: Option<PathBuf>,
     /// Write nothing; print one line per configuration instead: its name, top module,
     /// parameters (`K=V,...`, or `-`) and module files, tab-separated (`make lint` reads it).
+    /// `iblink synth`'s configurations of emitted modules at other parameters (the
+    /// Ethernet memories) are listed too.
     #[arg(long)]
     pub manifest: bool,
 }
@@ -110,11 +112,19 @@ pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    let modules = files(&vs);
     if args.manifest {
-        print_manifest(&vs);
+        let emitted: Vec<String> = modules.iter().map(|m| m.file_name()).collect();
+        let mut listed = vs;
+        for s in synth_variants(&req).unwrap_or_default() {
+            let in_files = s.modules.iter().all(|m| emitted.contains(&m.file_name()));
+            if in_files && !listed.iter().any(|v| v.name == s.name) {
+                listed.push(s);
+            }
+        }
+        print_manifest(&listed);
         return Ok(ExitCode::SUCCESS);
     }
-    let modules = files(&vs);
     let written = write_atomically(&args.out, &modules)
         .with_context(|| format!("emitting into {}", args.out.display()))?;
     for p in written {

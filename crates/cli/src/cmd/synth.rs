@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use iblink_rtl::catalog::{variants, EmitRequest, BLOCKS};
+use iblink_rtl::catalog::{synth_variants, EmitRequest, BLOCKS};
 use iblink_synth::report::FailedJob;
 use iblink_synth::target::tool_version;
 use iblink_synth::{run_module, tools_for, FlowOptions, ModuleResult, Report, Target};
@@ -98,7 +98,7 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
         }
     } else {
         let req = EmitRequest { blocks: a.blocks.clone(), crc_widths: vec![] };
-        match variants(&req) {
+        match synth_variants(&req) {
             Ok(m) => m,
             Err(e) => return bad_input(e),
         }

@@ -179,23 +179,43 @@ pub fn ports(queues: usize, width: usize) -> Vec<Port> {
         _ => panic!("Ethernet port: {queues} queues at {width} bits is not generated"))
 }
 
-/// The blocks inside, by instance name.
-fn blocks(queues: usize, width: usize) -> Vec<(&'static str, Variant)> {
-    vec![
-        ("rxb", crate::eth_rxbuf::variant(queues, width)),
-        ("prx", crate::pause_rx::variant(width)),
-        ("ptx", crate::pfc_tx::variant(queues, width)),
-        ("pfr", crate::pfc_frame::variant(queues, width)),
-        ("txq", crate::eth_txq::variant(queues, width)),
-    ]
-}
-
 /// The port with `queues` queues at `width` bits: its top and every module it names.
 pub fn variant(queues: usize, width: usize) -> Variant {
     assert!(QUEUE_COUNTS.contains(&queues) && WIDTHS.contains(&width), "Ethernet port: {queues} queues at {width} bits");
-    let name = top_name(queues, width);
+    let memories = (crate::eth_rxbuf::variant(queues, width), crate::eth_txq::variant(queues, width));
+    composed(top_name(queues, width), queues, width, memories, vec![])
+}
+
+/// The port with memories of `rx_bytes` a receive queue and `tx_bytes` a transmit queue
+/// (see the blocks' `sized_variant`), for synthesis on small devices:
+/// `iblink_eth_port_q<queues>_w<width>_rx<KB>k_tx<KB>k`. Same ports.
+pub fn sized_variant(queues: usize, width: usize, rx_bytes: usize, tx_bytes: usize) -> Variant {
+    assert!(QUEUE_COUNTS.contains(&queues) && WIDTHS.contains(&width), "Ethernet port: {queues} queues at {width} bits");
+    let memories = (
+        crate::eth_rxbuf::sized_variant(queues, width, rx_bytes),
+        crate::eth_txq::sized_variant(queues, width, tx_bytes),
+    );
+    let name = format!("{}_rx{}k_tx{}k", top_name(queues, width), rx_bytes / 1024, tx_bytes / 1024);
+    let sizes = vec![("rx_memory_bytes".into(), rx_bytes.to_string()), ("tx_memory_bytes".into(), tx_bytes.to_string())];
+    composed(name, queues, width, memories, sizes)
+}
+
+/// The top named `name` around the receive buffers and transmit queues given.
+fn composed(
+    name: String,
+    queues: usize,
+    width: usize,
+    (rxb, txq): (Variant, Variant),
+    sizes: Vec<(String, String)>,
+) -> Variant {
     let ports = ports(queues, width);
-    let blocks = blocks(queues, width);
+    let blocks = vec![
+        ("rxb", rxb),
+        ("prx", crate::pause_rx::variant(width)),
+        ("ptx", crate::pfc_tx::variant(queues, width)),
+        ("pfr", crate::pfc_frame::variant(queues, width)),
+        ("txq", txq),
+    ];
     let doc = format!(
         "//\n// {name}: the Ethernet flow-control port, {queues} queues at {width} bits a clock:\n\
          // per-queue transmit queues (iblink_eth_txq, which also carries the PAUSE/PFC\n\
@@ -204,7 +224,8 @@ pub fn variant(queues: usize, width: usize) -> Variant {
          // drive iblink_pfc_tx. Each instance's module documents its ports and cycle\n\
          // contract; the rules of the whole are in docs/pfc.md.\n"
     );
-    let config = vec![("queues".into(), queues.to_string()), ("width".into(), width.to_string())];
+    let mut config = vec![("queues".into(), queues.to_string()), ("width".into(), width.to_string())];
+    config.extend(sizes);
     crate::netlist::composed_variant(&EthPortTwin::DESCRIPTION, &name, "eth_port", config, &doc, ports, &blocks)
         .unwrap_or_else(|e| panic!("the Ethernet port's netlist: {e}"))
 }

@@ -339,10 +339,14 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
 
 /// The module's parameters.
 pub fn params(queues: usize, width: usize) -> Vec<(String, String)> {
+    params_at(queues, width, addr_bits(width))
+}
+
+fn params_at(queues: usize, width: usize, addr: usize) -> Vec<(String, String)> {
     vec![
         ("QUEUES".to_string(), queues.to_string()),
         ("DATA_WIDTH".to_string(), width.to_string()),
-        ("ADDR_BITS".to_string(), addr_bits(width).to_string()),
+        ("ADDR_BITS".to_string(), addr.to_string()),
     ]
 }
 
@@ -364,6 +368,20 @@ pub fn variant(queues: usize, width: usize) -> Variant {
         modules: vec![module()],
         ports: crate::with_eth_rxbuf!((queues, width), |T| crate::io::top_ports(&T::default()),
             _ => panic!("receive buffers: {queues} queues at {width} bits is not generated")),
+    }
+}
+
+/// The buffers with memories of `memory_bytes` a queue (a power of two, at least 1024
+/// words of 64 bits or 2048 of 32: room for a 4096-byte queue, the least with a fill
+/// trigger, and a maximum frame), for synthesis on small devices:
+/// `iblink_eth_rxbuf_q<queues>_w<width>_<KB>k`. Same module and ports.
+pub fn sized_variant(queues: usize, width: usize, memory_bytes: usize) -> Variant {
+    let addr = crate::emit::memory_addr_bits(width, memory_bytes);
+    assert!((10..=addr_bits(width)).contains(&addr), "receive buffers: {memory_bytes} bytes a queue at {width} bits");
+    Variant {
+        name: format!("iblink_eth_rxbuf_q{queues}_w{width}_{}k", memory_bytes / 1024),
+        params: params_at(queues, width, addr),
+        ..variant(queues, width)
     }
 }
 

@@ -313,10 +313,14 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
 
 /// The module's parameters.
 pub fn params(queues: usize, width: usize) -> Vec<(String, String)> {
+    params_at(queues, width, addr_bits(width))
+}
+
+fn params_at(queues: usize, width: usize, addr: usize) -> Vec<(String, String)> {
     vec![
         ("QUEUES".to_string(), queues.to_string()),
         ("DATA_WIDTH".to_string(), width.to_string()),
-        ("ADDR_BITS".to_string(), addr_bits(width).to_string()),
+        ("ADDR_BITS".to_string(), addr.to_string()),
     ]
 }
 
@@ -338,6 +342,22 @@ pub fn variant(queues: usize, width: usize) -> Variant {
         modules: vec![module()],
         ports: crate::with_eth_txq!((queues, width), |T| crate::io::top_ports(&T::default()),
             _ => panic!("transmit queues: {queues} queues at {width} bits is not generated")),
+    }
+}
+
+/// The queues with memories of `memory_bytes` a queue (a power of two holding a
+/// maximum frame), for synthesis on small devices:
+/// `iblink_eth_txq_q<queues>_w<width>_<KB>k`. Same module and ports.
+pub fn sized_variant(queues: usize, width: usize, memory_bytes: usize) -> Variant {
+    let addr = crate::emit::memory_addr_bits(width, memory_bytes);
+    assert!(
+        memory_bytes >= crate::eth_rxbuf::MAX_FRAME_BYTES && addr <= addr_bits(width),
+        "transmit queues: {memory_bytes} bytes a queue at {width} bits"
+    );
+    Variant {
+        name: format!("iblink_eth_txq_q{queues}_w{width}_{}k", memory_bytes / 1024),
+        params: params_at(queues, width, addr),
+        ..variant(queues, width)
     }
 }
 
