@@ -11,6 +11,7 @@
 //! mode = "prove"                       # base case + k-induction; or "bmc"
 //! depth = 4                            # induction length, or BMC depth
 //! why = "..."                          # bmc: why the depth covers the behaviour
+//! engine = "abc"                       # bmc only: ABC's bmc3 on an AIGER model (default "z3")
 //! fast = true                          # also run by `make test`
 //! taps = [{ wire = "p[{i}].fv_cl", path = "dut.vl[{i}].cl", count = "VLS" }]
 //! [[proof.mutant]]                     # a planted bug the proof must catch
@@ -32,6 +33,28 @@ pub enum Mode {
     Prove,
     /// BMC from the power-up state to `depth` clocks only.
     Bmc,
+}
+
+/// The solver of the BMC.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// yosys-smtbmc with z3 on the SMT-LIB2 model (base case and induction).
+    #[default]
+    Z3,
+    /// ABC's `bmc3` on an AIGER model (assumptions as constraints, folded): SAT-based
+    /// BMC, for depths where z3's time grows out of reach; `bmc` mode only. A
+    /// counterexample is replayed by Yosys's `sim` into a VCD.
+    Abc,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Z3 => "smtbmc z3",
+            Engine::Abc => "abc bmc3",
+        }
+    }
 }
 
 impl Mode {
@@ -83,6 +106,8 @@ struct RawProof {
     #[serde(default)]
     why: Option<String>,
     #[serde(default)]
+    engine: Engine,
+    #[serde(default)]
     fast: bool,
     #[serde(default)]
     taps: Vec<Tap>,
@@ -112,6 +137,7 @@ pub struct Proof {
     pub mode: Mode,
     pub depth: u32,
     pub why: Option<String>,
+    pub engine: Engine,
     pub fast: bool,
     /// (harness wire, flattened DUT path)
     pub taps: Vec<(String, String)>,
@@ -168,6 +194,9 @@ fn resolve(p: RawProof, dir: &Path, hdl_out: &Path) -> anyhow::Result<Proof> {
     if p.mode == Mode::Bmc && p.why.as_deref().map_or(true, |w| w.trim().is_empty()) {
         bail!("why: a BMC proof says why depth {} covers the behaviour", p.depth);
     }
+    if p.engine == Engine::Abc && p.mode != Mode::Bmc {
+        bail!("engine: \"abc\" runs BMC only (mode = \"bmc\")");
+    }
     let mut taps = Vec::new();
     for t in &p.taps {
         match &t.count {
@@ -208,6 +237,7 @@ fn resolve(p: RawProof, dir: &Path, hdl_out: &Path) -> anyhow::Result<Proof> {
         mode: p.mode,
         depth: p.depth,
         why: p.why,
+        engine: p.engine,
         fast: p.fast,
         taps,
         mutants: p.mutant,

@@ -48,10 +48,11 @@ pub fn markdown(rows: &[(Task, TaskResult)]) -> String {
         let module = if params.is_empty() { module } else { format!("{module} ({})", params.join(", ")) };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | smtbmc z3, {} | {} | {} | {:.1} |",
+            "| {} | {} | {} | {}, {} | {} | {} | {:.1} |",
             p.name,
             p.property,
             module,
+            p.engine.name(),
             p.mode.name(),
             p.depth,
             result_text(t, r),

@@ -10,10 +10,15 @@
 //! * in `prove` mode, the induction step: `depth` clocks from any state satisfying the
 //!   assertions, then one more that must satisfy them too.
 //!
+//! With `engine = "abc"` (BMC only) Yosys writes an AIGER model instead and ABC's `bmc3`
+//! runs it to `depth` clocks (the assumptions are AIGER constraints, folded into the
+//! property); a counterexample comes back as an AIGER witness, which Yosys's `sim`
+//! replays on the same netlist into `base.vcd`.
+//!
 //! A planted bug passes only if BMC from power-up finds a counterexample (a trace a
 //! person can replay): an induction-step failure alone is not shown to be reachable.
 
-use crate::manifest::{Mode, Mutant, Proof};
+use crate::manifest::{Engine, Mode, Mutant, Proof};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,8 +118,46 @@ pub fn yosys_script(p: &Proof, modules: &[PathBuf], planted: bool) -> String {
         }
         s += "cd\n";
     }
-    s += &format!("prep -top {}\nasync2sync\ndffunmap\ncheck -assert\nwrite_smt2 -wires model.smt2\n", p.top);
+    s += &format!("prep -top {}\nasync2sync\ndffunmap\ncheck -assert\n", p.top);
+    match p.engine {
+        Engine::Z3 => s += "write_smt2 -wires model.smt2\n",
+        // Gates and flip-flops only; undriven nets are errors in `check -assert` above,
+        // so setundef meets none the harness relies on.
+        Engine::Abc => {
+            s += "memory_map\nopt -fast\ntechmap\nopt -fast\ndffunmap\nabc -g AND\nopt_clean\nsetundef -zero -undriven\n";
+            s += "write_aiger -zinit -map model.aim model.aig\n";
+        }
+    }
     s
+}
+
+/// `model.ys` with the AIGER writer replaced by a replay of ABC's witness into `base.vcd`.
+fn replay_script(model_ys: &str, top: &str) -> String {
+    model_ys.replace(
+        "write_aiger -zinit -map model.aim model.aig\n",
+        &format!("sim -clock clock -r cex.aiw -map model.aim -vcd base.vcd -scope {top}\n"),
+    )
+}
+
+/// ABC's `bmc3` on `model.aig` to `depth` clocks: (held, the failing assertion).
+fn abc_bmc(dir: &Path, top: &str, depth: u32) -> anyhow::Result<(bool, Option<String>)> {
+    let cmd = format!("read_aiger model.aig; fold; bmc3 -F {depth}; write_cex -a cex.aiw");
+    let text = tool("yosys-abc", &["-c", &cmd], dir, "base.log")?;
+    if text.contains(&format!("No output asserted in {depth} frames")) {
+        return Ok((true, None));
+    }
+    if !text.contains("was asserted in frame") {
+        bail!("yosys-abc ended without a verdict (see {})", dir.join("base.log").display());
+    }
+    let ys = std::fs::read_to_string(dir.join("model.ys"))?;
+    std::fs::write(dir.join("replay.ys"), replay_script(&ys, top))?;
+    let sim = tool("yosys", &["-q", "-s", "replay.ys"], dir, "replay.log")?;
+    // The replay must fail an assertion too, or the witness is not this model's.
+    let failed = sim.lines().find(|l| l.contains("Assert ") && l.contains("failed")).map(|l| l.trim().to_string());
+    if failed.is_none() {
+        bail!("ABC's counterexample does not fail an assertion in Yosys's replay (see {})", dir.join("replay.log").display());
+    }
+    Ok((false, failed))
 }
 
 fn tool(name: &str, args: &[&str], cwd: &Path, log: &str) -> anyhow::Result<String> {
@@ -171,7 +214,10 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
     let p = &task.proof;
     if dir.exists() {
         // Only this task's own files: a proof's directory also holds its mutants'.
-        for f in ["model.ys", "model.smt2", "yosys.log", "base.log", "base.vcd", "induction.log", "induction.vcd"] {
+        for f in [
+            "model.ys", "model.smt2", "model.aig", "model.aim", "cex.aiw", "replay.ys", "replay.log", "yosys.log", "base.log",
+            "base.vcd", "induction.log", "induction.vcd",
+        ] {
             let _ = std::fs::remove_file(dir.join(f));
         }
     }
@@ -200,12 +246,16 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
     };
     std::fs::write(dir.join("model.ys"), yosys_script(p, &modules, task.mutant.is_some()))?;
     let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], dir, "yosys.out")?;
-    if !dir.join("model.smt2").is_file() {
-        let err = ylog.lines().find(|l| l.contains("ERROR")).unwrap_or("no model.smt2 written").to_string();
+    let model = if p.engine == Engine::Abc { "model.aig" } else { "model.smt2" };
+    if !dir.join(model).is_file() {
+        let err = ylog.lines().find(|l| l.contains("ERROR")).map_or(format!("no {model} written"), str::to_string);
         bail!("yosys: {err} (see {})", dir.join("yosys.log").display());
     }
     let depth = task.depth();
-    let (base_ok, failed) = smtbmc(dir, depth, false, "base.vcd", "base.log")?;
+    let (base_ok, failed) = match p.engine {
+        Engine::Z3 => smtbmc(dir, depth, false, "base.vcd", "base.log")?,
+        Engine::Abc => abc_bmc(dir, &p.top, depth)?,
+    };
     if !base_ok {
         return Ok((Outcome::BaseFail, Some(dir.join("base.vcd")).filter(|v| v.is_file()), failed));
     }

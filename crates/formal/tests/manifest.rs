@@ -48,12 +48,15 @@ fn a_good_manifest_loads_with_taps_expanded() {
     assert_eq!(p[0].block, "blk");
     assert_eq!(p[0].taps, vec![("w0".to_string(), "dut.r".to_string()), ("w1".to_string(), "dut.r".to_string())]);
     assert!(p[0].modules[0].is_absolute() && p[0].harness.is_absolute());
+    assert_eq!(p[0].engine, iblink_formal::manifest::Engine::Z3);
+    let abc = load(&GOOD.replace("mode = \"prove\"", "mode = \"bmc\"\nwhy = \"w\"\nengine = \"abc\"")).unwrap();
+    assert_eq!(abc[0].engine, iblink_formal::manifest::Engine::Abc);
 }
 
 fn refused(manifest: &str, field: &str) {
     let e = load(manifest).expect_err("refused");
     assert!(e.contains(field), "error should name `{field}`: {e}");
-    assert!(e.contains("formal.toml") && e.contains("m_toggles") || field == "unknown field", "{e}");
+    assert!(e.contains("formal.toml") && e.contains("m_toggles") || field.starts_with("unknown"), "{e}");
 }
 
 #[test]
@@ -63,6 +66,8 @@ fn mistakes_are_refused_naming_the_field() {
     refused(&GOOD.replace("file = \"m.v\"", "file = \"other.v\""), "is not one of modules");
     refused(&GOOD.replace("mode = \"prove\"", "mode = \"bmc\""), "why");
     refused(&GOOD.replace("depth = 2", "depth = 0"), "depth");
+    refused(&GOOD.replace("depth = 2", "depth = 2\nengine = \"abc\""), "engine: \"abc\" runs BMC only");
+    refused(&GOOD.replace("depth = 2", "depth = 2\nengine = \"boolector\""), "unknown variant");
     refused(&GOOD.replace("count = \"N\"", "count = \"M\""), "taps: count `M`");
     refused(&GOOD.replace("harness = \"formal/fv_m.sv\"", "harness = \"formal/none.sv\""), "harness");
     refused(&GOOD.replace("modules = [\"m.v\"]", "modules = [\"m.v\", \"n.v\"]"), "modules");

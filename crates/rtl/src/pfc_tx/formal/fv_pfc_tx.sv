@@ -1,0 +1,155 @@
+`default_nettype none
+// Formal harness of iblink_pfc_tx in PFC mode (SPEC.md 9), checked on hdl_out/ by
+// `iblink formal`. Every input is free each clock but for the assumptions below.
+//
+// The harness keeps, per queue, from SPEC.md 9 and the block's port contract (not from
+// its registers):
+//   - the queue's level trigger: the hardware level, or the RX-fill trigger as SPEC.md
+//     9 defines it (asserted when the fill rises above RFA, released when it falls
+//     below RFD, when enabled);
+//   - the pause the link partner is under from this side: a frame carrying the queue
+//     with a pause time holds it for PT quanta (x 8 clocks at 64 bits) from the clock
+//     its last byte leaves (frame_start + 7);
+// and checks:
+//   P1 a level trigger that stays asserted is never left without a pause that covers
+//      it: once the first frame can have left (LEVEL_SETTLE clocks), every clock has
+//      pause time left (the refresh, SPEC.md 9, leaves before the pause runs out);
+//   P2 when a queue's triggers are all off, no frame carries it with a pause time
+//      (but one already taken, or one a software request left waiting), and a release
+//      frame (pause time 0) comes only for a fall of its level, at most one per fall;
+//      none at all with zero_quanta_on_release off.
+//
+// Assumptions (the block's contract with its user, and this check's scope):
+//   - configuration static while running (the port's documented rule), PFC mode;
+//   - RFD < RFA (SPEC.md 9, a configuration error otherwise);
+//   - refresh_quanta 4 and PT 5 or 6: the timer is the same logic for any PT, and these
+//     make a refresh period 8 to 16 clocks, so the BMC depth sees several;
+//   - busy (a data frame on the wire) at most BUSY_MAX clocks in a row: the scope of
+//     the check (a real maximum frame is 191 clocks at 64 bits; the refresh must then
+//     leave that much earlier, which refresh_quanta sets);
+//   - reset only in the first clock.
+module fv_pfc_tx #(
+    parameter QUEUES = 2
+) (
+    input wire                       clock,
+    input wire                       reset,
+    input wire                       cfg_zero_on_release,
+    input wire [15:0]                cfg_refresh_quanta,
+    input wire [QUEUES*16-1:0]       cfg_pause_quanta,
+    input wire [QUEUES-1:0]          cfg_fill_en,
+    input wire [QUEUES*16-1:0]       cfg_rfa,
+    input wire [QUEUES*16-1:0]       cfg_rfd,
+    input wire [QUEUES*16-1:0]       fill_bytes,
+    input wire [QUEUES-1:0]          hw_level,
+    input wire [QUEUES-1:0]          sw_req,
+    input wire                       busy
+);
+
+localparam FRAME_CLOCKS = 8;     // 64 bits a clock
+localparam BUSY_MAX = 7;
+// A level asserted from clock t0 on: due at t0 + 2, taken after at most our own frame
+// on the wire (8 clocks) and BUSY_MAX clocks of data, first byte the clock after, last
+// byte 7 clocks later: t0 + 2 + 8 + BUSY_MAX + 1 + 7 at the latest.
+localparam LEVEL_SETTLE = 2 + FRAME_CLOCKS + BUSY_MAX + 1 + FRAME_CLOCKS - 1;
+// A frame with a pause time decided before the triggers went off (one waiting, or a
+// software request deferred behind it) starts within two takes of it.
+localparam OFF_SETTLE = 2 + 2 * (FRAME_CLOCKS + BUSY_MAX + 1) + 2;
+
+wire             frame_start;
+wire [QUEUES-1:0] frame_queues;
+wire [QUEUES-1:0] frame_zero;
+
+iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(64), .FILL_BITS(16)) dut (
+    .clock(clock), .reset(reset),
+    .cfg_pfc(1'b1), .cfg_zero_on_release(cfg_zero_on_release),
+    .cfg_refresh_quanta(cfg_refresh_quanta), .cfg_pause_quanta(cfg_pause_quanta),
+    .cfg_fill_en(cfg_fill_en), .cfg_rfa(cfg_rfa), .cfg_rfd(cfg_rfd),
+    .fill_bytes(fill_bytes), .hw_level(hw_level), .sw_req(sw_req), .busy(busy),
+    .frame_start(frame_start), .frame_queues(frame_queues), .frame_zero(frame_zero)
+);
+
+reg past_valid = 1'b0;
+always @(posedge clock) past_valid <= 1'b1;
+
+// Reset in the first clock only; configuration static.
+always @(*) assume(reset == !past_valid);
+// (Held in registers from the first clock and assumed equal every clock, so the last
+// clock of a trace is constrained too.)
+wire [1+16+QUEUES*(16+1+16+16)-1:0] cfg =
+   {cfg_zero_on_release, cfg_refresh_quanta, cfg_pause_quanta, cfg_fill_en, cfg_rfa, cfg_rfd};
+reg  [1+16+QUEUES*(16+1+16+16)-1:0] cfg0;
+always @(posedge clock) if (!past_valid) cfg0 <= cfg;
+always @(*) if (past_valid) assume(cfg == cfg0);
+always @(*) assume(cfg_refresh_quanta == 16'd4);
+
+// busy at most BUSY_MAX clocks in a row.
+reg [3:0] busy_run = 4'd0;
+always @(posedge clock) busy_run <= busy ? busy_run + 4'd1 : 4'd0;
+always @(*) if (busy) assume(busy_run < BUSY_MAX);
+
+genvar q;
+generate
+   for (q = 0; q < QUEUES; q = q + 1) begin : p
+      wire [15:0] pt  = cfg_pause_quanta[16*q +: 16];
+      wire [15:0] rfa = cfg_rfa[16*q +: 16];
+      wire [15:0] rfd = cfg_rfd[16*q +: 16];
+      wire [15:0] f   = fill_bytes[16*q +: 16];
+      always @(*) assume(pt == 16'd5 || pt == 16'd6);
+      always @(*) assume(rfd < rfa);
+
+      // SPEC.md 9, EHFC: above RFA asserts, below RFD releases. fill_now is the trigger
+      // with this clock's fill level taken in; level, the queue's level trigger as of
+      // this clock's inputs.
+      // A reset clears the triggers: the inputs of its clock are not taken.
+      reg  fill_on = 1'b0;
+      wire fill_now = !reset && cfg_fill_en[q] && (fill_on ? !(f < rfd) : (f > rfa));
+      always @(posedge clock) fill_on <= fill_now;
+      wire level = !reset && (hw_level[q] || fill_now);
+
+      // Clocks the level has held (up to the last clock), clocks since it was last
+      // asserted, and since the last software request; all saturate.
+      reg [6:0] held = 7'd0;
+      reg [6:0] off = 7'd0;
+      reg [6:0] no_sw = 7'd0;
+      always @(posedge clock) begin
+         held <= !level ? 7'd0 : (held == 7'd127 ? held : held + 7'd1);
+         off <= level ? 7'd0 : (off == 7'd127 ? off : off + 7'd1);
+         no_sw <= sw_req[q] ? 7'd0 : (no_sw == 7'd127 ? no_sw : no_sw + 7'd1);
+      end
+
+      // The pause from this side: a frame with q and a pause time, its last byte 7
+      // clocks after its first; then PT x 8 clocks.
+      wire pt_start = frame_start && frame_queues[q] && !frame_zero[q];
+      wire zero_start = frame_start && frame_queues[q] && frame_zero[q];
+      reg [FRAME_CLOCKS-2:0] to_last = {(FRAME_CLOCKS-1){1'b0}};
+      always @(posedge clock) to_last <= {to_last[FRAME_CLOCKS-3:0], pt_start};
+      wire at_last = to_last[FRAME_CLOCKS-2];
+      reg [8:0] pause_left = 9'd0;
+      always @(posedge clock)
+         pause_left <= at_last ? {pt[5:0], 3'd0} - 9'd1 : (pause_left == 9'd0 ? 9'd0 : pause_left - 9'd1);
+      wire covered = at_last || pause_left != 9'd0;
+
+      // P1: a held level is covered.
+      always @(*) if (level && held > LEVEL_SETTLE) assert(covered);
+
+      // P2: no pause time for a queue that has been off; a release frame only for a
+      // fall of the level, one per fall at most (releases owed: falls less releases).
+      // A pause time may still start OFF_SETTLE clocks after a software request (one
+      // deferred behind its waiting frame goes in the next); after the level's fall,
+      // only a frame already taken when the block saw the fall (its first byte 3
+      // clocks after the first clock off), as the fall turns a waiting pause time into
+      // the release; with release frames off, a waiting pause time still goes.
+      wire pt_allowed = no_sw <= OFF_SETTLE || off <= (cfg_zero_on_release ? 7'd3 : OFF_SETTLE);
+      always @(*) if (pt_start) assert(pt_allowed);
+      reg       level_was = 1'b0;
+      reg [5:0] owed = 6'd0;
+      always @(posedge clock) begin
+         level_was <= level;
+         owed <= owed + {5'd0, level_was && !level} - {5'd0, zero_start};
+      end
+      always @(*) if (zero_start) assert(cfg_zero_on_release && owed != 6'd0);
+   end
+endgenerate
+
+endmodule
+`default_nettype wire
