@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what iblink needs, only when it is missing (idempotent; safe to re-run).
 # Debian packages: Verilator (co-simulation, lint), Yosys (lint, synthesis, and with
-# yosys-smtbmc and z3 the formal proofs),
+# yosys-smtbmc and z3, or yosys-abc, the formal proofs),
 # nextpnr-ice40 + icestorm (place and route, bitstreams), Icarus Verilog, tshark (the
 # capture test decodes iblink's ERF captures with it); and, if it can, ccache (the
 # Verilator bridge compiles Verilator's runtime once through it, not once per build).
@@ -12,6 +12,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have verilator     || need+=(verilator)
 have yosys         || need+=(yosys)
 have yosys-smtbmc  || need+=(yosys)
+have yosys-abc     || need+=(yosys)
 have z3            || need+=(z3)
 have nextpnr-ice40 || need+=(nextpnr-ice40)
 have icepack       || need+=(fpga-icestorm)
