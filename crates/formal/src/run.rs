@@ -125,16 +125,19 @@ pub fn yosys_script(p: &Proof, modules: &[PathBuf], planted: bool) -> String {
         // so setundef meets none the harness relies on.
         Engine::Abc => {
             s += "memory_map\nopt -fast\ntechmap\nopt -fast\ndffunmap\nabc -g AND\nopt_clean\nsetundef -zero -undriven\n";
-            s += "write_aiger -zinit -map model.aim model.aig\n";
+            s += WRITE_AIGER;
         }
     }
     s
 }
 
+/// The last line of an ABC model's script, which its replay replaces.
+const WRITE_AIGER: &str = "write_aiger -zinit -map model.aim model.aig\n";
+
 /// `model.ys` with the AIGER writer replaced by a replay of ABC's witness into `base.vcd`.
 fn replay_script(model_ys: &str, top: &str) -> String {
     model_ys.replace(
-        "write_aiger -zinit -map model.aim model.aig\n",
+        WRITE_AIGER,
         &format!("sim -clock clock -r cex.aiw -map model.aim -vcd base.vcd -scope {top}\n"),
     )
 }

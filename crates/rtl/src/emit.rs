@@ -132,9 +132,18 @@ impl Variant {
     pub fn param_list(&self) -> String {
         param_list(&self.params)
     }
+
+    /// The same module and ports with its memories at `memory_bytes` a queue of
+    /// `width`-bit words (parameter `ADDR_BITS`), named `<name>_<KB>k`.
+    pub fn with_memory(mut self, width: usize, memory_bytes: usize) -> Variant {
+        let addr = memory_addr_bits(width, memory_bytes);
+        let p = self.params.iter_mut().find(|(k, _)| k == "ADDR_BITS").expect("a variant with ADDR_BITS");
+        p.1 = addr.to_string();
+        self.name = format!("{}_{}k", self.name, memory_bytes / 1024);
+        self
+    }
 }
 
-/// `#(.P(v), ...)` for an instance, or nothing.
 /// Address bits of a memory of `bytes` (a power of two) in words of `width` bits.
 pub fn memory_addr_bits(width: usize, bytes: usize) -> usize {
     let words = bytes / (width / 8);
@@ -142,6 +151,7 @@ pub fn memory_addr_bits(width: usize, bytes: usize) -> usize {
     words.trailing_zeros() as usize
 }
 
+/// `#(.P(v), ...)` for an instance, or nothing.
 pub fn param_list(params: &[(String, String)]) -> String {
     if params.is_empty() {
         String::new()

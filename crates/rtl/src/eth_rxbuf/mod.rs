@@ -339,14 +339,10 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: us
 
 /// The module's parameters.
 pub fn params(queues: usize, width: usize) -> Vec<(String, String)> {
-    params_at(queues, width, addr_bits(width))
-}
-
-fn params_at(queues: usize, width: usize, addr: usize) -> Vec<(String, String)> {
     vec![
         ("QUEUES".to_string(), queues.to_string()),
         ("DATA_WIDTH".to_string(), width.to_string()),
-        ("ADDR_BITS".to_string(), addr.to_string()),
+        ("ADDR_BITS".to_string(), addr_bits(width).to_string()),
     ]
 }
 
@@ -378,11 +374,7 @@ pub fn variant(queues: usize, width: usize) -> Variant {
 pub fn sized_variant(queues: usize, width: usize, memory_bytes: usize) -> Variant {
     let addr = crate::emit::memory_addr_bits(width, memory_bytes);
     assert!((10..=addr_bits(width)).contains(&addr), "receive buffers: {memory_bytes} bytes a queue at {width} bits");
-    Variant {
-        name: format!("iblink_eth_rxbuf_q{queues}_w{width}_{}k", memory_bytes / 1024),
-        params: params_at(queues, width, addr),
-        ..variant(queues, width)
-    }
+    variant(queues, width).with_memory(width, memory_bytes)
 }
 
 /// The outputs as every binding shows them: data, lanes and last only while valid, data

@@ -313,14 +313,10 @@ impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: us
 
 /// The module's parameters.
 pub fn params(queues: usize, width: usize) -> Vec<(String, String)> {
-    params_at(queues, width, addr_bits(width))
-}
-
-fn params_at(queues: usize, width: usize, addr: usize) -> Vec<(String, String)> {
     vec![
         ("QUEUES".to_string(), queues.to_string()),
         ("DATA_WIDTH".to_string(), width.to_string()),
-        ("ADDR_BITS".to_string(), addr.to_string()),
+        ("ADDR_BITS".to_string(), addr_bits(width).to_string()),
     ]
 }
 
@@ -354,11 +350,7 @@ pub fn sized_variant(queues: usize, width: usize, memory_bytes: usize) -> Varian
         memory_bytes >= crate::eth_rxbuf::MAX_FRAME_BYTES && addr <= addr_bits(width),
         "transmit queues: {memory_bytes} bytes a queue at {width} bits"
     );
-    Variant {
-        name: format!("iblink_eth_txq_q{queues}_w{width}_{}k", memory_bytes / 1024),
-        params: params_at(queues, width, addr),
-        ..variant(queues, width)
-    }
+    variant(queues, width).with_memory(width, memory_bytes)
 }
 
 /// The outputs as every binding shows them.
