@@ -7,9 +7,11 @@
 //! Verilator build it with the model into a shared library, and loads that with
 //! `libloading`. Builds are cached by a hash of everything that goes into them, so a
 //! module is compiled once per change, and any configuration the CLI can emit can be
-//! co-simulated without a Rust rebuild. Each build compiles the model as one translation
-//! unit that starts from a precompiled `verilated.h` (made once per cache directory),
-//! with Verilator's runtime through ccache when it is installed.
+//! co-simulated without a Rust rebuild. Each build compiles the model as two translation
+//! units: the code that runs every clock, optimised and started from a precompiled
+//! `verilated.h` (made once per cache directory), and the code that runs once at
+//! construction, not optimised. Verilator's runtime goes through ccache when it is
+//! installed.
 
 use sha2::{Digest, Sha256};
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -174,6 +176,8 @@ impl VerilatorBuild {
             BUILD_FLAGS.join(" ").as_str(),
             MAKE_ARGS.join(" ").as_str(),
             OPT_FAST,
+            OPT_SLOW,
+            GROUPS_MK,
         ] {
             h.update(part.as_bytes());
             h.update([0u8]);
@@ -229,12 +233,18 @@ impl VerilatorBuild {
         if out.status.success() {
             let obj = work.join("obj");
             let mk = format!("V{}.mk", self.top);
-            let pch = precompiled_header(&root, &obj, &mk, self.trace);
+            let with_pch = |opt: &str| match precompiled_header(&root, &obj, &mk, self.trace, opt) {
+                Some(h) => format!("{opt} -include {} -Winvalid-pch", h.display()),
+                None => opt.to_string(),
+            };
+            std::fs::write(obj.join(GROUPS_MK_NAME), GROUPS_MK)?;
             let mut make = Command::new("make");
-            make.current_dir(&obj).args(["-f", &mk]).args(MAKE_ARGS).arg(match &pch {
-                Some(h) => format!("OPT_FAST={OPT_FAST} -include {} -Winvalid-pch", h.display()),
-                None => format!("OPT_FAST={OPT_FAST}"),
-            });
+            make.current_dir(&obj)
+                .args(["-f", &mk, "-f", GROUPS_MK_NAME])
+                .args(MAKE_ARGS)
+                .arg(format!("OPT_FAST={}", with_pch(OPT_FAST)))
+                .arg(format!("OPT_SLOW={}", with_pch(OPT_SLOW)))
+                .arg("iblink-lib");
             if have_ccache() {
                 // Every build compiles the same Verilator runtime (verilated.cpp and
                 // friends); through ccache that happens once, not once per configuration.
@@ -299,30 +309,59 @@ const BUILD_FLAGS: &[&str] = &[
     "-Wno-fatal",
     "-O3",
     "-CFLAGS",
-    "-fPIC -O2",
+    "-fPIC",
     "-LDFLAGS",
     "-shared",
 ];
 
-/// Arguments of the `make` that compiles a verilated model. `VM_PARALLEL_BUILDS=0`: the
-/// whole model as one translation unit (Verilator's `__ALL.cpp`), so Verilator's headers
-/// are read once per build instead of once per generated file.
-const MAKE_ARGS: &[&str] = &["-j", "2", "VM_PARALLEL_BUILDS=0"];
+/// Arguments of the `make` that compiles a verilated model.
+const MAKE_ARGS: &[&str] = &["-j", "2"];
 
-/// Optimisation of the model and the shim.
-const OPT_FAST: &str = "-O2";
+/// Optimisation of the code that runs every clock (Verilator's `VM_FAST` files) and of
+/// the shim. Verilator has already optimised the netlist (`-O3`); `-O2` here takes about
+/// twice as long to compile for no simulation speed the tests can see
+/// (docs/dependencies.md).
+const OPT_FAST: &str = "-O1";
+
+/// Optimisation of the code that runs once, when the model is constructed (`VM_SLOW`:
+/// initial values, the constant pool, the symbol table). Unoptimised: it is a large
+/// share of a big block's C++ and never on the simulation's path.
+const OPT_SLOW: &str = "-O0";
+
+/// Name of [`GROUPS_MK`] in a build's `obj` directory.
+const GROUPS_MK_NAME: &str = "iblink_groups.mk";
+
+/// Read after the model's own makefile: the `iblink-lib` target builds the shared
+/// library from two translation units, the `VM_FAST` files concatenated (with
+/// `OPT_FAST`) and the `VM_SLOW` files concatenated (with `OPT_SLOW`), so Verilator's
+/// headers are read twice per build, not once per generated file, and each half gets
+/// the optimisation it needs. The shim and Verilator's runtime use the makefile's own
+/// rules.
+const GROUPS_MK: &str = "\
+iblink_fast.cpp: $(addsuffix .cpp, $(VM_FAST))
+\t$(VERILATOR_INCLUDER) -DVL_INCLUDE_OPT=include $^ > $@
+iblink_slow.cpp: $(addsuffix .cpp, $(VM_SLOW))
+\t$(VERILATOR_INCLUDER) -DVL_INCLUDE_OPT=include $^ > $@
+iblink_fast.o: iblink_fast.cpp
+\t$(OBJCACHE) $(CXX) $(CXXFLAGS) $(CPPFLAGS) $(OPT_FAST) -c -o $@ $<
+iblink_slow.o: iblink_slow.cpp
+\t$(OBJCACHE) $(CXX) $(CXXFLAGS) $(CPPFLAGS) $(OPT_SLOW) -c -o $@ $<
+iblink-lib: iblink_fast.o iblink_slow.o $(VK_USER_OBJS) $(VK_GLOBAL_OBJS)
+\t$(LINK) $(LDFLAGS) $^ $(LOADLIBES) $(LDLIBS) $(LIBS) $(SC_LIBS) -o libiblink_sim.so
+";
 
 /// Makes `verilated.h` a precompiled header, with the flags a model's makefile compiles
-/// with (its `CXXFLAGS`, `CPPFLAGS` and our `OPT_FAST`).
+/// with (its `CXXFLAGS` and `CPPFLAGS`) and one optimisation level (`IBLINK_PCH_OPT`).
 const PCH_MAKEFILE: &str = "iblink-pch:\n\t$(CXX) $(CXXFLAGS) $(CPPFLAGS) $(IBLINK_PCH_OPT) -x c++-header -o $(IBLINK_PCH_OUT) $(IBLINK_PCH_IN)\n";
 
-/// `verilated.h` precompiled for models built with (`trace`) or without tracing, made
-/// once per cache directory with the makefile in `obj`: the model and the shim each
-/// include it first (`-include`), instead of parsing Verilator's headers again, which is
-/// most of a small block's compile time. `None` (compile without it) if it cannot be
+/// `verilated.h` precompiled for models built with (`trace`) or without tracing, at the
+/// optimisation `opt` (a header is only used at the level it was made with), made once
+/// per cache directory with the makefile in `obj`: the model's two halves and the shim
+/// each include it first (`-include`), instead of parsing Verilator's headers again,
+/// which is most of a small block's compile time. `None` (compile without it) if it cannot be
 /// made; the libraries are the same either way.
-fn precompiled_header(root: &Path, obj: &Path, mk: &str, trace: bool) -> Option<PathBuf> {
-    let dir = root.join(if trace { "pch-trace" } else { "pch" });
+fn precompiled_header(root: &Path, obj: &Path, mk: &str, trace: bool, opt: &str) -> Option<PathBuf> {
+    let dir = root.join(format!("pch{}{opt}", if trace { "-trace" } else { "" }));
     let header = dir.join("verilated.h");
     if dir.join("verilated.h.gch").is_file() {
         return Some(header);
@@ -341,7 +380,7 @@ fn precompiled_header(root: &Path, obj: &Path, mk: &str, trace: bool) -> Option<
             .args(["-f", mk, "-f"])
             .arg(tmp.join("pch.mk"))
             .arg("iblink-pch")
-            .arg(format!("IBLINK_PCH_OPT={OPT_FAST}"))
+            .arg(format!("IBLINK_PCH_OPT={opt}"))
             .arg(format!("IBLINK_PCH_IN={}", src.display()))
             .arg(format!("IBLINK_PCH_OUT={}", tmp.join("verilated.h.gch").display()))
             .output()
