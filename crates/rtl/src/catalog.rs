@@ -255,19 +255,17 @@ fn variants_of(req: &EmitRequest, synth: bool) -> Result<Vec<Variant>, RequestEr
     if wants("eth_rxbuf") {
         for w in crate::pfc_tx::WIDTHS {
             for q in CATALOG_PFC_QUEUES {
-                let v = eth_rxbuf_variant(q, w)?;
-                out.push(if synth { crate::eth_rxbuf::sized_variant(q, w, SYNTH_RX_MEMORY_BYTES) } else { v });
+                out.push(if synth { crate::eth_rxbuf::sized_variant(q, w, SYNTH_RX_MEMORY_BYTES) } else { eth_rxbuf_variant(q, w)? });
             }
         }
     }
     if wants("eth_port") {
         for w in crate::pfc_tx::WIDTHS {
             for q in CATALOG_PFC_QUEUES {
-                let v = eth_port_variant(q, w)?;
                 out.push(if synth {
                     crate::eth_port::sized_variant(q, w, SYNTH_RX_MEMORY_BYTES, SYNTH_TX_MEMORY_BYTES)
                 } else {
-                    v
+                    eth_port_variant(q, w)?
                 });
             }
         }
@@ -275,8 +273,7 @@ fn variants_of(req: &EmitRequest, synth: bool) -> Result<Vec<Variant>, RequestEr
     if wants("eth_txq") {
         for w in crate::pfc_tx::WIDTHS {
             for q in CATALOG_PFC_QUEUES {
-                let v = eth_txq_variant(q, w)?;
-                out.push(if synth { crate::eth_txq::sized_variant(q, w, SYNTH_TX_MEMORY_BYTES) } else { v });
+                out.push(if synth { crate::eth_txq::sized_variant(q, w, SYNTH_TX_MEMORY_BYTES) } else { eth_txq_variant(q, w)? });
             }
         }
     }

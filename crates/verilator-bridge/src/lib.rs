@@ -358,8 +358,8 @@ const PCH_MAKEFILE: &str = "iblink-pch:\n\t$(CXX) $(CXXFLAGS) $(CPPFLAGS) $(IBLI
 /// optimisation `opt` (a header is only used at the level it was made with), made once
 /// per cache directory with the makefile in `obj`: the model's two halves and the shim
 /// each include it first (`-include`), instead of parsing Verilator's headers again,
-/// which is most of a small block's compile time. `None` (compile without it) if it cannot be
-/// made; the libraries are the same either way.
+/// which is most of a small block's compile time. `None` (compile without it) if it
+/// cannot be made; the libraries are the same either way.
 fn precompiled_header(root: &Path, obj: &Path, mk: &str, trace: bool, opt: &str) -> Option<PathBuf> {
     let dir = root.join(format!("pch{}{opt}", if trace { "-trace" } else { "" }));
     let header = dir.join("verilated.h");
