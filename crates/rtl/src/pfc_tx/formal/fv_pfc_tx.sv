@@ -1,26 +1,30 @@
 `default_nettype none
-// Formal harness of iblink_pfc_tx in PFC mode (SPEC.md 9), checked on hdl_out/ by
-// `iblink formal`. Every input is free each clock but for the assumptions below.
+// Formal harness of iblink_pfc_tx in PFC mode (PFC = 1) or PAUSE mode (PFC = 0)
+// (SPEC.md 9), checked on hdl_out/ by `iblink formal`. Every input is free each clock
+// but for the assumptions below.
 //
 // The harness keeps, per queue, from SPEC.md 9 and the block's port contract (not from
 // its registers):
 //   - the queue's level trigger: the hardware level, or the RX-fill trigger as SPEC.md
 //     9 defines it (asserted when the fill rises above RFA, released when it falls
 //     below RFD, when enabled);
-//   - the pause the link partner is under from this side: a frame carrying the queue
+// and per slot (PFC mode: one per queue; PAUSE mode: slot 0 alone, whose level is any
+// queue's level trigger and whose software request is any queue's, with queue 0's PT):
+//   - the pause the link partner is under from this side: a frame carrying the slot
 //     with a pause time holds it for PT quanta (x 8 clocks at 64 bits) from the clock
 //     its last byte leaves (frame_start + 7);
-// and checks:
+// and checks, per slot:
 //   P1 a level trigger that stays asserted is never left without a pause that covers
 //      it: once the first frame can have left (LEVEL_SETTLE clocks), every clock has
 //      pause time left (the refresh, SPEC.md 9, leaves before the pause runs out);
 //   P2 when a queue's triggers are all off, no frame carries it with a pause time
 //      (but one already taken, or one a software request left waiting), and a release
 //      frame (pause time 0) comes only for a fall of its level, at most one per fall;
-//      none at all with zero_quanta_on_release off.
+//      none at all with zero_quanta_on_release off;
+//   P3 PAUSE mode: no frame carries any slot but slot 0.
 //
 // Assumptions (the block's contract with its user, and this check's scope):
-//   - configuration static while running (the port's documented rule), PFC mode;
+//   - configuration static while running (the port's documented rule);
 //   - RFD < RFA (SPEC.md 9, a configuration error otherwise);
 //   - refresh_quanta 4 and PT 5 or 6: the timer is the same logic for any PT, and these
 //     make a refresh period 8 to 16 clocks, so the BMC depth sees several;
@@ -29,7 +33,9 @@
 //     leave that much earlier, which refresh_quanta sets);
 //   - reset only in the first clock.
 module fv_pfc_tx #(
-    parameter QUEUES = 2
+    parameter QUEUES = 2,
+    // 1: PFC mode; 0: PAUSE mode (cfg_pfc)
+    parameter PFC = 1
 ) (
     input wire                       clock,
     input wire                       reset,
@@ -61,7 +67,7 @@ wire [QUEUES-1:0] frame_zero;
 
 iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(64), .FILL_BITS(16)) dut (
     .clock(clock), .reset(reset),
-    .cfg_pfc(1'b1), .cfg_zero_on_release(cfg_zero_on_release),
+    .cfg_pfc(PFC != 0), .cfg_zero_on_release(cfg_zero_on_release),
     .cfg_refresh_quanta(cfg_refresh_quanta), .cfg_pause_quanta(cfg_pause_quanta),
     .cfg_fill_en(cfg_fill_en), .cfg_rfa(cfg_rfa), .cfg_rfd(cfg_rfd),
     .fill_bytes(fill_bytes), .hw_level(hw_level), .sw_req(sw_req), .busy(busy),
@@ -87,9 +93,12 @@ reg [3:0] busy_run = 4'd0;
 always @(posedge clock) busy_run <= busy ? busy_run + 4'd1 : 4'd0;
 always @(*) if (busy) assume(busy_run < BUSY_MAX);
 
+// Each queue's level trigger, as of this clock's inputs.
+wire [QUEUES-1:0] q_level;
+
 genvar q;
 generate
-   for (q = 0; q < QUEUES; q = q + 1) begin : p
+   for (q = 0; q < QUEUES; q = q + 1) begin : t
       wire [15:0] pt  = cfg_pause_quanta[16*q +: 16];
       wire [15:0] rfa = cfg_rfa[16*q +: 16];
       wire [15:0] rfd = cfg_rfd[16*q +: 16];
@@ -104,7 +113,14 @@ generate
       reg  fill_on = 1'b0;
       wire fill_now = !reset && cfg_fill_en[q] && (fill_on ? !(f < rfd) : (f > rfa));
       always @(posedge clock) fill_on <= fill_now;
-      wire level = !reset && (hw_level[q] || fill_now);
+      assign q_level[q] = !reset && (hw_level[q] || fill_now);
+   end
+
+   for (q = 0; q < QUEUES; q = q + 1) begin : p
+      // The slot's level, software request and pause time.
+      wire level = PFC ? q_level[q] : (q == 0 && |q_level);
+      wire sw = PFC ? sw_req[q] : (q == 0 && |sw_req);
+      wire [15:0] pt = cfg_pause_quanta[16*(PFC ? q : 0) +: 16];
 
       // Clocks the level has held (up to the last clock), clocks since it was last
       // asserted, and since the last software request; all saturate.
@@ -114,7 +130,7 @@ generate
       always @(posedge clock) begin
          held <= !level ? 7'd0 : (held == 7'd127 ? held : held + 7'd1);
          off <= level ? 7'd0 : (off == 7'd127 ? off : off + 7'd1);
-         no_sw <= sw_req[q] ? 7'd0 : (no_sw == 7'd127 ? no_sw : no_sw + 7'd1);
+         no_sw <= sw ? 7'd0 : (no_sw == 7'd127 ? no_sw : no_sw + 7'd1);
       end
 
       // The pause from this side: a frame with q and a pause time, its last byte 7
@@ -150,6 +166,9 @@ generate
       always @(*) if (zero_start) assert(cfg_zero_on_release && owed != 6'd0);
    end
 endgenerate
+
+// P3: PAUSE mode uses slot 0 alone.
+always @(*) if (!PFC && frame_start) assert(frame_queues == {{(QUEUES-1){1'b0}}, 1'b1});
 
 endmodule
 `default_nettype wire
