@@ -255,7 +255,7 @@ impl XorNet {
                     let cost = total(&r2, &u2, shared.len() + 1);
                     let noise = if t == 0 { 0.0 } else { rng.next_unit() * 0.99 };
                     let key = cost as f64 + noise;
-                    if pick.map_or(true, |p| key < p.0) {
+                    if pick.is_none_or(|p| key < p.0) {
                         pick = Some((key, cost, c));
                     }
                 }
@@ -272,7 +272,7 @@ impl XorNet {
                     }
                 }
             }
-            if best.as_ref().map_or(true, |b| cur < b.0) {
+            if best.as_ref().is_none_or(|b| cur < b.0) {
                 best = Some((cur, shared, rem, used));
             }
         }
