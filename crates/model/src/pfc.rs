@@ -243,6 +243,10 @@ pub struct PfcTx {
     waiting: Option<Entries>,
     /// Software requests made while their frame was waiting: sent in the next frame.
     sw_again: u8,
+    /// Slots of the waiting frame whose pause time a software request set: a release
+    /// that replaces it with 0 sends the request in the next frame (SPEC.md 9: one
+    /// frame per request, not lost while its frame waits).
+    waiting_sw: u8,
     /// The frame taken: its first byte leaves at `.0`, with these entries.
     taken: Option<(u64, Entries)>,
     /// Clock of the last byte of the frame on the wire and its entries.
@@ -264,6 +268,7 @@ impl PfcTx {
             level: [false; MAX_QUEUES],
             waiting: None,
             sw_again: 0,
+            waiting_sw: 0,
             taken: None,
             on_wire: None,
             refresh_at: [None; MAX_QUEUES],
@@ -375,6 +380,7 @@ impl PfcTx {
                 self.taken = Some((t + 1, e));
                 // Requests made while it waited go in the next frame.
                 let again = std::mem::take(&mut self.sw_again);
+                self.waiting_sw = again;
                 for s in 0..slots {
                     if again >> s & 1 == 1 {
                         self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(self.slot_quanta(s));
@@ -420,11 +426,16 @@ impl PfcTx {
             }
             if release {
                 self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(0);
+                if self.waiting_sw >> s & 1 == 1 {
+                    self.waiting_sw &= !(1 << s);
+                    self.sw_again |= 1 << s;
+                }
             }
             if again {
                 self.sw_again |= 1 << s;
             } else if sw {
                 self.waiting.get_or_insert([None; MAX_QUEUES])[s] = Some(pt);
+                self.waiting_sw |= 1 << s;
             }
         }
         self.level = level_now;
@@ -660,6 +671,21 @@ mod tests {
         });
         let pt = pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0]);
         assert_eq!(f, vec![(51, pt), (67, pt)]);
+    }
+
+    #[test]
+    fn software_request_outlives_a_release_of_its_waiting_frame() {
+        // Data on the wire until 50. At 10 queue 0's level rises with a software request
+        // (one waiting pause frame); the level falls at 20, so that frame goes as the
+        // release, and the request, one frame per request (SPEC.md 9), in the next one.
+        let f = run(cfg(Mode::Pfc, 32), 400, |t, i| {
+            i.busy = t < 50;
+            i.hw = (10..20).contains(&t) as u8;
+            i.sw = (t == 10) as u8;
+        });
+        let release = pfc(0x05, [0; 8]);
+        let pt = pfc(0x05, [200, 0, 200, 0, 0, 0, 0, 0]);
+        assert_eq!(f, vec![(51, release), (67, pt)]);
     }
 
     #[test]

@@ -126,10 +126,12 @@ reg [QC_BITS-1:0] wire_left;
 reg               wire_idle;
 wire wire_free = wire_idle && !busy;
 
-// The waiting frame: slots in it, those carrying 0, and software requests made while
-// their pause frame waited (they go in the next frame).
+// The waiting frame: slots in it, those carrying 0, those whose pause time a software
+// request set, and software requests made while their pause frame waited (they go in
+// the next frame).
 reg  [QUEUES-1:0] wait_q;
 reg  [QUEUES-1:0] wait_zero;
+reg  [QUEUES-1:0] wait_sw;
 reg  [QUEUES-1:0] sw_again;
 // wait_q is not empty
 reg               any_wait;
@@ -143,6 +145,7 @@ reg  [QUEUES-1:0] arm_pt;
 wire [QUEUES-1:0] armed_next;
 wire [QUEUES-1:0] wait_q_next;
 wire [QUEUES-1:0] wait_zero_next;
+wire [QUEUES-1:0] wait_sw_next;
 wire [QUEUES-1:0] sw_again_next;
 wire [QUEUES-1:0] new_entry;  // an entry set in the waiting frame this clock
 
@@ -170,7 +173,14 @@ generate
       assign wait_q_next[q] = take ? (pend1 | set_pt1 | set_zero) : (wait_q[q] | set_pt0 | set_zero);
       assign wait_zero_next[q] = take ? (~set_pt1 & set_zero)
                                       : (~set_pt0 & (set_zero | wait_zero[q]));
-      assign sw_again_next[q] = take ? (sw_now[q] & pend1) : (sw_again[q] | (sw_now[q] & pend0));
+      // A release that turns a software request's pause time into 0 keeps the request:
+      // it goes in the next frame, as one made while its frame waits (SPEC.md 9).
+      wire sw0 = wait_sw[q];
+      wire sw1 = pend1;
+      assign wait_sw_next[q] = take ? ((sw1 & ~set_zero) | (sw_now[q] & ~pend1))
+                                    : ((sw0 & ~set_zero) | (sw_now[q] & ~pend0));
+      assign sw_again_next[q] = take ? ((sw_now[q] & pend1) | (set_zero & sw1))
+                                     : (sw_again[q] | (sw_now[q] & pend0) | (set_zero & sw0));
       assign new_entry[q] = rose | refresh | sw_now[q] | set_zero;
 
       // count <= K: the carry out of count + ~K is 0.
@@ -200,6 +210,7 @@ initial begin
    wire_left = {QC_BITS{1'b0}};
    wait_q = {QUEUES{1'b0}};
    wait_zero = {QUEUES{1'b0}};
+   wait_sw = {QUEUES{1'b0}};
    sw_again = {QUEUES{1'b0}};
    armed = {QUEUES{1'b0}};
    frame_start = 1'b0;
@@ -222,6 +233,7 @@ always @(posedge clock) begin
       wire_left <= {QC_BITS{1'b0}};
       wait_q <= {QUEUES{1'b0}};
       wait_zero <= {QUEUES{1'b0}};
+      wait_sw <= {QUEUES{1'b0}};
       sw_again <= {QUEUES{1'b0}};
       armed <= {QUEUES{1'b0}};
       frame_start <= 1'b0;
@@ -249,6 +261,7 @@ always @(posedge clock) begin
       end
       wait_q <= wait_q_next;
       wait_zero <= wait_zero_next;
+      wait_sw <= wait_sw_next;
       sw_again <= sw_again_next;
       armed <= armed_next;
       frame_start <= take;

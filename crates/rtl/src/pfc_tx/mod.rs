@@ -104,6 +104,7 @@ pub struct PfcTxTwin {
     wire_left: u8,
     wait_q: u8,
     wait_zero: u8,
+    wait_sw: u8,
     sw_again: u8,
     armed: u8,
     count: [u32; MAX_QUEUES],
@@ -116,6 +117,7 @@ pub struct PfcTxTwin {
 struct Comb {
     wait_q: u8,
     wait_zero: u8,
+    wait_sw: u8,
     sw_again: u8,
     armed: u8,
     level_next: u8,
@@ -141,6 +143,7 @@ impl PfcTxTwin {
             wire_left: 0,
             wait_q: 0,
             wait_zero: 0,
+            wait_sw: 0,
             sw_again: 0,
             armed: 0,
             count: [0; MAX_QUEUES],
@@ -165,8 +168,10 @@ impl PfcTxTwin {
         // from sw_again and this clock's new entries); the twin reads it off wait_q, so
         // lockstep checks that register.
         let take = wire_free && self.wait_q != 0;
-        let (wq, wz, sa) = if take { (self.sw_again, 0, 0) } else { (self.wait_q, self.wait_zero, self.sw_again) };
-        let mut c = Comb { wait_q: 0, wait_zero: 0, sw_again: 0, armed: 0, level_next, sw_next, arm_hit: 0, take };
+        // After a take the waiting frame starts from the deferred software requests.
+        let (wq, wz, ws, sa) =
+            if take { (self.sw_again, 0, self.sw_again, 0) } else { (self.wait_q, self.wait_zero, self.wait_sw, self.sw_again) };
+        let mut c = Comb { wait_q: 0, wait_zero: 0, wait_sw: 0, sw_again: 0, armed: 0, level_next, sw_next, arm_hit: 0, take };
         for q in 0..self.queues {
             let b = |x: u8| x >> q & 1 == 1;
             let (now, was) = (b(level_now), b(self.level));
@@ -182,7 +187,9 @@ impl PfcTxTwin {
             let zero = if set_pt { false } else if set_zero { true } else { b(wz) };
             c.wait_q |= ((b(wq) || set_pt || set_zero) as u8) << q;
             c.wait_zero |= (zero as u8) << q;
-            c.sw_again |= ((b(sa) || (b(sw_now) && pending)) as u8) << q;
+            // A release that zeroes a software request's pause time defers the request.
+            c.wait_sw |= (((b(ws) && !set_zero) || sw_pt) as u8) << q;
+            c.sw_again |= ((b(sa) || (b(sw_now) && pending) || (set_zero && b(ws))) as u8) << q;
             c.armed |= (armed as u8) << q;
             c.arm_hit |= (arm_hit as u8) << q;
         }
@@ -252,6 +259,7 @@ impl Twin for PfcTxTwin {
         self.out.frame_start = c.take;
         self.wait_q = c.wait_q;
         self.wait_zero = c.wait_zero;
+        self.wait_sw = c.wait_sw;
         self.sw_again = c.sw_again;
         self.armed = c.armed;
     }

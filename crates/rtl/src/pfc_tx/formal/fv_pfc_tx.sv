@@ -21,7 +21,11 @@
 //      (but one already taken, or one a software request left waiting), and a release
 //      frame (pause time 0) comes only for a fall of its level, at most one per fall;
 //      none at all with zero_quanta_on_release off;
-//   P3 PAUSE mode: no frame carries any slot but slot 0.
+//   P3 PAUSE mode: no frame carries any slot but slot 0;
+//   P4 a software request is followed by a frame carrying its slot with a pause time
+//      within OFF_SETTLE clocks, or as long after the level's last fall (SPEC.md 9: one
+//      frame per request, not lost while its frame waits, nor when a release replaces
+//      the pause time it set).
 //
 // Assumptions (the block's contract with its user, and this check's scope):
 //   - configuration static while running (the port's documented rule);
@@ -148,15 +152,10 @@ generate
       // P1: a held level is covered.
       always @(*) if (level && held > LEVEL_SETTLE) assert(covered);
 
-      // P2: no pause time for a queue that has been off; a release frame only for a
-      // fall of the level, one per fall at most (releases owed: falls less releases).
-      // A pause time may still start OFF_SETTLE clocks after a software request (one
-      // deferred behind its waiting frame goes in the next); after the level's fall,
-      // only a frame already taken when the block saw the fall (its first byte 3
-      // clocks after the first clock off), as the fall turns a waiting pause time into
-      // the release; with release frames off, a waiting pause time still goes.
-      wire pt_allowed = no_sw <= OFF_SETTLE || off <= (cfg_zero_on_release ? 7'd3 : OFF_SETTLE);
-      always @(*) if (pt_start) assert(pt_allowed);
+      // P2: no pause time for a queue that has been off (pt_allowed, below); a release
+      // frame only for a fall of the level, one per fall at most (releases owed: falls
+      // less releases).
+
       reg       level_was = 1'b0;
       reg [5:0] owed = 6'd0;
       always @(posedge clock) begin
@@ -164,6 +163,32 @@ generate
          owed <= owed + {5'd0, level_was && !level} - {5'd0, zero_start};
       end
       always @(*) if (zero_start) assert(cfg_zero_on_release && owed != 6'd0);
+
+      // P4: a software request is answered: a frame carrying the slot with its pause
+      // time starts within OFF_SETTLE clocks, counted again from each fall of the level
+      // (the release goes first, the request in the frame after) (sw_age: clocks since
+      // the oldest request no such frame has followed, or since the last fall after it;
+      // 0: none).
+      reg [6:0] sw_age = 7'd0;
+      reg       sw_seen = 1'b0;
+      wire falls = level_was && !level;
+      always @(posedge clock) begin
+         sw_age <= reset ? 7'd0 : pt_start ? {6'd0, sw}
+                 : sw_age != 7'd0 ? (falls ? 7'd1 : sw_age + 7'd1) : {6'd0, sw};
+         sw_seen <= !reset && (sw_seen || sw);
+      end
+      always @(*) if (sw_age != 7'd0) assert(sw_age <= OFF_SETTLE);
+
+      // (P2) When a pause time may start for a slot that is off: OFF_SETTLE clocks after
+      // a software request (one deferred behind its waiting frame goes in the next);
+      // after the level's fall, only a frame already taken when the block saw the fall
+      // (its first byte 3 clocks after the first clock off), as the fall turns a waiting
+      // pause time into the release; with release frames off, a waiting pause time
+      // still goes; and, once the slot has had a software request, OFF_SETTLE clocks
+      // after a fall (a request whose pause time a release replaced goes after it, P4).
+      wire pt_allowed = no_sw <= OFF_SETTLE
+                     || off <= (cfg_zero_on_release && !sw_seen ? 7'd3 : OFF_SETTLE);
+      always @(*) if (pt_start) assert(pt_allowed);
    end
 endgenerate
 
