@@ -219,6 +219,8 @@ pub struct TxCounts {
     /// Software requests put in a frame, and those deferred to the next frame.
     pub sw_sent: u64,
     pub sw_again: u64,
+    /// Software requests whose pause time a release replaced: deferred to the next frame.
+    pub sw_after_release: u64,
     /// Entries set into a frame already waiting from an earlier clock.
     pub merges: u64,
     /// Clocks a waiting frame was held back by a data frame (`busy`).
@@ -429,6 +431,7 @@ impl PfcTx {
                 if self.waiting_sw >> s & 1 == 1 {
                     self.waiting_sw &= !(1 << s);
                     self.sw_again |= 1 << s;
+                    self.counts.sw_after_release += 1;
                 }
             }
             if again {

@@ -65,6 +65,7 @@ fn gate(what: &str, c: &TxCounts, mixed: u64, one_slot: bool, zero_on_release: b
     ];
     if zero_on_release {
         checks.push(("releases", c.releases, min(50)));
+        checks.push(("software requests deferred by a release", c.sw_after_release, min(20)));
     } else {
         assert_eq!(c.releases, 0, "{what}: a release frame with zero_quanta_on_release off");
     }

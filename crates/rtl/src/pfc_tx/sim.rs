@@ -87,6 +87,7 @@ impl PfcTxModelSim {
             refreshes: a.refreshes + b.refreshes,
             sw_sent: a.sw_sent + b.sw_sent,
             sw_again: a.sw_again + b.sw_again,
+            sw_after_release: a.sw_after_release + b.sw_after_release,
             merges: a.merges + b.merges,
             busy_waits: a.busy_waits + b.busy_waits,
         }
