@@ -3,7 +3,7 @@
 // k-induction step (depth 2) does not finish with z3 4.8 or 5.x, cvc5 1.0 or ABC pdr.
 // Split by docs/wip/split.py into one proof per assertion (the others assumed at the
 // previous clock only), all but the two credit bounds (g_c + unsynced <= room, and the
-// same for g_cw) prove in 0.1-143 s each (docs/formal.md, "Not yet proven"). Kept here so
+// same for g_cw) prove in 0.1-82 s each (docs/formal.md, "Not yet proven"). Kept here so
 // that the invariant is not lost; it moves to crates/rtl/src/link_port/formal/ with a
 // manifest entry once it proves.
 // Its manifest entry would read: modules = ["iblink_tx_credits.v", "iblink_rx_credits.v"],
