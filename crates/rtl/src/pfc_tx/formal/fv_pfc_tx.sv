@@ -157,10 +157,11 @@ generate
       // less releases).
 
       reg       level_was = 1'b0;
+      wire      falls = level_was && !level;
       reg [5:0] owed = 6'd0;
       always @(posedge clock) begin
          level_was <= level;
-         owed <= owed + {5'd0, level_was && !level} - {5'd0, zero_start};
+         owed <= owed + {5'd0, falls} - {5'd0, zero_start};
       end
       always @(*) if (zero_start) assert(cfg_zero_on_release && owed != 6'd0);
 
@@ -171,7 +172,6 @@ generate
       // 0: none).
       reg [6:0] sw_age = 7'd0;
       reg       sw_seen = 1'b0;
-      wire falls = level_was && !level;
       always @(posedge clock) begin
          sw_age <= reset ? 7'd0 : pt_start ? {6'd0, sw}
                  : sw_age != 7'd0 ? (falls ? 7'd1 : sw_age + 7'd1) : {6'd0, sw};
