@@ -2,7 +2,7 @@
 // crates/rtl/src/pfc_tx/iblink_pfc_tx.v. Do not edit here:
 // edit the source, run `make emit` and review the diff.
 // block: pfc_tx
-// config: parameters = QUEUES = 1..8, DATA_WIDTH = 32 or 64, FILL_BITS (fill and threshold bits)
+// config: parameters = QUEUES = 1..8, DATA_WIDTH = 32 or 64, FILL_BITS (fill and threshold bits), TARGET = "GENERIC" or "ECP5" (netlist layout)
 `default_nettype none
 // iblink_pfc_tx: the transmit side of Ethernet PAUSE/PFC flow control (SPEC.md 9).
 // Per RX queue, three triggers: a software request (FCB, one frame), a hardware level,
@@ -36,7 +36,12 @@ module iblink_pfc_tx #(
     // Bits per clock at line rate: 32 or 64
     parameter DATA_WIDTH = 64,
     // Bits of an RX queue's fill level and its thresholds (bytes)
-    parameter FILL_BITS = 16
+    parameter FILL_BITS = 16,
+    // Netlist layout for the device family; both have the same cycle behaviour.
+    // "GENERIC": laid out for LUT4 fabrics whose carry chain ends in a LUT that can
+    // also hold the logic after it (iCE40). "ECP5": for fabrics whose slice flip-flop
+    // has its own synchronous reset and takes a carry chain's sum directly (ECP5).
+    parameter TARGET = "GENERIC"
 ) (
     input  wire                         clock,
     input  wire                         reset,
@@ -80,10 +85,13 @@ localparam QC_BITS = (DATA_WIDTH == 64) ? 3 : 4;
 localparam CNT_BITS = 16 + QC_BITS;
 localparam integer LAST_LEFT_I = FRAME_CLOCKS - 2;
 localparam [QC_BITS-1:0] LAST_LEFT = LAST_LEFT_I[QC_BITS-1:0];
-// The refresh fires when a slot's count, loaded with PT*FRAME_CLOCKS after the last
-// byte and decremented every clock, reaches cfg_refresh_quanta*FRAME_CLOCKS + 3: at_fire
-// is registered from "count <= K", K = cfg_refresh_quanta*FRAME_CLOCKS + 4.
+// The refresh fires when a slot's pause time, PT*FRAME_CLOCKS at the last byte and one
+// less every clock, reaches cfg_refresh_quanta*FRAME_CLOCKS + 3. The count holds its
+// complement (it is loaded with ~(PT*FRAME_CLOCKS) and counts up), so at_fire is
+// registered from "count >= ~K", K = cfg_refresh_quanta*FRAME_CLOCKS + 4: the carry out
+// of count + K + 1, with no operand inverted.
 localparam [QC_BITS-1:0] BEFORE_FIRE_LOW = 4;
+localparam ECP5 = (TARGET == "ECP5");
 localparam [QUEUES-1:0] SLOT0 = 1;
 
 // Stage 1: the triggers sampled, and each queue's RX-fill hysteresis (asserted above
@@ -92,12 +100,7 @@ reg  [QUEUES-1:0] fill_on;
 reg  [QUEUES-1:0] hw_r;
 reg  [QUEUES-1:0] sw_r;
 
-// ~K's upper bits, registered (the configuration is static): one operand of every
-// slot's fire compare, with no inverter in front of the slots' carry chains.
-reg  [15:0]         refresh_n;
-wire [CNT_BITS-1:0] fire_k_n = {refresh_n, ~BEFORE_FIRE_LOW};
-initial refresh_n = 16'd0;
-always @(posedge clock) refresh_n <= ~cfg_refresh_quanta;
+wire [CNT_BITS-1:0] fire_k = {cfg_refresh_quanta, BEFORE_FIRE_LOW};
 
 genvar q;
 generate
@@ -112,7 +115,15 @@ generate
       wire [FILL_BITS-1:0] thr_n = ~cfg_fill_en[q] ? {FILL_BITS{1'b0}} : (fill_on[q] ? ~rfd : ~rfa);
       wire [FILL_BITS+1:0] sum = {1'b0, f, 1'b1} + {1'b0, thr_n, fill_on[q] & cfg_fill_en[q]};
       initial fill_on[q] = 1'b0;
-      always @(posedge clock) fill_on[q] <= ~reset & sum[FILL_BITS+1];
+      if (ECP5) begin : ff_reset
+         // The chain's last sum feeds the flip-flop in its own slice.
+         always @(posedge clock)
+            if (reset) fill_on[q] <= 1'b0;
+            else fill_on[q] <= sum[FILL_BITS+1];
+      end else begin : gate_reset
+         // The reset gate shares a LUT with the chain's carry out.
+         always @(posedge clock) fill_on[q] <= ~reset & sum[FILL_BITS+1];
+      end
    end
 endgenerate
 
@@ -138,14 +149,16 @@ reg  [QUEUES-1:0] wait_q;
 reg  [QUEUES-1:0] wait_zero;
 reg  [QUEUES-1:0] wait_sw;
 reg  [QUEUES-1:0] sw_again;
-// wait_q is not empty
-reg               any_wait;
+// wait_q is not empty (registered, below)
+wire              any_wait;
 wire take = wire_free && any_wait;
 
 // Refresh timers. arm_hit: the slot's frame leaves its last byte now; arm_pt: with a
 // pause time (not a release).
 reg  [QUEUES-1:0] armed;
 reg  [QUEUES-1:0] arm_hit;
+// The frame on the wire leaves its last byte next clock.
+wire hit_next = on_wire && wire_left == 1;
 reg  [QUEUES-1:0] arm_pt;
 wire [QUEUES-1:0] armed_next;
 wire [QUEUES-1:0] wait_q_next;
@@ -157,12 +170,13 @@ wire [QUEUES-1:0] new_entry;  // an entry set in the waiting frame this clock
 generate
    for (q = 0; q < QUEUES; q = q + 1) begin : slot
       reg  [CNT_BITS-1:0] count;
-      // The count reaches the refresh point this clock.
+      // The count reaches the refresh point this clock (not in a clock of arm_hit; on
+      // ECP5 not in the clock after one either, so that refresh needs one term less).
       reg                 at_fire;
       wire [15:0] pt = cfg_pause_quanta[16*q +: 16];
       wire rose = level_now[q] & ~level[q];
       wire fell = ~level_now[q] & level[q];
-      wire refresh = level_now[q] & armed[q] & ~arm_hit[q] & at_fire;
+      wire refresh = level_now[q] & armed[q] & (ECP5 ? 1'b1 : ~arm_hit[q]) & at_fire;
       // A pause time counts from its frame's last byte while the level holds: a rise,
       // a fall or the refresh disarms. Armed implies the level held last clock, so
       // (level_now & level) stands for "no rise or fall".
@@ -173,31 +187,63 @@ generate
       // still waiting (pend) sends a software request again after it.
       wire pend0 = wait_q[q] & ~wait_zero[q];
       wire pend1 = sw_again[q];
-      wire set_pt0 = rose | refresh | (sw_now[q] & ~pend0);
-      wire set_pt1 = rose | refresh | (sw_now[q] & ~pend1);
-      assign wait_q_next[q] = take ? (pend1 | set_pt1 | set_zero) : (wait_q[q] | set_pt0 | set_zero);
+      wire sw = sw_now[q];
+      wire set_pt0 = rose | refresh | (sw & ~pend0);
+      wire set_pt1 = rose | refresh | (sw & ~pend1);
+      assign new_entry[q] = rose | refresh | sw | set_zero;
+      // Every new entry is in the next frame; a take leaves the requests that waited.
+      assign wait_q_next[q] = new_entry[q] | (take ? pend1 : wait_q[q]);
       assign wait_zero_next[q] = take ? (~set_pt1 & set_zero)
                                       : (~set_pt0 & (set_zero | wait_zero[q]));
       // A release that turns a software request's pause time into 0 keeps the request:
       // it goes in the next frame, as one made while its frame waits (SPEC.md 9).
-      wire sw0 = wait_sw[q];
-      wire sw1 = pend1;
-      assign wait_sw_next[q] = take ? ((sw1 & ~set_zero) | (sw_now[q] & ~pend1))
-                                    : ((sw0 & ~set_zero) | (sw_now[q] & ~pend0));
-      assign sw_again_next[q] = take ? ((sw_now[q] & pend1) | (set_zero & sw1))
-                                     : (sw_again[q] | (sw_now[q] & pend0) | (set_zero & sw0));
-      assign new_entry[q] = rose | refresh | sw_now[q] | set_zero;
+      assign wait_sw_next[q] = take ? ((pend1 & ~set_zero) | (sw & ~pend1))
+                                    : ((wait_sw[q] & ~set_zero) | (sw & ~pend0));
+      assign sw_again_next[q] = take ? (pend1 & (sw | set_zero))
+                                     : (pend1 | (sw & pend0) | (set_zero & wait_sw[q]));
 
-      // count <= K: the carry out of count + ~K is 0.
-      wire [CNT_BITS:0] fire_sum = {1'b0, count} + {1'b0, fire_k_n};
+      // count >= ~K: the carry out of count + K + 1.
+      wire [CNT_BITS+1:0] fire_sum = {1'b0, count, 1'b1} + {1'b0, fire_k, 1'b1};
+      wire fire_off = ECP5 ? (arm_hit[q] | (hit_next & frame_queues[q])) : arm_hit[q];
       initial count = {CNT_BITS{1'b0}};
       initial at_fire = 1'b0;
       always @(posedge clock) begin
          // The count runs on while not armed: a refresh needs armed, and arming loads
-         // it (above K, as PT > cfg_refresh_quanta). Armed, it passes K once.
-         count <= arm_hit[q] ? {pt, {QC_BITS{1'b0}}} : count - 1'b1;
-         at_fire <= ~arm_hit[q] & ~fire_sum[CNT_BITS];
+         // it (below ~K, as PT > cfg_refresh_quanta). Armed, it passes ~K once.
+         count <= arm_hit[q] ? ~{pt, {QC_BITS{1'b0}}} : count + 1'b1;
+         at_fire <= ~fire_off & fire_sum[CNT_BITS+1];
       end
+   end
+endgenerate
+
+// any_wait: a software request always leaves its slot in the waiting frame (set now, or
+// already there), so the frame is empty only if nothing was added. On ECP5 three
+// registers: the entries kept (any_old) and those added in each half of the slots
+// (any_new_lo, any_new_hi), so that no OR over the slots' new entries comes after them.
+generate
+   if (ECP5) begin : any_split
+      localparam HALF = (QUEUES + 1) / 2;
+      reg any_old = 1'b0;
+      reg any_new_lo = 1'b0;
+      reg any_new_hi = 1'b0;
+      always @(posedge clock) begin
+         if (reset) begin
+            any_old <= 1'b0;
+            any_new_lo <= 1'b0;
+            any_new_hi <= 1'b0;
+         end else begin
+            any_old <= take ? |sw_again : any_wait;
+            any_new_lo <= |new_entry[HALF-1:0];
+            any_new_hi <= |(new_entry >> HALF);
+         end
+      end
+      assign any_wait = any_old | any_new_lo | any_new_hi;
+   end else begin : any_one
+      reg any_r = 1'b0;
+      always @(posedge clock)
+         if (reset) any_r <= 1'b0;
+         else any_r <= (take ? |sw_again : any_wait) | (|new_entry);
+      assign any_wait = any_r;
    end
 endgenerate
 
@@ -209,7 +255,6 @@ initial begin
    arm_hit = {QUEUES{1'b0}};
    arm_pt = {QUEUES{1'b0}};
    wire_idle = 1'b1;
-   any_wait = 1'b0;
    level = {QUEUES{1'b0}};
    on_wire = 1'b0;
    wire_left = {QC_BITS{1'b0}};
@@ -232,7 +277,6 @@ always @(posedge clock) begin
       arm_hit <= {QUEUES{1'b0}};
       arm_pt <= {QUEUES{1'b0}};
       wire_idle <= 1'b1;
-      any_wait <= 1'b0;
       level <= {QUEUES{1'b0}};
       on_wire <= 1'b0;
       wire_left <= {QC_BITS{1'b0}};
@@ -250,12 +294,9 @@ always @(posedge clock) begin
       hw_r <= hw_level;
       sw_r <= sw_req;
       // frame_queues and frame_zero do not change before the last byte.
-      arm_hit <= (on_wire && wire_left == 1) ? frame_queues : {QUEUES{1'b0}};
-      arm_pt <= (on_wire && wire_left == 1) ? (frame_queues & ~frame_zero) : {QUEUES{1'b0}};
+      arm_hit <= hit_next ? frame_queues : {QUEUES{1'b0}};
+      arm_pt <= hit_next ? (frame_queues & ~frame_zero) : {QUEUES{1'b0}};
       wire_idle <= !take && !frame_start && (!on_wire || wire_left <= 1);
-      // A software request always leaves its slot in the waiting frame (set now, or
-      // already there), so the frame is empty only if nothing was added.
-      any_wait <= (take ? |sw_again : any_wait) | (|new_entry);
       level <= level_now;
       if (frame_start) begin
          on_wire <= 1'b1;
@@ -272,7 +313,8 @@ always @(posedge clock) begin
       frame_start <= take;
       if (take) begin
          frame_queues <= wait_q;
-         frame_zero <= wait_zero & wait_q;
+         // wait_zero implies wait_q: a release is always an entry of its own.
+         frame_zero <= wait_zero;
       end
    end
 end

@@ -3,7 +3,8 @@
 # (hierarchy -check; proc; check -assert), each configuration at its parameters, on the
 # files as emitted in hdl_out/ and, for a hand-written module whose source in
 # crates/rtl/src/ is not the emitted file's body byte for byte, on the source too. The
-# configurations come from `iblink emit --manifest`.
+# configurations come from `iblink emit --manifest`; a module with a TARGET parameter is
+# linted at its default and at TARGET = "ECP5".
 # Any warning fails, except those listed in tools/lint-waivers.txt as
 # "<file> <tool> <regex>  # reason" (there are none).
 set -uo pipefail
@@ -78,6 +79,12 @@ while IFS=$'\t' read -r name top params files; do
   done
   lint_one "$name" "$top" "$params" "${emitted[@]}"
   n=$((n + 1))
+  # A module with a TARGET parameter (its netlist layout per device family) is also
+  # linted in its ECP5 layout.
+  if grep -q 'parameter TARGET = "GENERIC"' "${emitted[0]}"; then
+    lint_one "$name" "$top" "${params:+$params,}TARGET=\"ECP5\"" "${emitted[@]}"
+    n=$((n + 1))
+  fi
   if [ $hand = 1 ]; then
     lint_one "$name" "$top" "$params" "${written[@]}"
     n=$((n + 1))

@@ -99,6 +99,17 @@ fn run_logged(prog: &Path, args: &[String], cwd: &Path, log: &Path, what: &str) 
     Ok(())
 }
 
+/// The value of `top`'s `TARGET` parameter for `target`'s family, if `top` declares one
+/// (`parameter TARGET = "GENERIC"` before its port list): `"ECP5"` on ECP5; iCE40 keeps
+/// the default.
+pub fn target_layout(text: &str, top: &str, target: Target) -> Option<&'static str> {
+    let start = text.find(&format!("module {top} "))?;
+    let header = &text[start..];
+    let header = &header[..header.find(") (").unwrap_or(header.len())];
+    let has = header.contains("parameter TARGET = \"GENERIC\"");
+    (has && target.family() == crate::parse::Family::Ecp5).then_some("ECP5")
+}
+
 /// Synthesise, place and route `m` for `target` in `dir` (created), keeping every
 /// input, netlist and log there.
 pub fn run_module(
@@ -118,7 +129,12 @@ pub fn run_module(
     std::fs::write(dir.join("wrap.v"), &wrap)?;
     // The top module takes this configuration's parameters as its own, so that it keeps
     // its name (and its cells their row) through synthesis.
-    let chparam: String = m.params.iter().map(|(k, v)| format!("chparam -set {k} {v} {}\n", m.top)).collect();
+    let mut chparam: String = m.params.iter().map(|(k, v)| format!("chparam -set {k} {v} {}\n", m.top)).collect();
+    // A top with a TARGET parameter (its netlist layout per device family) is built in
+    // the layout for the family synthesised.
+    if let Some(layout) = target_layout(&text, &m.top, target) {
+        chparam += &format!("chparam -set TARGET \"{layout}\" {}\n", m.top);
+    }
     let script = format!(
         "read_verilog {block_v}\nread_verilog wrap.v\n{chparam}\
          # Map the block on its own so its cells are counted apart from the wrapper's.\n\
@@ -216,4 +232,22 @@ pub fn run_module(
         benchmark,
         dir: dir.to_path_buf(),
     })
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::target_layout;
+    use crate::target::Target;
+
+    #[test]
+    fn only_a_top_with_a_target_parameter_gets_the_ecp5_layout_and_only_on_ecp5() {
+        let pfc = iblink_rtl::catalog::pfc_tx_variant(8, 64).unwrap();
+        let text = pfc.text();
+        assert_eq!(target_layout(&text, &pfc.top, Target::Ecp5_45k), Some("ECP5"));
+        assert_eq!(target_layout(&text, &pfc.top, Target::Ice40Hx8k), None);
+        assert_eq!(target_layout(&text, &pfc.top, Target::Ice40Up5k), None);
+        // The Ethernet port holds pfc_tx but has no TARGET parameter of its own.
+        let port = iblink_rtl::catalog::eth_port_variant(2, 64).unwrap();
+        assert_eq!(target_layout(&port.text(), &port.top, Target::Ecp5_45k), None);
+    }
 }

@@ -3,10 +3,12 @@
 //! consolidation and merging; it hands out one frame at a time as the queues it carries.
 //!
 //! In this folder: the Verilog module `iblink_pfc_tx.v` (parameters `QUEUES`,
-//! `DATA_WIDTH`, `FILL_BITS`), and here its Rust cycle twin [`PfcTxTwin`], the rust-hdl
-//! block [`PfcTxUnit`] (ports, emission) and the port binding. Reference model:
-//! `iblink_model::pfc::PfcTx`; lockstep of model, twin and Verilator: `lockstep.rs` here
-//! (stimulus and the model adapter: `sim.rs`).
+//! `DATA_WIDTH`, `FILL_BITS`, and `TARGET`, its netlist layout: `"GENERIC"` or `"ECP5"`,
+//! the same cycle behaviour), and here its Rust cycle twin [`PfcTxTwin`] (of the
+//! `"GENERIC"` layout's registers), the rust-hdl block [`PfcTxUnit`] (ports, emission) and
+//! the port binding. Reference model: `iblink_model::pfc::PfcTx`; lockstep of model, twin
+//! and Verilator (both layouts): `lockstep.rs` here (stimulus and the model adapter:
+//! `sim.rs`).
 //!
 //! | port | dir | meaning |
 //! |---|---|---|
@@ -107,9 +109,8 @@ pub struct PfcTxTwin {
     wait_sw: u8,
     sw_again: u8,
     armed: u8,
+    /// The complement of each slot's pause time left, in clocks (it counts up).
     count: [u32; MAX_QUEUES],
-    /// `~cfg_refresh_quanta`, registered (not cleared by reset).
-    refresh_n: u16,
     out: PfcTxOut,
 }
 
@@ -147,7 +148,6 @@ impl PfcTxTwin {
             sw_again: 0,
             armed: 0,
             count: [0; MAX_QUEUES],
-            refresh_n: 0,
             out: PfcTxOut::default(),
         }
     }
@@ -209,24 +209,24 @@ impl Twin for PfcTxTwin {
     fn tick(&mut self, i: &PfcTxIn) {
         let c = self.comb(i);
         let cnt_mask = mask(16 + self.qc_bits as usize) as u32;
-        // The counts, at_fire and the refresh register are not reset: the counts run on
-        // every clock (arming loads them), at_fire is the count at or below K.
-        let before_fire = (!self.refresh_n as u32) << self.qc_bits | 4;
+        // The counts and at_fire are not reset: the counts run on every clock (arming
+        // loads them), at_fire is the count at or above ~K (the pause time left at or
+        // below K).
+        let before_fire = ((i.cfg_refresh_quanta as u32) << self.qc_bits | 4) & cnt_mask;
+        let fire_point = !before_fire & cnt_mask;
         let mut at_fire = 0;
         for q in 0..self.queues {
-            at_fire |= ((c.arm_hit >> q & 1 == 0 && self.count[q] <= before_fire) as u8) << q;
+            at_fire |= ((c.arm_hit >> q & 1 == 0 && self.count[q] >= fire_point) as u8) << q;
             self.count[q] = if c.arm_hit >> q & 1 == 1 {
-                (i.cfg_pause_quanta[q] as u32) << self.qc_bits
+                !((i.cfg_pause_quanta[q] as u32) << self.qc_bits) & cnt_mask
             } else {
-                self.count[q].wrapping_sub(1) & cnt_mask
+                self.count[q].wrapping_add(1) & cnt_mask
             };
         }
-        let refresh_n = !i.cfg_refresh_quanta;
         if i.reset {
-            *self = Self { count: self.count, refresh_n, at_fire, ..Self::new(self.queues, 512 >> self.qc_bits) };
+            *self = Self { count: self.count, at_fire, ..Self::new(self.queues, 512 >> self.qc_bits) };
             return;
         }
-        self.refresh_n = refresh_n;
         self.at_fire = at_fire;
         let m = self.qmask();
         // RX-fill hysteresis, one compare against the present state's threshold: off,
@@ -254,7 +254,7 @@ impl Twin for PfcTxTwin {
         }
         if c.take {
             self.out.frame_queues = self.wait_q;
-            self.out.frame_zero = self.wait_zero & self.wait_q;
+            self.out.frame_zero = self.wait_zero;
         }
         self.out.frame_start = c.take;
         self.wait_q = c.wait_q;
@@ -375,7 +375,7 @@ pub fn params(queues: usize, width: usize) -> Vec<(String, String)> {
 pub fn module() -> EmittedModule {
     SOURCE.emit(
         "pfc_tx",
-        vec![("parameters".into(), "QUEUES = 1..8, DATA_WIDTH = 32 or 64, FILL_BITS (fill and threshold bits)".into())],
+        vec![("parameters".into(), "QUEUES = 1..8, DATA_WIDTH = 32 or 64, FILL_BITS (fill and threshold bits), TARGET = \"GENERIC\" or \"ECP5\" (netlist layout)".into())],
     )
 }
 

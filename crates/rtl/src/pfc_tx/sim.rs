@@ -161,11 +161,25 @@ pub type PfcTxSim = Box<dyn CycleSim<In = PfcTxIn, Out = PfcTxOut>>;
 
 /// The block for a validated configuration in back end `b`.
 pub fn pfc_tx_sim(cfg: &PfcConfig, b: Backend, vcd: Option<&Path>) -> Result<PfcTxSim, SimBuildError> {
+    pfc_tx_sim_for(cfg, b, vcd, None)
+}
+
+/// As [`pfc_tx_sim`], with the module's `TARGET` parameter set (`"ECP5"`: the same cycle
+/// behaviour in another netlist layout); `None` leaves the default. The twin models the
+/// default; Verilator (and VCD) runs the module as built.
+pub fn pfc_tx_sim_for(cfg: &PfcConfig, b: Backend, vcd: Option<&Path>, target: Option<&str>) -> Result<PfcTxSim, SimBuildError> {
     let (q, w) = (cfg.queues.len(), cfg.datapath_bits as usize);
     pfc_tx_variant(q, w)?;
+    let variant = || {
+        let mut v = pfc_tx_variant(q, w)?;
+        if let Some(t) = target {
+            v.params.push(("TARGET".to_string(), format!("\"{t}\"")));
+        }
+        Ok(v)
+    };
     match b {
         Backend::Model => Ok(Box::new(PfcTxModelSim::new(cfg.clone()))),
-        _ => iblink_rtl::with_pfc_tx!((q, w), |T| twin_box::<_, T>(b, PfcTxTwin::new(q, w), || pfc_tx_variant(q, w), vcd),
+        _ => iblink_rtl::with_pfc_tx!((q, w), |T| twin_box::<_, T>(b, PfcTxTwin::new(q, w), variant, vcd),
             _ => Err(SimBuildError::Variant(format!("pfc_tx with {q} queues at {w} bits")))),
     }
 }

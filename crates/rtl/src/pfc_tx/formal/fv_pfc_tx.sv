@@ -39,7 +39,9 @@
 module fv_pfc_tx #(
     parameter QUEUES = 2,
     // 1: PFC mode; 0: PAUSE mode (cfg_pfc)
-    parameter PFC = 1
+    parameter PFC = 1,
+    // 1: the module's ECP5 netlist layout (TARGET = "ECP5"); 0: its default
+    parameter ECP5 = 0
 ) (
     input wire                       clock,
     input wire                       reset,
@@ -69,7 +71,7 @@ wire             frame_start;
 wire [QUEUES-1:0] frame_queues;
 wire [QUEUES-1:0] frame_zero;
 
-iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(64), .FILL_BITS(16)) dut (
+iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(64), .FILL_BITS(16), .TARGET(ECP5 ? "ECP5" : "GENERIC")) dut (
     .clock(clock), .reset(reset),
     .cfg_pfc(PFC != 0), .cfg_zero_on_release(cfg_zero_on_release),
     .cfg_refresh_quanta(cfg_refresh_quanta), .cfg_pause_quanta(cfg_pause_quanta),
