@@ -4,6 +4,8 @@
 //! * [`manifest`]: a block's `formal.toml`, the proofs it lists and their planted bugs.
 //! * [`run`]: one proof through Yosys (SMT-LIB2) and yosys-smtbmc with z3: BMC base case
 //!   and k-induction, or BMC alone, and each planted bug shown to fail.
+//! * [`split`]: a harness as one proof per assertion, for invariants whose induction
+//!   step is out of reach whole.
 //! * [`report`]: the table `make formal` prints.
 //!
 //! The flow is what SymbiYosys' `prove` mode does (a base case and an induction step to
@@ -13,6 +15,7 @@
 pub mod manifest;
 pub mod report;
 pub mod run;
+pub mod split;
 
 pub use manifest::{load_all, Mode, Mutant, Proof};
 pub use run::{run_task, Outcome, Task, TaskResult};

@@ -13,6 +13,7 @@
 //! why = "..."                          # bmc: why the depth covers the behaviour
 //! engine = "abc"                       # bmc only: ABC's bmc3 on an AIGER model (default "z3")
 //! fast = true                          # also run by `make test`
+//! split = true                         # prove: one proof per assertion (crate::split)
 //! taps = [{ wire = "p[{i}].fv_cl", path = "dut.vl[{i}].cl", count = "VLS" }]
 //! [[proof.mutant]]                     # a planted bug the proof must catch
 //! name = "send ignores NP"
@@ -110,6 +111,8 @@ struct RawProof {
     #[serde(default)]
     fast: bool,
     #[serde(default)]
+    split: bool,
+    #[serde(default)]
     taps: Vec<Tap>,
     #[serde(default)]
     mutant: Vec<Mutant>,
@@ -139,6 +142,9 @@ pub struct Proof {
     pub why: Option<String>,
     pub engine: Engine,
     pub fast: bool,
+    /// Proven as one proof per assertion ([`crate::split`]); planted bugs run the whole
+    /// harness.
+    pub split: bool,
     /// (harness wire, flattened DUT path)
     pub taps: Vec<(String, String)>,
     pub mutants: Vec<Mutant>,
@@ -194,6 +200,9 @@ fn resolve(p: RawProof, dir: &Path, hdl_out: &Path) -> anyhow::Result<Proof> {
     if p.mode == Mode::Bmc && p.why.as_deref().map_or(true, |w| w.trim().is_empty()) {
         bail!("why: a BMC proof says why depth {} covers the behaviour", p.depth);
     }
+    if p.split && (p.mode != Mode::Prove || p.engine != Engine::Z3) {
+        bail!("split: only a `prove` proof with z3 is split");
+    }
     if p.engine == Engine::Abc && p.mode != Mode::Bmc {
         bail!("engine: \"abc\" runs BMC only (mode = \"bmc\")");
     }
@@ -239,6 +248,7 @@ fn resolve(p: RawProof, dir: &Path, hdl_out: &Path) -> anyhow::Result<Proof> {
         why: p.why,
         engine: p.engine,
         fast: p.fast,
+        split: p.split,
         taps,
         mutants: p.mutant,
     })

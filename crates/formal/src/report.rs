@@ -48,12 +48,13 @@ pub fn markdown(rows: &[(Task, TaskResult)]) -> String {
         let module = if params.is_empty() { module } else { format!("{module} ({})", params.join(", ")) };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {}, {} | {} | {} | {:.1} |",
+            "| {} | {} | {} | {}, {}{} | {} | {} | {:.1} |",
             p.name,
             p.property,
             module,
             p.engine.name(),
             p.mode.name(),
+            if p.split { ", one proof per assertion" } else { "" },
             p.depth,
             result_text(t, r),
             r.seconds

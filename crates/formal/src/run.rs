@@ -199,6 +199,57 @@ fn smtbmc(cwd: &Path, depth: u32, induction: bool, vcd: &str, log: &str) -> anyh
     }
 }
 
+/// A split proof ([`crate::split`]): every part in `dir/split/<k>-<name>/`, base case and
+/// induction step each; the first part that fails is the outcome (its trace and the
+/// part's assertion reported), else every part passed. `dir/split/parts.md` lists the
+/// parts with their results and seconds.
+fn run_split(p: &Proof, modules: &[PathBuf], dir: &Path, depth: u32) -> anyhow::Result<Found> {
+    let text = std::fs::read_to_string(&p.harness).with_context(|| format!("reading {}", p.harness.display()))?;
+    let parts = crate::split::split(&text).with_context(|| format!("splitting {}", p.harness.display()))?;
+    let root = dir.join("split");
+    if root.exists() {
+        std::fs::remove_dir_all(&root)?;
+    }
+    let mut table = String::from("| part | line | rank | assertion | base | step | s |\n|---|---:|---:|---|---|---|---:|\n");
+    let mut failure: Option<Found> = None;
+    for (k, part) in parts.iter().enumerate() {
+        let label = part.name.as_ref().map_or(k.to_string(), |n| format!("{k}-{n}"));
+        let d = root.join(&label);
+        std::fs::create_dir_all(&d)?;
+        let harness = d.join(p.harness.file_name().unwrap_or_default());
+        std::fs::write(&harness, &part.text)?;
+        let sub = Proof { harness, ..p.clone() };
+        std::fs::write(d.join("model.ys"), yosys_script(&sub, modules, false))?;
+        let start = Instant::now();
+        let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], &d, "yosys.out")?;
+        if !d.join("model.smt2").is_file() {
+            let err = ylog.lines().find(|l| l.contains("ERROR")).map_or("no model.smt2 written".to_string(), str::to_string);
+            bail!("part {label}: yosys: {err} (see {})", d.join("yosys.log").display());
+        }
+        let what = |f: Option<String>| Some(format!("part {label} (line {}: {}): {}", part.line, part.assertion, f.unwrap_or_default()));
+        let (base_ok, failed) = smtbmc(&d, depth, false, "base.vcd", "base.log")?;
+        let (step, found) = if !base_ok {
+            ("-", Some((Outcome::BaseFail, Some(d.join("base.vcd")).filter(|v| v.is_file()), what(failed))))
+        } else {
+            let (ind_ok, failed) = smtbmc(&d, depth, true, "induction.vcd", "induction.log")?;
+            if ind_ok {
+                ("pass", None)
+            } else {
+                ("FAIL", Some((Outcome::InductionFail, Some(d.join("induction.vcd")).filter(|v| v.is_file()), what(failed))))
+            }
+        };
+        let base = if base_ok { "pass" } else { "FAIL" };
+        let cell = part.assertion.replace('|', "\\|");
+        table += &format!("| {label} | {} | {} | `{cell}` | {base} | {step} | {:.1} |\n", part.line, part.rank, start.elapsed().as_secs_f64());
+        if found.is_some() {
+            failure = found;
+            break;
+        }
+    }
+    std::fs::write(root.join("parts.md"), table)?;
+    Ok(failure.unwrap_or((Outcome::Pass, None, None)))
+}
+
 /// Run a task in `out/<proof>[/mutant-<name>]`, replacing what a previous run left there.
 pub fn run_task(task: &Task, out: &Path) -> TaskResult {
     let dir = std::path::absolute(task.dir(out)).unwrap_or_else(|_| task.dir(out));
@@ -247,6 +298,9 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
             v
         }
     };
+    if p.split && task.mutant.is_none() {
+        return run_split(p, &modules, dir, task.depth());
+    }
     std::fs::write(dir.join("model.ys"), yosys_script(p, &modules, task.mutant.is_some()))?;
     let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], dir, "yosys.out")?;
     let model = if p.engine == Engine::Abc { "model.aig" } else { "model.smt2" };

@@ -1,15 +1,11 @@
 `default_nettype none
-// NOT A PROOF YET: this harness is in no formal.toml. Its base case passes; its
-// k-induction step (depth 2) does not finish with z3 4.8 or 5.x, cvc5 1.0 or ABC pdr.
-// Split by docs/wip/split.py into one proof per assertion (the others assumed at the
-// previous clock only), all but the two credit bounds (g_c + unsynced <= room, and the
-// same for g_cw) prove in 0.1-82 s each (docs/formal.md, "Not yet proven"). Kept here so
-// that the invariant is not lost; it moves to crates/rtl/src/link_port/formal/ with a
-// manifest entry once it proves.
-// Its manifest entry would read: modules = ["iblink_tx_credits.v", "iblink_rx_credits.v"],
-// params = { CAPACITY = 66 }, mode = "prove", depth = 2, taps fv_cl = tx.vl[0].cl,
-// fv_cr_q = tx.vl[0].cr_q, fv_cl_q = tx.vl[0].cl_q, fv_ok_en = tx.ok_en,
-// fv_abr = rx.vl[0].abr, fv_used = rx.vl[0].used.
+// Proven split (`split = true` in ../formal.toml; crates/formal/src/split.rs): one proof
+// per assertion, which asserts it and assumes every other one at the previous clock and
+// those of a lower rank (`// NAME: rank N, uses A B` after an assertion) in the same
+// clock; proven together they are the whole harness, by induction on time and, within a
+// clock, on rank. Whole, its induction step does not finish (z3 4.8 or 5.x, cvc5 1.0,
+// ABC pdr; docs/formal.md). The credit bounds go through ghosts of the blocks in flight
+// and lost (g_fl, g_lost) and a chain of one-event lemmas (ranks 2-4, below).
 // Formal harness of the credit loop (SPEC.md 4, 5, 8), proven on hdl_out/ by
 // `iblink formal`: one iblink_tx_credits and one iblink_rx_credits, one data VL, joined
 // by an abstract link. Every choice of the link and of both ends is free each clock:
@@ -198,22 +194,64 @@ end
 reg [AW-1:0] g_used = 0;
 wire [AW-1:0] g_u1 = (arrive && {{(AW-7){1'b0}}, step_np} <= CAP - g_used) ? g_used + step_np : g_used;
 wire [AW-1:0] g_dn = {{(AW-7){1'b0}}, drain_np};
-always @(posedge clock) g_used <= link_init ? 0 : (drain ? (g_u1 >= g_dn ? g_u1 - g_dn : 0) : g_u1);
+wire [AW-1:0] g_used_n = drain ? (g_u1 >= g_dn ? g_u1 - g_dn : 0) : g_u1;
+always @(posedge clock) g_used <= link_init ? 0 : g_used_n;
 wire [AW-1:0] used_a = g_used;
 wire [AW-1:0] free_a = CAP - used_a;
-wire [AW-1:0] room = (free_a >= RMAX) ? RMAX : free_a;   // min(free, 2048)
+// min(free, 2048) for an occupancy u <= CAPACITY (asserted below for g_used); with
+// CAPACITY <= 2048 that is free itself, and the constant select leaves a plain difference.
+function [AW-1:0] room_of(input [AW-1:0] u);
+   room_of = (CAPACITY <= 2048) ? CAP - u : (CAP - u >= RMAX) ? RMAX : CAP - u;
+endfunction
+wire [AW-1:0] room = room_of(g_used);
 wire [AW-1:0] in_flight = {2'd0, f_before} + {2'd0, f_after};
 wire [AW-1:0] unsynced = in_flight + {2'd0, lost};
 wire [AW-1:0] np_a = send ? head_np : 7'd0;
+wire [AW-1:0] step_a = {2'd0, step_g};
+// CL - FCTBS and (FCCL in flight) - FCTBS next clock: the CL the transmitter holds after
+// this clock's FCP (x_c), the FCCL in flight after this clock's FCP (x_cw), less NP sent.
+wire [AW-1:0] x_c = rfcp_arrive ? g_cw : g_c;
+wire [AW-1:0] x_cw = rfcp_send ? room - unsynced : g_cw;
+wire [AW-1:0] g_c_n = x_c - np_a;
+wire [AW-1:0] g_cw_n = x_cw - np_a;
 always @(posedge clock) begin
    if (link_init) begin
       g_c <= 0;
       g_cw <= 0;
    end else begin
-      g_c <= (rfcp_arrive ? g_cw : g_c) - np_a;
-      g_cw <= (rfcp_send ? room - unsynced : g_cw) - np_a;
+      g_c <= g_c_n;
+      g_cw <= g_cw_n;
    end
 end
+wire w_pend_n = (w_pend & ~rfcp_arrive & ~rfcp_lost) | rfcp_send;
+// Ghosts of the blocks in flight and lost, moved by the clock's events only (none of the
+// link's muxes), asserted equal to the link's counters; the credit bounds read them.
+reg [AW-1:0] g_fl = 0;
+reg [AW-1:0] g_lost = 0;
+wire [AW-1:0] fl_1 = g_fl + np_a;                                   // after the send
+wire [AW-1:0] fl_2 = fl_1 - step_a;                                 // after the data step
+wire [AW-1:0] lost_2 = data_lost ? g_lost + step_a : g_lost;
+wire [AW-1:0] lost_3 = tfcp_arrive ? {AW{1'b0}} : lost_2;           // after the FCTBS taken
+always @(posedge clock) begin
+   g_fl <= link_init ? 0 : fl_2;
+   g_lost <= link_init ? 0 : lost_3;
+end
+// The credit bounds as sums that cannot wrap (SW bits hold four AW-bit terms):
+//   X + in flight + lost <= room  <=>  X + in flight + lost + (RMAX - room) <= RMAX,
+// and the same sums after each of the clock's events in turn (send, data step, drain),
+// so that each step of the induction is one small lemma.
+localparam SW = AW + 2;
+wire [SW-1:0] rest_0 = {2'd0, g_fl} + {2'd0, g_lost} + {2'd0, RMAX - room};
+wire [SW-1:0] rest_1 = {2'd0, fl_1} + {2'd0, g_lost} + {2'd0, RMAX - room};
+wire [SW-1:0] rest_2 = {2'd0, fl_2} + {2'd0, lost_2} + {2'd0, RMAX - room_of(g_u1)};
+wire [SW-1:0] rest_4 = {2'd0, fl_2} + {2'd0, lost_3} + {2'd0, RMAX - room_of(g_used_n)};
+wire [SW-1:0] load_c = {2'd0, g_c} + rest_0;
+wire [SW-1:0] load_cw = {2'd0, g_cw} + rest_0;
+wire [SW-1:0] load_xc = {2'd0, x_c} + rest_0;
+wire [SW-1:0] load_xcw = {2'd0, x_cw} + rest_0;
+wire [SW-1:0] load_c_n = {2'd0, g_c_n} + rest_4;
+wire [SW-1:0] load_cw_n = {2'd0, g_cw_n} + rest_4;
+wire [SW-1:0] np_s = {2'd0, np_a};
 // The counters modulo 4096, for sums with ABR and FCTBS.
 wire [11:0] fb12 = f_before;
 wire [11:0] fa12 = f_after;
@@ -222,7 +260,7 @@ wire [11:0] lost12 = lost;
 // P1: no overrun.
 always @(*) assert(!dropped);
 always @(*) assert(fv_used == g_used);
-always @(*) assert(used_a <= CAP && used_a + in_flight <= CAP);
+always @(*) assert(used_a <= CAP && used_a + in_flight <= CAP); // used:
 // P2: conservation of blocks, split at the transmitter's FCP in flight.
 always @(*) if (v_pend) assert(fv_abr + fb12 + lost12 == v_fctbs && v_fctbs + fa12 == fctbs);
 always @(*) if (!v_pend) assert(f_after == 0 && fv_abr + fb12 + lost12 == fctbs);
@@ -241,10 +279,10 @@ wire [11:0] g_cw12 = g_cw;
 always @(*) assert(c12 == g_c12);
 always @(*) if (w_pend) assert(cw12 == g_cw12);
 always @(*) if (send) assert(g_c >= head_np);
-always @(*) assert(g_c + unsynced <= room);
+always @(*) assert(g_c + unsynced <= room); // bc_room: rank 2
 always @(*) if (w_pend) assert(cw12 <= ROOM_MAX);
 always @(*) if (w_pend) assert(g_c <= g_cw);
-always @(*) if (w_pend) assert(g_cw + unsynced <= room);
+always @(*) if (w_pend) assert(g_cw + unsynced <= room); // bcw_room: rank 2
 // FCTBS moves only by the previous clock's send; link init clears both ends.
 always @(*) if (past_valid && !q_init) assert(fctbs == q_fctbs + (q_send ? {5'd0, q_np} : 12'd0));
 always @(*) if (q_init) assert(fctbs == 12'd0 && fv_cl == 12'd0 && fv_abr == 12'd0 && fv_used == 0);
@@ -253,6 +291,26 @@ always @(*) if (past_valid) assert(fv_cl_q == q_cl && fv_cr_q == q_fctbs + {5'd0
 always @(*) assert(fv_ok_en == (past_valid && !q_init));
 // The previous clock's CL lies between FCTBS and CL (CL never falls).
 always @(*) if (past_valid && !q_send && !q_init) assert(q_cl - fctbs <= c12);
+// The ghosts of the link's counters (rank 0: from the previous clock).
+always @(*) assert(g_fl == in_flight); // fl:
+always @(*) assert(g_lost == {2'd0, lost}); // lost:
+// The credit bounds as sums (rank 1: each is the previous clock's last lemma below); the
+// two bounds above (rank 2) follow from them in the same clock.
+always @(*) assert(load_c <= RMAX); // bc: rank 1
+always @(*) if (w_pend) assert(load_cw <= RMAX); // bcw: rank 1
+// The clock's events one at a time (ranks 2-4, each from the lower ranks in the same clock):
+// the FCP from the receiver, the send (moves NP from the credit to the link), the data
+// step (moves blocks from the link to the buffer or to lost), the FCTBS taken and the
+// drain (both only lower the sum); so the sums next clock are still bounded.
+always @(*) if (!link_init) assert(load_xc <= RMAX); // xc: rank 2, uses bc bcw
+always @(*) if (send) assert(x_c >= np_a); // nc: rank 2
+always @(*) if (!link_init && w_pend_n) assert(load_xcw <= RMAX); // xcw: rank 3, uses bc_room bcw fl lost used
+always @(*) if (send && w_pend_n) assert(x_cw >= np_a); // nw: rank 3
+always @(*) assert(rest_1 == rest_0 + np_s); // r1: rank 3
+always @(*) assert(rest_2 <= rest_1); // r2: rank 3
+always @(*) assert(rest_4 <= rest_2); // r4: rank 3
+always @(*) if (!link_init) assert(load_c_n <= RMAX); // fc: rank 4, uses xc nc r1 r2 r4
+always @(*) if (!link_init && w_pend_n) assert(load_cw_n <= RMAX); // fcw: rank 4, uses xcw nw r1 r2 r4
 `endif
 
 endmodule
