@@ -219,30 +219,18 @@ fn run_split(p: &Proof, modules: &[PathBuf], dir: &Path, depth: u32) -> anyhow::
         let harness = d.join(p.harness.file_name().unwrap_or_default());
         std::fs::write(&harness, &part.text)?;
         let sub = Proof { harness, ..p.clone() };
-        std::fs::write(d.join("model.ys"), yosys_script(&sub, modules, false))?;
         let start = Instant::now();
-        let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], &d, "yosys.out")?;
-        if !d.join("model.smt2").is_file() {
-            let err = ylog.lines().find(|l| l.contains("ERROR")).map_or("no model.smt2 written".to_string(), str::to_string);
-            bail!("part {label}: yosys: {err} (see {})", d.join("yosys.log").display());
-        }
-        let what = |f: Option<String>| Some(format!("part {label} (line {}: {}): {}", part.line, part.assertion, f.unwrap_or_default()));
-        let (base_ok, failed) = smtbmc(&d, depth, false, "base.vcd", "base.log")?;
-        let (step, found) = if !base_ok {
-            ("-", Some((Outcome::BaseFail, Some(d.join("base.vcd")).filter(|v| v.is_file()), what(failed))))
-        } else {
-            let (ind_ok, failed) = smtbmc(&d, depth, true, "induction.vcd", "induction.log")?;
-            if ind_ok {
-                ("pass", None)
-            } else {
-                ("FAIL", Some((Outcome::InductionFail, Some(d.join("induction.vcd")).filter(|v| v.is_file()), what(failed))))
-            }
+        let (outcome, vcd, failed) = check_model(&sub, modules, false, &d, depth, true).with_context(|| format!("part {label}"))?;
+        let (base, step) = match outcome {
+            Outcome::Pass => ("pass", "pass"),
+            Outcome::BaseFail => ("FAIL", "-"),
+            Outcome::InductionFail | Outcome::Error(_) => ("pass", "FAIL"),
         };
-        let base = if base_ok { "pass" } else { "FAIL" };
         let cell = part.assertion.replace('|', "\\|");
         table += &format!("| {label} | {} | {} | `{cell}` | {base} | {step} | {:.1} |\n", part.line, part.rank, start.elapsed().as_secs_f64());
-        if found.is_some() {
-            failure = found;
+        if outcome != Outcome::Pass {
+            let what = format!("part {label} (line {}: {}): {}", part.line, part.assertion, failed.unwrap_or_default());
+            failure = Some((outcome, vcd, Some(what)));
             break;
         }
     }
@@ -301,14 +289,21 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
     if p.split && task.mutant.is_none() {
         return run_split(p, &modules, dir, task.depth());
     }
-    std::fs::write(dir.join("model.ys"), yosys_script(p, &modules, task.mutant.is_some()))?;
+    let induction = p.mode == Mode::Prove && task.mutant.is_none();
+    check_model(p, &modules, task.mutant.is_some(), dir, task.depth(), induction)
+}
+
+/// Build `p`'s model in `dir` (the modules, the harness, `planted` for a planted-bug
+/// run), run BMC from power-up to `depth` with the proof's engine and, if `induction`,
+/// the induction step of the same length: the first failure with its trace, else a pass.
+fn check_model(p: &Proof, modules: &[PathBuf], planted: bool, dir: &Path, depth: u32, induction: bool) -> anyhow::Result<Found> {
+    std::fs::write(dir.join("model.ys"), yosys_script(p, modules, planted))?;
     let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], dir, "yosys.out")?;
     let model = if p.engine == Engine::Abc { "model.aig" } else { "model.smt2" };
     if !dir.join(model).is_file() {
         let err = ylog.lines().find(|l| l.contains("ERROR")).map_or(format!("no {model} written"), str::to_string);
         bail!("yosys: {err} (see {})", dir.join("yosys.log").display());
     }
-    let depth = task.depth();
     let (base_ok, failed) = match p.engine {
         Engine::Z3 => smtbmc(dir, depth, false, "base.vcd", "base.log")?,
         Engine::Abc => abc_bmc(dir, &p.top, depth)?,
@@ -316,7 +311,7 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
     if !base_ok {
         return Ok((Outcome::BaseFail, Some(dir.join("base.vcd")).filter(|v| v.is_file()), failed));
     }
-    if p.mode == Mode::Prove && task.mutant.is_none() {
+    if induction {
         let (ind_ok, failed) = smtbmc(dir, depth, true, "induction.vcd", "induction.log")?;
         if !ind_ok {
             return Ok((Outcome::InductionFail, Some(dir.join("induction.vcd")).filter(|v| v.is_file()), failed));
