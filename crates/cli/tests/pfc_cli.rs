@@ -254,6 +254,7 @@ fn trace_bad_configuration_names_the_field() {
         "queue",
     );
     bad_trace(|s| s.replace("rfd_bytes = 4096", "rfd_bytes = 12288"), "queue[1].threshold.rfd_bytes");
+    bad_trace(|s| s.replace("rfd_bytes = 4096", "rfd_bytes = 0"), "queue[1].threshold.rfd_bytes");
     bad_trace(|s| s.replace("rfa_bytes = 12288", "rfa_bytes = 16385"), "queue[1].threshold.rfa_bytes");
     bad_trace(
         |s| s.replace("size_bytes = 16384, rfa_bytes = 12288", "size_bytes = 2048, rfa_bytes = 1024").replace("fill_bytes = 13000", "fill_bytes = 1500").replace("fill_bytes = 8000", "fill_bytes = 800"),

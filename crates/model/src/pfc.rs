@@ -170,6 +170,14 @@ impl PfcConfig {
                 if t.rfa_bytes > t.size_bytes {
                     return Err(ConfigError::field(f("rfa_bytes"), format!("{} is above size_bytes {}", t.rfa_bytes, t.size_bytes)));
                 }
+                if t.rfd_bytes == 0 {
+                    // SPEC.md 9: released when the fill falls below RFD, which a fill of 0
+                    // never does: the queue would stay paused for good.
+                    return Err(ConfigError::field(
+                        f("rfd_bytes"),
+                        "0 never releases: the fill never falls below 0 (1 releases when the queue is empty)",
+                    ));
+                }
                 if t.rfd_bytes >= t.rfa_bytes {
                     return Err(ConfigError::field(
                         f("rfd_bytes"),
@@ -807,6 +815,13 @@ mod tests {
         let mut c = cfg(Mode::Pfc, 32);
         c.queues[1].threshold.as_mut().unwrap().rfd_bytes = 12000;
         assert_eq!(name(c), "queue[1].threshold.rfd_bytes");
+        // A fill trigger with RFD 0 would never release (found by the scenario fuzzer).
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues[1].threshold.as_mut().unwrap().rfd_bytes = 0;
+        assert_eq!(name(c), "queue[1].threshold.rfd_bytes");
+        let mut c = cfg(Mode::Pfc, 32);
+        c.queues[1].threshold.as_mut().unwrap().rfd_bytes = 1;
+        assert!(c.validate().is_ok());
         let mut c = cfg(Mode::Pfc, 32);
         c.queues[1].threshold.as_mut().unwrap().rfa_bytes = 16385;
         assert_eq!(name(c), "queue[1].threshold.rfa_bytes");

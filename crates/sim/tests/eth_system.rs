@@ -197,6 +197,10 @@ fn bad_scenarios_name_the_field() {
     bad(|t| t.replacen("rate = [1000, 100, 1000]", "rate = [1000, 100]", 1), "drain.rate");
     bad(|t| t.replacen("link = \"ethernet\"", "link = \"ib\"", 1), "link");
     bad(|t| t + "\n[sweep]\nlatency_clocks = [1]\nheadroom_bytes = [0]\n", "sweep.headroom_bytes[0]");
+    // Found by the scenario fuzzer: an empty list panicked, RFD 0 never released.
+    bad(|t| t + "\n[sweep]\nlatency_clocks = []\nheadroom_bytes = [1024]\n", "sweep.latency_clocks");
+    bad(|t| t + "\n[sweep]\nlatency_clocks = [50]\nheadroom_bytes = []\n", "sweep.headroom_bytes");
+    bad(|t| t.replacen("rfd_bytes = 8192", "rfd_bytes = 0", 1), "port.queue[0].threshold.rfd_bytes");
     bad(|t| t.replacen("datapath_bits = 64", "datapath_bits = 48", 1), "port.datapath_bits");
 }
 

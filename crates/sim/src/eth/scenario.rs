@@ -262,6 +262,12 @@ impl EthScenario {
                 only_keys(t, "sweep", &["latency_clocks", "headroom_bytes"])?;
                 let l = int_list(need(t.get("latency_clocks"), "sweep.latency_clocks")?, "sweep.latency_clocks", 1, 1_000_000)?;
                 let h = int_list(need(t.get("headroom_bytes"), "sweep.headroom_bytes")?, "sweep.headroom_bytes", 1, 65535)?;
+                // A sweep runs every (latency, headroom) pair: an empty list is no sweep.
+                for (list, name) in [(&l, "sweep.latency_clocks"), (&h, "sweep.headroom_bytes")] {
+                    if list.is_empty() {
+                        return Err(ConfigError::field(name, "is empty: a sweep needs at least one value"));
+                    }
+                }
                 if !port.pfc.queues.iter().any(|q| q.threshold.is_some()) {
                     return Err(ConfigError::field("sweep", "no port.queue has a threshold to sweep"));
                 }
