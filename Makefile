@@ -31,10 +31,10 @@ test: deps build lint formal-fast
 ## soak: the same lockstep as `make test`, 10,000,000 cycles per block configuration
 ## (model, Rust twin and Verilator compared every clock), the system scenarios, and the
 ## fuzz tests (crates/sim/tests/fuzz/) with 10,000,000 inputs per decoder and frames per
-## RX twin and 1,000,000 texts per TOML loader (`make test`: 1,000,000 and 50,000)
+## RX twin and texts per TOML loader (`make test`: 1,000,000 each)
 SOAK_CYCLES ?= 10000000
 SOAK_FUZZ_INPUTS ?= 10000000
-SOAK_FUZZ_TOML_INPUTS ?= 1000000
+SOAK_FUZZ_TOML_INPUTS ?= 10000000
 soak: deps build
 	IBLINK_LOCKSTEP_CYCLES=$(SOAK_CYCLES) IBLINK_SYSTEM_VERILATOR=1 IBLINK_FUZZ_INPUTS=$(SOAK_FUZZ_INPUTS) IBLINK_FUZZ_TOML_INPUTS=$(SOAK_FUZZ_TOML_INPUTS) \
 		$(CARGO) test --release -p iblink-sim -- --test-threads 2
