@@ -49,7 +49,7 @@ pub enum PfcCmd {
     /// The frames the transmit side sends for a timeline of trigger events, on an idle link.
     Trace {
         /// mode, sa, datapath_bits, zero_quanta_on_release, refresh_quanta, clocks,
-        /// [[queue]], [[event]] (see the README).
+        /// [[queue]], [[event]] (see docs/pfc.md).
         file: PathBuf,
         /// Which implementation runs it: the reference model, or the `pfc_tx` block
         /// (its Rust twin, or its Verilog through Verilator). Every one prints the same.
