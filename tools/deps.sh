@@ -50,5 +50,15 @@ if ! have ccache; then
   fi
 fi
 
+# CryptoMiniSat for the proofs with engine = "cms" (`make formal`): PyPI's pycryptosat
+# in a project-local virtual environment, .venv-formal/ (git-ignored), when missing.
+venv=${IBLINK_FORMAL_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.venv-formal}
+if ! "$venv/bin/python" -c "import pycryptosat" >/dev/null 2>&1; then
+  have python3 || { echo "deps: python3 is missing (the CryptoMiniSat proofs need it)" >&2; exit 1; }
+  echo "deps: installing pycryptosat from PyPI into $venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check pycryptosat
+fi
+
 have cargo || { echo "deps: cargo is missing; install Rust with rustup" >&2; exit 1; }
-echo "deps: $(verilator --version | head -1); $(yosys -V); $(z3 --version); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1); $(tshark --version 2>/dev/null | head -1)"
+echo "deps: $(verilator --version | head -1); $(yosys -V); $(z3 --version); pycryptosat $("$venv/bin/python" -c 'import pycryptosat; print(pycryptosat.__version__)'); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1); $(tshark --version 2>/dev/null | head -1)"

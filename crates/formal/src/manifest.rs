@@ -12,6 +12,7 @@
 //! depth = 4                            # induction length, or BMC depth
 //! why = "..."                          # bmc: why the depth covers the behaviour
 //! engine = "abc"                       # bmc only: ABC's bmc3 on an AIGER model (default "z3")
+//!                                      # or "cms": CryptoMiniSat on the AIGER model (BMC, induction)
 //! fast = true                          # also run by `make test`
 //! split = true                         # prove: one proof per assertion (crate::split)
 //! taps = [{ wire = "p[{i}].fv_cl", path = "dut.vl[{i}].cl", count = "VLS" }]
@@ -47,6 +48,11 @@ pub enum Engine {
     /// BMC, for depths where z3's time grows out of reach; `bmc` mode only. A
     /// counterexample is replayed by Yosys's `sim` into a VCD.
     Abc,
+    /// CryptoMiniSat (Python `pycryptosat`, installed by `make deps`) on the AIGER model:
+    /// BMC from power-up and k-induction, unrolled to CNF by our own script
+    /// (`aig_cms.py`). Its Gauss-Jordan elimination decides XOR identities between two
+    /// differently factored CRC networks, which z3 and plain CDCL do not finish.
+    Cms,
 }
 
 impl Engine {
@@ -54,6 +60,7 @@ impl Engine {
         match self {
             Engine::Z3 => "smtbmc z3",
             Engine::Abc => "abc bmc3",
+            Engine::Cms => "cryptominisat",
         }
     }
 }

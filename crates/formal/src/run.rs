@@ -15,6 +15,11 @@
 //! property); a counterexample comes back as an AIGER witness, which Yosys's `sim`
 //! replays on the same netlist into `base.vcd`.
 //!
+//! With `engine = "cms"` the same AIGER model goes to `aig_cms.py` (embedded here,
+//! written beside the model), which unrolls it to CNF and asks CryptoMiniSat: BMC from
+//! the initial state (its counterexample an AIGER witness, replayed the same way) and,
+//! in `prove` mode, the induction step.
+//!
 //! A planted bug passes only if BMC from power-up finds a counterexample (a trace a
 //! person can replay): an induction-step failure alone is not shown to be reachable.
 
@@ -123,7 +128,7 @@ pub fn yosys_script(p: &Proof, modules: &[PathBuf], planted: bool) -> String {
         Engine::Z3 => s += "write_smt2 -wires model.smt2\n",
         // Gates and flip-flops only; undriven nets are errors in `check -assert` above,
         // so setundef meets none the harness relies on.
-        Engine::Abc => {
+        Engine::Abc | Engine::Cms => {
             s += "memory_map\nopt -fast\ntechmap\nopt -fast\ndffunmap\nabc -g AND\nopt_clean\nsetundef -zero -undriven\n";
             s += WRITE_AIGER;
         }
@@ -134,11 +139,11 @@ pub fn yosys_script(p: &Proof, modules: &[PathBuf], planted: bool) -> String {
 /// The last line of an ABC model's script, which its replay replaces.
 const WRITE_AIGER: &str = "write_aiger -zinit -map model.aim model.aig\n";
 
-/// `model.ys` with the AIGER writer replaced by a replay of ABC's witness into `base.vcd`.
-fn replay_script(model_ys: &str, top: &str) -> String {
+/// `model.ys` with the AIGER writer replaced by a replay of a witness into a VCD.
+fn replay_script(model_ys: &str, top: &str, witness: &str, vcd: &str) -> String {
     model_ys.replace(
         WRITE_AIGER,
-        &format!("sim -clock clock -r cex.aiw -map model.aim -vcd base.vcd -scope {top}\n"),
+        &format!("sim -clock clock -r {witness} -map model.aim -vcd {vcd} -scope {top}\n"),
     )
 }
 
@@ -152,15 +157,58 @@ fn abc_bmc(dir: &Path, top: &str, depth: u32) -> anyhow::Result<(bool, Option<St
     if !text.contains("was asserted in frame") {
         bail!("yosys-abc ended without a verdict (see {})", dir.join("base.log").display());
     }
+    replay(dir, top, "ABC", "cex.aiw", "base.vcd")
+}
+
+/// Yosys's replay of a witness into a VCD: (false, the failing assertion).
+fn replay(dir: &Path, top: &str, who: &str, witness: &str, vcd: &str) -> anyhow::Result<(bool, Option<String>)> {
     let ys = std::fs::read_to_string(dir.join("model.ys"))?;
-    std::fs::write(dir.join("replay.ys"), replay_script(&ys, top))?;
+    std::fs::write(dir.join("replay.ys"), replay_script(&ys, top, witness, vcd))?;
     let sim = tool("yosys", &["-q", "-s", "replay.ys"], dir, "replay.log")?;
     // The replay must fail an assertion too, or the witness is not this model's.
     let failed = sim.lines().find(|l| l.contains("Assert ") && l.contains("failed")).map(|l| l.trim().to_string());
     if failed.is_none() {
-        bail!("ABC's counterexample does not fail an assertion in Yosys's replay (see {})", dir.join("replay.log").display());
+        bail!("{who}'s counterexample does not fail an assertion in Yosys's replay (see {})", dir.join("replay.log").display());
     }
     Ok((false, failed))
+}
+
+/// The CryptoMiniSat checker, embedded: written beside each model it runs on.
+const AIG_CMS: &str = include_str!("aig_cms.py");
+
+/// The Python that has `pycryptosat`: `IBLINK_FORMAL_PYTHON`, else `make deps`'s
+/// `.venv-formal/` in the working directory, else `python3`.
+fn cms_python() -> String {
+    if let Ok(p) = std::env::var("IBLINK_FORMAL_PYTHON") {
+        return p;
+    }
+    // Absolute, but not canonical: the venv's python is a symlink, and resolving it
+    // would leave the venv.
+    let venv = std::env::current_dir().unwrap_or_default().join(".venv-formal/bin/python");
+    if venv.is_file() {
+        return venv.display().to_string();
+    }
+    "python3".into()
+}
+
+/// `aig_cms.py` on `model.aig`: BMC from power-up to `depth` clocks, or the induction
+/// step of length `depth`; a counterexample is replayed into `base.vcd` or
+/// `induction.vcd` (the step's from the free state it starts in).
+fn cms(dir: &Path, top: &str, depth: u32, induction: bool) -> anyhow::Result<(bool, Option<String>)> {
+    std::fs::write(dir.join("aig_cms.py"), AIG_CMS)?;
+    let d = depth.to_string();
+    let (mode, witness, vcd, log) =
+        if induction { ("step", "step.aiw", "induction.vcd", "induction.log") } else { ("bmc", "cex.aiw", "base.vcd", "base.log") };
+    let text = tool(&cms_python(), &["aig_cms.py", "model.aig", mode, &d, witness], dir, log)?;
+    let verdict = text.lines().rev().find(|l| l.starts_with("held") || l.starts_with("failed"));
+    match verdict {
+        Some("held") => Ok((true, None)),
+        Some(_) => replay(dir, top, "CryptoMiniSat", witness, vcd),
+        None => bail!(
+            "aig_cms.py ended without a verdict (is pycryptosat installed? `make deps`; see {})",
+            dir.join(log).display()
+        ),
+    }
 }
 
 fn tool(name: &str, args: &[&str], cwd: &Path, log: &str) -> anyhow::Result<String> {
@@ -257,7 +305,7 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
     if dir.exists() {
         // Only this task's own files: a proof's directory also holds its mutants'.
         for f in [
-            "model.ys", "model.smt2", "model.aig", "model.aim", "cex.aiw", "replay.ys", "replay.log", "yosys.log", "base.log",
+            "model.ys", "model.smt2", "model.aig", "model.aim", "cex.aiw", "step.aiw", "aig_cms.py", "replay.ys", "replay.log", "yosys.log", "base.log",
             "base.vcd", "induction.log", "induction.vcd",
         ] {
             let _ = std::fs::remove_file(dir.join(f));
@@ -299,7 +347,7 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
 fn check_model(p: &Proof, modules: &[PathBuf], planted: bool, dir: &Path, depth: u32, induction: bool) -> anyhow::Result<Found> {
     std::fs::write(dir.join("model.ys"), yosys_script(p, modules, planted))?;
     let ylog = tool("yosys", &["-q", "-l", "yosys.log", "-s", "model.ys"], dir, "yosys.out")?;
-    let model = if p.engine == Engine::Abc { "model.aig" } else { "model.smt2" };
+    let model = if p.engine == Engine::Z3 { "model.smt2" } else { "model.aig" };
     if !dir.join(model).is_file() {
         let err = ylog.lines().find(|l| l.contains("ERROR")).map_or(format!("no {model} written"), str::to_string);
         bail!("yosys: {err} (see {})", dir.join("yosys.log").display());
@@ -307,12 +355,16 @@ fn check_model(p: &Proof, modules: &[PathBuf], planted: bool, dir: &Path, depth:
     let (base_ok, failed) = match p.engine {
         Engine::Z3 => smtbmc(dir, depth, false, "base.vcd", "base.log")?,
         Engine::Abc => abc_bmc(dir, &p.top, depth)?,
+        Engine::Cms => cms(dir, &p.top, depth, false)?,
     };
     if !base_ok {
         return Ok((Outcome::BaseFail, Some(dir.join("base.vcd")).filter(|v| v.is_file()), failed));
     }
     if induction {
-        let (ind_ok, failed) = smtbmc(dir, depth, true, "induction.vcd", "induction.log")?;
+        let (ind_ok, failed) = match p.engine {
+            Engine::Cms => cms(dir, &p.top, depth, true)?,
+            _ => smtbmc(dir, depth, true, "induction.vcd", "induction.log")?,
+        };
         if !ind_ok {
             return Ok((Outcome::InductionFail, Some(dir.join("induction.vcd")).filter(|v| v.is_file()), failed));
         }
