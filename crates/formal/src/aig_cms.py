@@ -143,15 +143,11 @@ class Unroll:
         self.s.add_clause([-sel] + [self.lit(f, b) for b in self.bads])
         return sel
 
-    def first_bad(self, model, f):
-        for k, b in enumerate(self.bads):
-            v = self.lit(f, b)
-            if (model[abs(v)] if v > 0 else not model[abs(v)]):
-                return k
-        return -1
-
     def value(self, model, v):
         return model[abs(v)] if v > 0 else not model[abs(v)]
+
+    def first_bad(self, model, f):
+        return next((k for k, b in enumerate(self.bads) if self.value(model, self.lit(f, b))), -1)
 
 
 def write_witness(u, model, last, bad, path):
