@@ -11,8 +11,16 @@ in which no bad state occurs and every constraint holds, then a bad state in fra
 DEPTH (with the constraints true there): if none exists, the assertions are
 DEPTH-inductive. A witness (its initial state free in a step) is in the AIGER format
 Yosys's `sim -r` replays.
+
+Before unrolling, ABC's combinational synthesis (`&syn2; &dc2`, yosys-abc) rewrites the
+AND gates; the inputs, latches, bad states and constraints keep their order, so a
+witness is the same, and random simulation of both netlists must agree on every latch
+input, bad state and constraint or the original is used.
 Embedded in the `iblink` binary (crates/formal/src/run.rs) and written beside the model.
 """
+import os
+import random
+import subprocess
 import sys
 
 from pycryptosat import Solver
@@ -65,6 +73,73 @@ def read_aig(path):
         ands.append((lhs, r0, r1))
     # Old-style AIGER: the outputs are the bad states.
     return m, i, l, latches, ands, bads or outs, cons
+
+
+def write_aig(path, aig):
+    """Binary AIGER with the bad states, then the constraints, as plain outputs."""
+    m, i, l, latches, ands, bads, cons = aig
+
+    def num(x):
+        out = bytearray()
+        while x & ~0x7F:
+            out.append((x & 0x7F) | 0x80)
+            x >>= 7
+        out.append(x)
+        return bytes(out)
+
+    outs = list(bads) + list(cons)
+    body = bytearray(f"aig {m} {i} {l} {len(outs)} {len(ands)}\n".encode())
+    for nxt, _ in latches:
+        body += f"{nxt}\n".encode()
+    for o in outs:
+        body += f"{o}\n".encode()
+    for lhs, r0, r1 in ands:
+        body += num(lhs - r0) + num(r0 - r1)
+    open(path, "wb").write(bytes(body))
+
+
+def simulate(aig, cis):
+    """Every latch input, bad state and constraint, bit-parallel over the patterns in cis
+    (one int per input and latch)."""
+    m, i, l, latches, ands, bads, cons = aig
+    full = (1 << 64) - 1
+    val = [0] * (m + 1)
+    for k, x in enumerate(cis):
+        val[k + 1] = x
+    lit = lambda a: val[a >> 1] ^ full if a & 1 else val[a >> 1]
+    for lhs, r0, r1 in ands:
+        val[lhs >> 1] = lit(r0) & lit(r1)
+    return [lit(n) for n, _ in latches] + [lit(b) for b in bads] + [lit(c) for c in cons]
+
+
+def optimize(aig, path):
+    """The AIG after ABC's &syn2; &dc2, or the original when ABC is missing, changes the
+    interface, or its netlist disagrees with the original in simulation."""
+    m, i, l, latches, ands, bads, cons = aig
+    if any(init != 0 for _, init in latches):
+        return aig, "kept (a latch not zero-initialised)"
+    src, dst = path + ".in.aig", path + ".opt.aig"
+    write_aig(src, aig)
+    cmd = f"read_aiger {src}; &get -n; &syn2; &dc2; &put; write_aiger {dst}"
+    try:
+        subprocess.run(["yosys-abc", "-q", cmd], check=True, capture_output=True, timeout=600)
+        m2, i2, l2, latches2, ands2, outs2, cons2 = read_aig(dst)
+    except (OSError, subprocess.SubprocessError, SystemExit, ValueError) as e:
+        return aig, f"kept (ABC: {e})"
+    finally:
+        for f in (src, dst):
+            if os.path.exists(f):
+                os.remove(f)
+    nb = len(bads)
+    if (i2, l2, len(outs2), cons2) != (i, l, nb + len(cons), []) or any(x != 0 for _, x in latches2):
+        return aig, "kept (ABC changed the interface)"
+    opt = (m2, i2, l2, latches2, ands2, outs2[:nb], outs2[nb:])
+    rng = random.Random(0x1b11)
+    for _ in range(16):
+        cis = [rng.getrandbits(64) for _ in range(i + l)]
+        if simulate(aig, cis) != simulate(opt, cis):
+            return aig, "kept (ABC's netlist disagreed in simulation)"
+    return opt, f"{len(ands)} -> {len(ands2)} AND gates"
 
 
 class Unroll:
@@ -195,7 +270,8 @@ def step(aig, depth, witness):
 
 def main():
     path, mode, depth = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    aig = read_aig(path)
+    aig, how = optimize(read_aig(path), path)
+    print(f"ABC: {how}", flush=True)
     if mode == "bmc":
         print(bmc(aig, depth, sys.argv[4]))
     elif mode == "step":
