@@ -171,12 +171,12 @@ fn run_lockstep(width: usize, seed: u64) {
 
 #[test]
 fn lockstep_w32() {
-    run_lockstep(32, 0x17_32);
+    run_lockstep(32, 0x1732);
 }
 
 #[test]
 fn lockstep_w64() {
-    run_lockstep(64, 0x17_64);
+    run_lockstep(64, 0x1764);
 }
 
 // ----- the wire, checked without the models -------------------------------------------
@@ -329,12 +329,12 @@ fn check_wire(width: usize, seed: u64, n: u64) {
 
 #[test]
 fn wire_check_w32() {
-    check_wire(32, 0xc0de_32, 1_000_000);
+    check_wire(32, 0xc0de32, 1_000_000);
 }
 
 #[test]
 fn wire_check_w64() {
-    check_wire(64, 0xc0de_64, 1_000_000);
+    check_wire(64, 0xc0de64, 1_000_000);
 }
 
 // ----- directed -------------------------------------------------------------------------
