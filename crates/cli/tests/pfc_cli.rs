@@ -45,9 +45,7 @@ fn tshark(frames: &[Vec<u8>], fields: &[&str]) -> Vec<Vec<String>> {
     let path = dir.path().join("pfc.pcap");
     let mut f = std::fs::File::create(&path).unwrap();
     // pcap global header: magic, v2.4, zone 0, sigfigs 0, snaplen 65535, LINKTYPE_ETHERNET.
-    for w in [0xa1b2_c3d4u32] {
-        f.write_all(&w.to_le_bytes()).unwrap();
-    }
+    f.write_all(&0xa1b2_c3d4u32.to_le_bytes()).unwrap();
     f.write_all(&2u16.to_le_bytes()).unwrap();
     f.write_all(&4u16.to_le_bytes()).unwrap();
     for w in [0u32, 0, 65535, 1] {

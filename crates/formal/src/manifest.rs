@@ -205,7 +205,7 @@ fn resolve(p: RawProof, dir: &Path, hdl_out: &Path) -> anyhow::Result<Proof> {
     if p.depth == 0 || p.depth > 1000 {
         bail!("depth: {} is not 1..=1000", p.depth);
     }
-    if p.mode == Mode::Bmc && p.why.as_deref().map_or(true, |w| w.trim().is_empty()) {
+    if p.mode == Mode::Bmc && p.why.as_deref().is_none_or(|w| w.trim().is_empty()) {
         bail!("why: a BMC proof says why depth {} covers the behaviour", p.depth);
     }
     if p.split && (p.mode != Mode::Prove || p.engine != Engine::Z3) {

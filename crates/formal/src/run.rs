@@ -242,7 +242,7 @@ fn smtbmc(cwd: &Path, depth: u32, induction: bool, vcd: &str, log: &str) -> anyh
             "yosys-smtbmc ended with status {:?} (see {}): {}",
             other,
             cwd.join(log).display(),
-            text.lines().filter(|l| l.contains("rror") || l.contains("nsatisf")).last().unwrap_or("")
+            text.lines().rfind(|l| l.contains("rror") || l.contains("nsatisf")).unwrap_or("")
         ),
     }
 }

@@ -191,7 +191,7 @@ mod tests {
         let b = Fcp::new(FcpOp::Init, 0, 0, 0).unwrap().encode();
         for extra in 1..=10 {
             let mut long = b.to_vec();
-            long.extend(std::iter::repeat(0).take(extra));
+            long.extend(std::iter::repeat_n(0, extra));
             assert_eq!(
                 Fcp::decode(&long, cap(4)),
                 Err(FcpDecodeError::Long { len: 6 + extra })

@@ -302,7 +302,7 @@ fn synth_variants_size_the_ethernet_memories() {
                 assert_eq!(s.name, format!("{}_rx8k_tx2k", e.name));
                 let top = &s.modules[0].text;
                 let (rx, tx) = if width == 64 { (10, 8) } else { (11, 9) };
-                assert!(top.contains(&format!("iblink_eth_rxbuf #(.QUEUES(")) && top.contains(&format!(".ADDR_BITS({rx})) rxb (")), "{top}");
+                assert!(top.contains("iblink_eth_rxbuf #(.QUEUES(") && top.contains(&format!(".ADDR_BITS({rx})) rxb (")), "{top}");
                 assert!(top.contains(&format!(".ADDR_BITS({tx})) txq (")), "{top}");
                 assert_eq!(s.modules[1..], e.modules[1..]);
                 sized += 1;

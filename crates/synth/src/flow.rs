@@ -201,7 +201,7 @@ pub fn run_module(
         }
         let (clock, fmax) = single_fmax(&text).with_context(|| format!("in {}", log.display()))?;
         runs.push(SeedRun { seed, fmax_mhz: fmax, log: log.clone() });
-        if best.as_ref().map_or(true, |b| fmax > b.0) {
+        if best.as_ref().is_none_or(|b| fmax > b.0) {
             best = Some((fmax, seed, clock, text));
         }
     }

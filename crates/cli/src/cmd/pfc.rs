@@ -189,7 +189,7 @@ mod fuzz_tests {
 
     /// Six two-digit hex bytes separated by `:` or `-`.
     fn mac_oracle(s: &str) -> Option<[u8; 6]> {
-        let parts: Vec<&str> = s.split(|c| c == ':' || c == '-').collect();
+        let parts: Vec<&str> = s.split([':', '-']).collect();
         if parts.len() != 6 {
             return None;
         }

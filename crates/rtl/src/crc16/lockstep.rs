@@ -25,10 +25,8 @@ impl<S: CycleSim<In = Crc16In, Out = Crc16Out>> CycleSim for Coverage<S> {
     fn step(&mut self, i: &Crc16In) -> Crc16Out {
         let o = self.inner.step(i);
         self.packets += o.crc_valid as u64;
-        if i.valid && !i.reset && i.last {
-            if (i.keep as u32) < (1 << self.lanes) - 1 {
-                self.partial_last += 1;
-            }
+        if i.valid && !i.reset && i.last && (i.keep as u32) < (1 << self.lanes) - 1 {
+            self.partial_last += 1;
         }
         if i.valid && !i.reset && i.start && self.prev_last {
             self.back_to_back += 1;

@@ -121,7 +121,7 @@ fn back_to_back_packets_match_the_crc_crate() {
             }
             words.extend(w);
         }
-        words.extend(std::iter::repeat(Crc16DwordIn::default()).take(LATENCY + 1));
+        words.extend(std::iter::repeat_n(Crc16DwordIn::default(), LATENCY + 1));
         let got: Vec<u16> = words.iter().map(|w| s.step(w)).filter(|o| o.crc_valid).map(|o| o.crc).collect();
         let want: Vec<u16> = packets.iter().map(|p| crc16(p)).collect();
         assert_eq!(got, want, "{}", b.name());
@@ -143,7 +143,7 @@ fn reset_drops_the_packet_in_flight() {
         let mut second = dword_packet(&[0x10, 0, 0, 0]);
         second[0].start = false;
         let mut valids = Vec::new();
-        for w in second.iter().chain(std::iter::repeat(&Crc16DwordIn::default()).take(5)) {
+        for w in second.iter().chain(std::iter::repeat_n(&Crc16DwordIn::default(), 5)) {
             let o = s.step(w);
             if o.crc_valid {
                 valids.push(o.crc);

@@ -178,7 +178,7 @@ fn directed_cases(vls: usize, width: usize) -> Vec<(String, Vec<FcpRxIn>, Option
     }
     for extra in [1, 2, 3, 10] {
         let mut b = good.to_vec();
-        b.extend(std::iter::repeat(0).take(extra));
+        b.extend(std::iter::repeat_n(0, extra));
         cases.push((format!("long +{extra}"), link(&b, width), Some(Reason::Long)));
     }
     for bit in 0..48 {
@@ -353,7 +353,7 @@ fn counters_saturate() {
     let mut refs: Vec<&mut dyn CycleSim<In = FcpRxIn, Out = FcpRxOut>> =
         sims.iter_mut().map(|s| s.as_mut() as _).collect();
     let short = link(&[0x10, 0, 0], 64)[0];
-    let stim = std::iter::repeat(short).take(70_000).chain(idle(LATENCY + 1));
+    let stim = std::iter::repeat_n(short, 70_000).chain(idle(LATENCY + 1));
     lockstep(&mut refs, stim).unwrap_or_else(|m| panic!("{m}"));
     for s in refs.iter_mut() {
         let o = s.step(&FcpRxIn::default());

@@ -267,7 +267,7 @@ fn restart_burst_spec_example_and_back_to_back() {
                 let mut clock = 0u64;
                 for k in 0..300u16 {
                     let mut i = quiet(LINK_ARM, cfg);
-                    i.fccl = [k * 7 & 0xfff; 15];
+                    i.fccl = [(k * 7) & 0xfff; 15];
                     i.fcp_start = k % 3 == 0;
                     s.step(&i);
                     clock += 1;

@@ -239,7 +239,7 @@ crate::netlist! {
 pub fn ctrl_params(p: &PortParams) -> PortCtrlParams {
     PortCtrlParams {
         vls: p.vl_cap,
-        period_clocks: spec_period_clocks(p.width) as u16,
+        period_clocks: spec_period_clocks(p.width),
         vl_high_limit: p.vl_high_limit,
         one_packet: p.one_packet,
         refresh_clocks: p.refresh_clocks,

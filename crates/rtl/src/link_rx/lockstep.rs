@@ -157,7 +157,7 @@ fn drive(
     words
         .iter()
         .copied()
-        .chain(std::iter::repeat(LinkRxIn::default()).take(idle))
+        .chain(std::iter::repeat_n(LinkRxIn::default(), idle))
         .map(|w| sim.step(&w))
         .collect()
 }
@@ -369,10 +369,9 @@ fn counters_saturate() {
             rx_eop: false,
             ..one
         };
-        let stim: Vec<LinkRxIn> = std::iter::repeat(one)
-            .take(65_540)
-            .chain(std::iter::repeat(open).take(65_540))
-            .chain(std::iter::repeat(LinkRxIn::default()).take(LATENCY + 2))
+        let stim: Vec<LinkRxIn> = std::iter::repeat_n(one, 65_540)
+            .chain(std::iter::repeat_n(open, 65_540))
+            .chain(std::iter::repeat_n(LinkRxIn::default(), LATENCY + 2))
             .collect();
         let mut sims: Vec<_> = Backend::ALL
             .iter()

@@ -272,7 +272,7 @@ mod tests {
         for n in [1usize, 2, 4, 8, 15] {
             let b = stored_vl_bits(n);
             assert!(n - 1 < 1 << b, "VLCap {n}: {b} bits");
-            assert!(b == 0 || n - 1 >= 1 << (b - 1), "VLCap {n}: {b} bits is wider than needed");
+            assert!(b == 0 || n > 1 << (b - 1), "VLCap {n}: {b} bits is wider than needed");
         }
     }
 }

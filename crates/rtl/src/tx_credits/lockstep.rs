@@ -449,7 +449,7 @@ fn seed000_fccl_rollover() {
             l.drain(66);
         }
         l.drain(28);
-        for np in std::iter::repeat(66u8).take(34).chain([22]) {
+        for np in std::iter::repeat_n(66u8, 34).chain([22]) {
             l.refresh();
             l.send(np);
         }
@@ -498,13 +498,10 @@ fn overrun_counter_saturates() {
         accept_blocks: 64,
         ..Default::default()
     });
-    let overrun = std::iter::repeat(RxCreditsIn {
-        accept: true,
-        accept_vl: 2,
-        accept_blocks: 100,
-        ..Default::default()
-    })
-    .take(70_000);
+    let overrun = std::iter::repeat_n(
+        RxCreditsIn { accept: true, accept_vl: 2, accept_blocks: 100, ..Default::default() },
+        70_000,
+    );
     let tail = std::iter::once(RxCreditsIn::default());
     lockstep(&mut refs, fill.chain(overrun).chain(tail)).unwrap_or_else(|m| panic!("{m}"));
     for s in refs.iter_mut() {
