@@ -29,6 +29,7 @@ struct Word {
 /// word's CRC shows in `crc`/`crc_valid` during `t + 3`; `reset` in clock `r` drops the
 /// words of `r` and `r - 1`, suppresses `crc_valid` (not the `crc` load) of the word
 /// of `r - 2`, and restarts the stream after it.
+#[derive(Default)]
 pub struct Crc16DwordModelSim {
     stream: Crc16Stream,
     /// Words presented one and two clocks ago (stages 1 and 2), if valid and kept.
@@ -38,17 +39,6 @@ pub struct Crc16DwordModelSim {
     crc_valid: bool,
 }
 
-impl Default for Crc16DwordModelSim {
-    fn default() -> Self {
-        Self {
-            stream: Crc16Stream::default(),
-            stage1: None,
-            stage2: None,
-            crc: 0,
-            crc_valid: false,
-        }
-    }
-}
 
 impl Crc16DwordModelSim {
     pub fn new() -> Self {
@@ -107,7 +97,7 @@ pub fn crc16_dword_sim(b: Backend, vcd: Option<&Path>) -> Result<Crc16DwordSim, 
 
 /// The words that carry `bytes` (a whole number of dwords) as one packet.
 pub fn dword_packet(bytes: &[u8]) -> Vec<Crc16DwordIn> {
-    assert!(!bytes.is_empty() && bytes.len() % 4 == 0, "a packet of whole dwords");
+    assert!(!bytes.is_empty() && bytes.len().is_multiple_of(4), "a packet of whole dwords");
     let n = bytes.len() / 4;
     bytes
         .chunks(4)

@@ -316,7 +316,7 @@ impl FailsafeStimulus {
         // Only where the limit leaves room for every other VL's FCPs (one strobe a
         // clock): otherwise the others starve and trip with it, and the lowest wins.
         let roomy = (p.max(1) as u32) * (u as u32) >= 4 * self.vls as u32;
-        if off || roomy && (solo_epoch || (focus < 35 || focus >= 65) && r.gen_ratio(1, 2)) {
+        if off || roomy && (solo_epoch || !(35..65).contains(&focus) && r.gen_ratio(1, 2)) {
             // The silent VL takes turns, so every VL trips on its own, lowest or not.
             let start = self.solo_turn % self.vls;
             let quiet = (0..self.vls)
@@ -330,7 +330,7 @@ impl FailsafeStimulus {
             // Overrun trips would reset the monitor before it counts up, except where
             // both thresholds take thousands of clocks; at the spec period, every other
             // turn leaves the overrun VL running.
-            let keep = (10..=14).contains(&kind) || spec && self.solo_turn % 2 == 0;
+            let keep = (10..=14).contains(&kind) || spec && self.solo_turn.is_multiple_of(2);
             if !keep && !off {
                 self.ovr_mode = [OverrunMode::Never; 15];
             }

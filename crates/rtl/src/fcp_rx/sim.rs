@@ -72,7 +72,7 @@ impl FcpRxModelSim {
             lanes: width_bits / 8,
             open: false,
             bytes: Vec::with_capacity(256),
-            pending: std::iter::repeat(Verdicts::default()).take(LATENCY - 1).collect(),
+            pending: std::iter::repeat_n(Verdicts::default(), LATENCY - 1).collect(),
             out: FcpRxOut::default(),
             prev_eop: false,
             open_zero_bubble: false,

@@ -516,7 +516,7 @@ impl LinkTxStimulus {
             self.link_active = true;
         }
         // The arbiter's offer: a data queue with a packet, kept for a while.
-        if self.offer.map_or(true, |v| self.descs[v as usize].is_empty()) || self.rng.gen_ratio(1, 8) {
+        if self.offer.is_none_or(|v| self.descs[v as usize].is_empty()) || self.rng.gen_ratio(1, 8) {
             let candidates: Vec<u8> = (0..15u8).filter(|v| !self.descs[*v as usize].is_empty()).collect();
             self.offer = (!candidates.is_empty()).then(|| candidates[self.rng.gen_range(0..candidates.len())]);
         }

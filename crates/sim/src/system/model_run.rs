@@ -188,21 +188,17 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
             let after = *e.port.stats();
             // What the receiver did with its input.
             match inputs[side] {
-                Some(LinkItem::Data { vl, pkt_len }) => {
-                    if after.data_received > before.data_received {
-                        e.rx[vl as usize].push_back(pkt_len);
-                        let occ: u32 = e.rx[vl as usize].iter().map(|&l| blocks_for_pkt_len(l) as u32).sum();
-                        if measuring {
-                            m.max_occupancy[d_in][vl as usize] = m.max_occupancy[d_in][vl as usize].max(occ);
-                        }
+                Some(LinkItem::Data { vl, pkt_len }) if after.data_received > before.data_received => {
+                    e.rx[vl as usize].push_back(pkt_len);
+                    let occ: u32 = e.rx[vl as usize].iter().map(|&l| blocks_for_pkt_len(l) as u32).sum();
+                    if measuring {
+                        m.max_occupancy[d_in][vl as usize] = m.max_occupancy[d_in][vl as usize].max(occ);
                     }
                 }
-                Some(LinkItem::Vl15 { .. }) => {
-                    if after.vl15_received > before.vl15_received {
-                        e.vl15_held += 1;
-                        if measuring {
-                            m.max_occupancy[d_in][15] = m.max_occupancy[d_in][15].max(e.vl15_held);
-                        }
+                Some(LinkItem::Vl15 { .. }) if after.vl15_received > before.vl15_received => {
+                    e.vl15_held += 1;
+                    if measuring {
+                        m.max_occupancy[d_in][15] = m.max_occupancy[d_in][15].max(e.vl15_held);
                     }
                 }
                 _ => {}
@@ -298,8 +294,8 @@ fn run_model_from(s: &Scenario, cycles: u64, flush: u64, from: u64) -> ModelSumm
             arm_left = s.arm_clocks;
         } else if init_left > 0 {
             init_left -= 1;
-        } else if arm_left > 0 {
-            arm_left -= 1;
+        } else {
+            arm_left = arm_left.saturating_sub(1);
         }
         c += 1;
     }

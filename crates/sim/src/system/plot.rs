@@ -293,7 +293,7 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
         r#"<text x="{LEFT}" y="24" style="font-size: 16px; font-weight: bold">{}</text>"#,
         esc(&opts.title)
     );
-    let mut row_label = format!("throughput, bytes/clock (window average)");
+    let mut row_label = "throughput, bytes/clock (window average)".to_string();
     if let Some(hz) = opts.clock_hz {
         let _ = write!(
             row_label,
