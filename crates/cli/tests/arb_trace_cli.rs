@@ -73,13 +73,14 @@ fn invalid_files_name_the_field() {
 /// 1. high: entry 0 (VL15) skipped, entry 1 VL1: 4 - 19 = -15, counter 1024 - 300 = 724;
 /// 2. entry 1 exhausted; entry 2 (VL6, not a data VL) and 3 (weight 0) skipped; entry 4
 ///    VL0: 3 - 7 = -4, 724 - 100 = 624;
-/// 3-5. VL1, VL0, VL1 alternate the same way: 324, 224, then -76: negative, so the
+/// 3. (to 5) VL1, VL0, VL1 alternate the same way: 324, 224, then -76: negative, so the
 ///    counter is reloaded (1024) and the low table gets a turn;
 /// 6. low: entry 0 (VL5) skipped (not VL1, which VL5's low bits would alias), entry 1
 ///    VL3: 2 - 19 = -17, the turn ends;
 /// 7. high again: VL1's last packet, 1024 - 300 = 724;
 /// 8. the high table has nothing eligible (VL2 only in a weight-0 entry): reload, low:
 ///    entry 2 (VL15) and 0 (VL5) skipped, VL3 from entry 1 with weight reloaded, -17.
+///
 /// VL2's packet is never granted.
 #[test]
 fn skipped_entries_warn_and_trace_alike_in_every_back_end() {

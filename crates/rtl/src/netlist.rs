@@ -380,6 +380,7 @@ macro_rules! netlist {
                 }, )*],
             };
 
+            #[allow(clippy::too_many_arguments)] // one argument per instance
             fn __new($( $inst: $ty ),*) -> Self {
                 Self { $( $inst, )* outs: Default::default(), check: false }
             }

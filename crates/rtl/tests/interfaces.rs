@@ -42,13 +42,14 @@ fn verilog_ports_equal_the_rust_hdl_ports() {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     std::thread::scope(|s| {
         for _ in 0..workers {
-            s.spawn(|| loop {
-                let Some(v) = todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
-                let mut want = v.ports.clone();
-                let mut got = yosys_ports(v);
-                want.sort_by(|a, b| a.name.cmp(&b.name));
-                got.sort_by(|a, b| a.name.cmp(&b.name));
-                assert_eq!(got, want, "{}: the Verilog's ports differ from the rust-hdl block's", v.name);
+            s.spawn(|| {
+                while let Some(v) = todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    let mut want = v.ports.clone();
+                    let mut got = yosys_ports(v);
+                    want.sort_by(|a, b| a.name.cmp(&b.name));
+                    got.sort_by(|a, b| a.name.cmp(&b.name));
+                    assert_eq!(got, want, "{}: the Verilog's ports differ from the rust-hdl block's", v.name);
+                }
             });
         }
     });

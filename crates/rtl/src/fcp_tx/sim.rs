@@ -351,8 +351,7 @@ pub struct TimerConfig {
 impl TimerConfig {
     /// The default port configuration at `width_bits`: refresh 57344 symbols, gap 256.
     pub fn default_for(width_bits: usize) -> Self {
-        let mut c = PortConfig::default();
-        c.datapath_bytes = (width_bits / 8) as u8;
+        let c = PortConfig { datapath_bytes: (width_bits / 8) as u8, ..Default::default() };
         debug_assert_eq!(c.refresh_symbols, DEFAULT_REFRESH_SYMBOLS);
         Self {
             refresh_clocks: c.refresh_clocks() as u16,

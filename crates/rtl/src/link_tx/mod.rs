@@ -708,6 +708,7 @@ pub fn vcrc_module_name(width: usize) -> String {
 /// bits the 8-byte share (up to 39 terms) in four parts and the odd ending's 4-byte
 /// share in two, so each part is two LUT levels and the loop XORs at most 12 state bits
 /// and 4 parts (16 inputs).
+#[allow(clippy::type_complexity)] // (part, [(input vector, bit range)])
 fn data_shares(k: usize) -> Vec<(usize, Vec<(String, std::ops::Range<usize>)>)> {
     if k == 8 {
         vec![

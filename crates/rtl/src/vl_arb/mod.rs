@@ -187,6 +187,7 @@ pub struct VlArbOut {
 impl VlArbOut {
     /// The record for raw port values (`weight_left` 9 and `high_counter` 19 bits, two's
     /// complement), with the fields cleared when no offer is shown.
+    #[allow(clippy::too_many_arguments)] // one argument per output port
     pub fn from_ports(
         valid: bool,
         vl: u64,

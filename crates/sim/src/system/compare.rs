@@ -206,8 +206,10 @@ mod tests {
     use crate::system::run::ResyncEvent;
 
     fn report(retrains: &[u64], busy: [u32; 4]) -> RunReport {
-        let mut r = RunReport::default();
-        r.resyncs = retrains.iter().map(|&clock| ResyncEvent { clock, by: None, also: None }).collect();
+        let mut r = RunReport {
+            resyncs: retrains.iter().map(|&clock| ResyncEvent { clock, by: None, also: None }).collect(),
+            ..Default::default()
+        };
         for d in [&mut r.a_to_b, &mut r.b_to_a] {
             d.window_clocks = 4 * BUSY_BIN;
             d.measured_bins = vec![BUSY_BIN as u32; 4];
@@ -218,13 +220,14 @@ mod tests {
     }
 
     fn model(retrains: &[u64], busy: [u32; 4]) -> ModelSummary {
-        let mut m = ModelSummary::default();
-        m.retrains = retrains.iter().map(|&c| (c, None)).collect();
-        m.window_clocks = 4 * BUSY_BIN;
-        m.measured_bins = vec![BUSY_BIN as u32; 4];
-        m.busy_bins = [busy.to_vec(), busy.to_vec()];
-        m.busy_clocks = [busy.iter().map(|&b| b as u64).sum(); 2];
-        m
+        ModelSummary {
+            retrains: retrains.iter().map(|&c| (c, None)).collect(),
+            window_clocks: 4 * BUSY_BIN,
+            measured_bins: vec![BUSY_BIN as u32; 4],
+            busy_bins: [busy.to_vec(), busy.to_vec()],
+            busy_clocks: [busy.iter().map(|&b| b as u64).sum(); 2],
+            ..Default::default()
+        }
     }
 
     #[test]
