@@ -43,7 +43,7 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
     if let Some((i, c)) = digits.iter().find(|(_, c)| !c.is_ascii_hexdigit()) {
         return Err(format!("`{c}` at position {} is not a hex digit", i + 1));
     }
-    if !digits.len().is_multiple_of(2) {
+    if digits.len() % 2 != 0 {
         return Err(format!(
             "{} hex digits: bytes need an even number of digits",
             digits.len()
@@ -84,7 +84,7 @@ mod fuzz_tests {
         if let Some(c) = d.iter().find(|c| !c.is_ascii_hexdigit()) {
             return Err(*c);
         }
-        if !d.len().is_multiple_of(2) {
+        if d.len() % 2 != 0 {
             return Err(' ');
         }
         Ok(d.chunks(2).map(|p| (p[0].to_digit(16).unwrap() * 16 + p[1].to_digit(16).unwrap()) as u8).collect())

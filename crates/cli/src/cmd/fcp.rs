@@ -72,7 +72,7 @@ pub fn parse_hex(args: &[String]) -> Result<Vec<u8>, String> {
     if let Some(c) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
         return Err(format!("{c:?} is not a hex digit"));
     }
-    if !digits.len().is_multiple_of(2) {
+    if digits.len() % 2 != 0 {
         return Err(format!("odd number of hex digits ({})", digits.len()));
     }
     Ok((0..digits.len())
@@ -234,7 +234,7 @@ mod fuzz_tests {
         let joined: String = args.join(" ").chars().filter(|c| !c.is_whitespace()).collect();
         let d = joined.strip_prefix("0x").or_else(|| joined.strip_prefix("0X")).unwrap_or(&joined);
         let v: Vec<u32> = d.chars().map(|c| c.to_digit(16).filter(|_| c.is_ascii())).collect::<Option<_>>().ok_or(())?;
-        if !v.len().is_multiple_of(2) {
+        if v.len() % 2 != 0 {
             return Err(());
         }
         Ok(v.chunks(2).map(|p| (p[0] * 16 + p[1]) as u8).collect())

@@ -97,7 +97,7 @@ pub fn crc16_dword_sim(b: Backend, vcd: Option<&Path>) -> Result<Crc16DwordSim, 
 
 /// The words that carry `bytes` (a whole number of dwords) as one packet.
 pub fn dword_packet(bytes: &[u8]) -> Vec<Crc16DwordIn> {
-    assert!(!bytes.is_empty() && bytes.len().is_multiple_of(4), "a packet of whole dwords");
+    assert!(!bytes.is_empty() && bytes.len() % 4 == 0, "a packet of whole dwords");
     let n = bytes.len() / 4;
     bytes
         .chunks(4)

@@ -330,7 +330,7 @@ impl FailsafeStimulus {
             // Overrun trips would reset the monitor before it counts up, except where
             // both thresholds take thousands of clocks; at the spec period, every other
             // turn leaves the overrun VL running.
-            let keep = (10..=14).contains(&kind) || spec && self.solo_turn.is_multiple_of(2);
+            let keep = (10..=14).contains(&kind) || spec && self.solo_turn % 2 == 0;
             if !keep && !off {
                 self.ovr_mode = [OverrunMode::Never; 15];
             }

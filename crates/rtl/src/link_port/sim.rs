@@ -32,7 +32,7 @@ pub fn test_params(vls: usize, width: usize) -> PortParams {
     p.buffer_blocks = [256u16, 300, 1000, 66, 4095][k % 5];
     p.vl15_packets = 1 + k % 3;
     p.vl_high_limit = [4u8, 0, 1, 255][k % 4];
-    p.one_packet = k.is_multiple_of(3);
+    p.one_packet = k % 3 == 0;
     p.high = (0..vls as u8).step_by(2).map(|v| (v, 16 + 8 * v)).collect();
     p.low = (0..vls as u8).rev().map(|v| (v, 32 + v)).collect();
     // On-change FCPs of many VLs would take most of the link at the default gap (at

@@ -738,7 +738,7 @@ impl SystemRun {
                 }
             }
         }
-        if traffic && (c + 1).is_multiple_of(self.scenario.sample_every) {
+        if traffic && (c + 1) % self.scenario.sample_every == 0 {
             self.sample();
         }
 
