@@ -136,15 +136,13 @@ pub fn yosys_script(p: &Proof, modules: &[PathBuf], planted: bool) -> String {
     s
 }
 
-/// The last line of an ABC model's script, which its replay replaces.
-const WRITE_AIGER: &str = "write_aiger -zinit -map model.aim model.aig\n";
+/// The last lines of an ABC model's script: the netlist as RTLIL (what a replay reads,
+/// removed when the task ends) and as AIGER.
+const WRITE_AIGER: &str = "write_rtlil model.il\nwrite_aiger -zinit -map model.aim model.aig\n";
 
-/// `model.ys` with the AIGER writer replaced by a replay of a witness into a VCD.
-fn replay_script(model_ys: &str, top: &str, witness: &str, vcd: &str) -> String {
-    model_ys.replace(
-        WRITE_AIGER,
-        &format!("sim -clock clock -r {witness} -map model.aim -vcd {vcd} -scope {top}\n"),
-    )
+/// A replay of a witness into a VCD, on the very netlist the AIGER model was written from.
+fn replay_script(top: &str, witness: &str, vcd: &str) -> String {
+    format!("read_rtlil model.il\nsim -clock clock -r {witness} -map model.aim -vcd {vcd} -scope {top}\n")
 }
 
 /// ABC's `bmc3` on `model.aig` to `depth` clocks: (held, the failing assertion).
@@ -162,8 +160,7 @@ fn abc_bmc(dir: &Path, top: &str, depth: u32) -> anyhow::Result<(bool, Option<St
 
 /// Yosys's replay of a witness into a VCD: (false, the failing assertion).
 fn replay(dir: &Path, top: &str, who: &str, witness: &str, vcd: &str) -> anyhow::Result<(bool, Option<String>)> {
-    let ys = std::fs::read_to_string(dir.join("model.ys"))?;
-    std::fs::write(dir.join("replay.ys"), replay_script(&ys, top, witness, vcd))?;
+    std::fs::write(dir.join("replay.ys"), replay_script(top, witness, vcd))?;
     let sim = tool("yosys", &["-q", "-s", "replay.ys"], dir, "replay.log")?;
     // The replay must fail an assertion too, or the witness is not this model's.
     let failed = sim.lines().find(|l| l.contains("Assert ") && l.contains("failed")).map(|l| l.trim().to_string());
@@ -291,6 +288,8 @@ pub fn run_task(task: &Task, out: &Path) -> TaskResult {
     let dir = std::path::absolute(task.dir(out)).unwrap_or_else(|_| task.dir(out));
     let start = Instant::now();
     let r = run_in(task, &dir);
+    // The RTLIL netlist only serves a replay, and is megabytes for the larger models.
+    let _ = std::fs::remove_file(dir.join("model.il"));
     let seconds = start.elapsed().as_secs_f64();
     match r {
         Ok((outcome, vcd, failed_assert)) => TaskResult { outcome, seconds, dir, vcd, failed_assert },
@@ -305,7 +304,7 @@ fn run_in(task: &Task, dir: &Path) -> anyhow::Result<Found> {
     if dir.exists() {
         // Only this task's own files: a proof's directory also holds its mutants'.
         for f in [
-            "model.ys", "model.smt2", "model.aig", "model.aim", "cex.aiw", "step.aiw", "aig_cms.py", "replay.ys", "replay.log", "yosys.log", "base.log",
+            "model.ys", "model.smt2", "model.aig", "model.aim", "model.il", "cex.aiw", "step.aiw", "aig_cms.py", "replay.ys", "replay.log", "yosys.log", "base.log",
             "base.vcd", "induction.log", "induction.vcd",
         ] {
             let _ = std::fs::remove_file(dir.join(f));
