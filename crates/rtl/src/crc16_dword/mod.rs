@@ -231,7 +231,7 @@ impl XorNet {
             shared as u32 + (0..16).map(|j| private_cost(rem[j], used[j], extra)).sum::<u32>()
         };
         let mut rng = XorShift(0x1b11_c0de_5eed_0001);
-        #[allow(clippy::type_complexity)]
+        #[allow(clippy::type_complexity)] // (cost, shared, rem, used) of the best pass
         let mut best: Option<(u32, Vec<u16>, [u16; 16], [u32; 16])> = None;
         for t in 0..tries.max(1) {
             let mut rem = rows;
