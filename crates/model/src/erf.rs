@@ -47,7 +47,7 @@
 //! // Each direction builds its packets from its own template (LIDs swapped).
 //! let mut from_a = ItemPackets::new(PacketFields { slid: 1, dlid: 2, ..Default::default() });
 //! let mut from_b = ItemPackets::new(PacketFields { slid: 2, dlid: 1, ..Default::default() });
-//! // A 4 ns clock (250 MHz).
+//! // A 4 ns clock (4,000 ps).
 //! let mut cap = ErfWriter::new(Vec::new(), 4_000)?;
 //! for clock in 0..1_000u64 {
 //!     let (oa, ob) = pair.step();
@@ -457,7 +457,7 @@ mod tests {
         // One second is 1 << 32; half a second is 0x8000_0000 in the fraction.
         assert_eq!(timestamp(250_000_000, 4_000, 0), Some(1 << 32));
         assert_eq!(timestamp(125_000_000, 4_000, 0), Some(0x8000_0000));
-        // 4 ns = 4e-9 * 2^32 = 17.18 -> 17; 6.4 ns (156.25 MHz) -> 27.49 -> 27.
+        // 4 ns = 4e-9 * 2^32 = 17.18 -> 17; 6.4 ns -> 27.49 -> 27.
         assert_eq!(timestamp(1, 4_000, 0), Some(17));
         assert_eq!(timestamp(1, 6_400, 0), Some(27));
         // The epoch second goes in the high word.

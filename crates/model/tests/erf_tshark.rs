@@ -44,7 +44,7 @@ enum SentItem {
     },
 }
 
-const PERIOD_PS: u64 = 6_400; // 156.25 MHz: a clock is not a whole number of ns
+const PERIOD_PS: u64 = 6_400; // 6.4 ns: a clock that is not a whole number of ns
 const EPOCH: u32 = 1_700_000_000;
 
 fn capture_path(name: &str) -> PathBuf {

@@ -17,7 +17,7 @@ use std::path::Path;
 /// Iterations `simulate` may take to settle before we call the logic broken.
 const MAX_SETTLE: usize = 100;
 
-/// Half a clock period in VCD time units (picoseconds): a 100 MHz clock.
+/// Half a clock period in VCD time units (picoseconds): a 10 ns clock.
 const HALF_PERIOD_PS: u64 = 5_000;
 
 pub struct HdlStepper<B: HdlIo> {

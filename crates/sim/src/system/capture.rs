@@ -214,7 +214,7 @@ mod tests {
     fn clock_periods() {
         assert_eq!(clock_period_ps(250_000_000).unwrap(), 4_000);
         assert_eq!(clock_period_ps(156_250_000).unwrap(), 6_400);
-        // 322.265625 MHz: 3103.03 ps -> 3103.
+        // 322,265,625 Hz: 3103.03 ps -> 3103.
         assert_eq!(clock_period_ps(322_265_625).unwrap(), 3_103);
         // 3 THz would be 0.33 ps.
         assert!(clock_period_ps(0).is_err());
