@@ -153,9 +153,11 @@ class Unroll:
         self.frames = []  # per frame: AIG variable -> CNF literal
         self.free_init = free_init
         self.gate = {lhs >> 1: (r0, r1) for lhs, r0, r1 in self.ands}
+        # Each gate's XOR form, found once for every frame.
+        self.xors = [self.xor_of(r0, r1) for _, r0, r1 in self.ands]
 
-    def xor_of(self, lhs, r0, r1):
-        """(u, v, c) when AND gate lhs is u ^ v ^ c: AND(!AND(a, b), !AND(!a, !b)) is a ^ b,
+    def xor_of(self, r0, r1):
+        """(u, v, c) when the AND gate of r0 and r1 is u ^ v ^ c: AND(!AND(a, b), !AND(!a, !b)) is a ^ b,
         AND(!AND(a, !b), !AND(!a, b)) is !(a ^ b) (the forms Yosys and ABC leave)."""
         if not (r0 & 1 and r1 & 1):
             return None
@@ -194,14 +196,13 @@ class Unroll:
             else:
                 mp[v] = 1 if init == 1 else -1
         self.frames.append(mp)
-        for lhs, r0, r1 in self.ands:
+        for (lhs, r0, r1), xor in zip(self.ands, self.xors):
             x = self.fresh()
             mp[lhs >> 1] = x
             a, b = self.lit(f, r0), self.lit(f, r1)
             self.s.add_clause([-x, a])
             self.s.add_clause([-x, b])
             self.s.add_clause([x, -a, -b])
-            xor = self.xor_of(lhs, r0, r1)
             if xor:
                 # The same gate as an XOR constraint, for Gauss-Jordan elimination:
                 # x = u ^ v ^ c over the literals' variables.
