@@ -173,15 +173,17 @@ fn replay(dir: &Path, top: &str, who: &str, witness: &str, vcd: &str) -> anyhow:
 /// The CryptoMiniSat checker, embedded: written beside each model it runs on.
 const AIG_CMS: &str = include_str!("aig_cms.py");
 
-/// The Python that has `pycryptosat`: `IBLINK_FORMAL_PYTHON`, else `make deps`'s
-/// `.venv-formal/` in the working directory, else `python3`.
-fn cms_python() -> String {
+/// The Python that has `pycryptosat`: `IBLINK_FORMAL_PYTHON`, else the python of the
+/// virtual environment `make deps` installs it into (`IBLINK_FORMAL_VENV`, as
+/// tools/deps.sh takes it, else `.venv-formal/` in `root`, the workspace), else `python3`.
+pub fn cms_python(root: &Path) -> String {
     if let Ok(p) = std::env::var("IBLINK_FORMAL_PYTHON") {
         return p;
     }
+    let venv_dir = std::env::var_os("IBLINK_FORMAL_VENV").map_or_else(|| root.join(".venv-formal"), PathBuf::from);
     // Absolute, but not canonical: the venv's python is a symlink, and resolving it
     // would leave the venv.
-    let venv = std::env::current_dir().unwrap_or_default().join(".venv-formal/bin/python");
+    let venv = std::path::absolute(venv_dir.join("bin/python")).unwrap_or_default();
     if venv.is_file() {
         return venv.display().to_string();
     }
@@ -196,7 +198,8 @@ fn cms(dir: &Path, top: &str, depth: u32, induction: bool) -> anyhow::Result<(bo
     let d = depth.to_string();
     let (mode, witness, vcd, log) =
         if induction { ("step", "step.aiw", "induction.vcd", "induction.log") } else { ("bmc", "cex.aiw", "base.vcd", "base.log") };
-    let text = tool(&cms_python(), &["aig_cms.py", "model.aig", mode, &d, witness], dir, log)?;
+    let root = std::env::current_dir().unwrap_or_default();
+    let text = tool(&cms_python(&root), &["aig_cms.py", "model.aig", mode, &d, witness], dir, log)?;
     let verdict = text.lines().rev().find(|l| l.starts_with("held") || l.starts_with("failed"));
     match verdict {
         Some("held") => Ok((true, None)),

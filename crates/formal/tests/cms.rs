@@ -6,16 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// As the runner picks it: `IBLINK_FORMAL_PYTHON`, else the workspace's `.venv-formal/`.
+/// The runner's Python, with this workspace as the root.
 fn python() -> String {
-    if let Ok(p) = std::env::var("IBLINK_FORMAL_PYTHON") {
-        return p;
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv-formal/bin/python");
-    if venv.is_file() {
-        return venv.display().to_string();
-    }
-    "python3".into()
+    iblink_formal::run::cms_python(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
 }
 
 fn script() -> PathBuf {
