@@ -190,7 +190,7 @@ module iblink_port_selftest (
     reg bad_word;
     wire [3:0] ck_vl = rx_out_vl < N ? rx_out_vl : 4'd0;  // (a VL >= N is flagged at sop)
     wire [11:0] exp_cur = exp_seq[12*ck_vl +: 12];
-    // Blocks of the judged packet: ceil((4 PktLen - 8) / 64) (SPEC.md §1).
+    // Blocks of the judged packet: ceil((4 PktLen - 8) / 64) (docs/spec.md §1).
     wire [12:0] judged_blocks = {judged_len, 2'b00} + 13'd55;
     always @(*) begin
         bad_word = 1'b0;

@@ -4,7 +4,7 @@
 // block: crc16
 // config: parameters = DATA_WIDTH = 8, 16, 32 or 64 (bits per clock); KEEP_WIDTH = DATA_WIDTH/8
 `default_nettype none
-// iblink_crc16: CRC-16 of a packet, one word of DATA_WIDTH bits a clock (SPEC.md 3): the
+// iblink_crc16: CRC-16 of a packet, one word of DATA_WIDTH bits a clock (docs/spec.md §3): the
 // FCP's LPCRC and a data packet's VCRC. Polynomial 0x100B, init 0xFFFF, reflected in and
 // out, final XOR 0xFFFF; the CRC goes on the wire low byte first (crc[7:0]).
 //

@@ -5,7 +5,7 @@
 // config: data_width = 32
 // config: latency_last_to_crc = 3
 `default_nettype none
-// iblink_crc16_dword: CRC-16 (SPEC.md 3) over whole dwords, 32 bits a clock, pipelined:
+// iblink_crc16_dword: CRC-16 (docs/spec.md §3) over whole dwords, 32 bits a clock, pipelined:
 // the link path's VCRC and LPCRC unit. Same CRC as iblink_crc16 (poly 0x100B, init
 // 0xFFFF, reflected, final XOR 0xFFFF, crc[7:0] first on the wire), without keep and
 // without restarting in the clock of start, so it runs at a higher clock rate.

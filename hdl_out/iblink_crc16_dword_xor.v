@@ -4,7 +4,7 @@
 // config: network_search_passes = 30
 // config: level1_xors = y 16, e 10, acc 22, crc 6
 `default_nettype none
-// iblink_crc16_dword_xor: the XOR networks of iblink_crc16_dword (CRC-16, SPEC.md 3), found at
+// iblink_crc16_dword_xor: the XOR networks of iblink_crc16_dword (CRC-16, docs/spec.md §3), found at
 // generation time (XorNet::build, crates/rtl/src/crc16_dword/mod.rs): each map is a
 // two-level network of XORs of at most four inputs; the (* keep *) wires are its level-1
 // XORs, one LUT4 each. A16, A32: the LFSR register's map after 16 and 32 bits;

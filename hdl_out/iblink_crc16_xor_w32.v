@@ -4,7 +4,7 @@
 // config: data_width = 32
 // config: byte_counts = 1..4
 `default_nettype none
-// iblink_crc16_xor_w32: the CRC-16 next-state equations (SPEC.md 3: poly 0x100B, reflected)
+// iblink_crc16_xor_w32: the CRC-16 next-state equations (docs/spec.md §3: poly 0x100B, reflected)
 // for words of 32 bits, derived at generation time by running the bit-serial LFSR
 // on symbols (Crc16Equations, crates/rtl/src/crc16/mod.rs). Instantiated by
 // iblink_crc16.

@@ -4,7 +4,7 @@
 // config: data_width = 8
 // config: byte_counts = 1..1
 `default_nettype none
-// iblink_crc16_xor_w8: the CRC-16 next-state equations (SPEC.md 3: poly 0x100B, reflected)
+// iblink_crc16_xor_w8: the CRC-16 next-state equations (docs/spec.md §3: poly 0x100B, reflected)
 // for words of 8 bits, derived at generation time by running the bit-serial LFSR
 // on symbols (Crc16Equations, crates/rtl/src/crc16/mod.rs). Instantiated by
 // iblink_crc16.

@@ -5,7 +5,7 @@
 // config: parameters = QUEUES = 1..8, DATA_WIDTH = 32 or 64, ADDR_BITS = 1..15 (memory words per queue: 2^ADDR_BITS)
 `default_nettype none
 // iblink_eth_txq: the per-queue transmit queues of an Ethernet flow-control port and
-// their scheduler (SPEC.md 9). Each queue takes one word a clock from its user
+// their scheduler (docs/spec.md §9). Each queue takes one word a clock from its user
 // (s_valid/s_ready) while it holds fewer than cfg_tx_words words; a frame may go from
 // the clock after its last word was taken (store and forward). In a clock with no frame
 // on the wire and no PAUSE/PFC word on it (ctrl, the frame builder's tx_valid), the next

@@ -9,7 +9,7 @@
 // config: latency_to_status = 1
 `default_nettype none
 // iblink_failsafe: the transmitter-detected flow-control update monitor and the
-// receiver-detected buffer-overrun threshold (SPEC.md 8; seed 001 "Failsafe
+// receiver-detected buffer-overrun threshold (docs/spec.md §8; seed 001 "Failsafe
 // Mechanisms"), both of which request a link resync.
 //
 // One clock is one step of the reference model: reset() if reset, on_fcp / on_overrun
@@ -46,7 +46,7 @@ module iblink_failsafe #(
     parameter VLS = 4
 ) (
     input  wire           clock,
-    // Link init or resync (SPEC.md 8): the model's reset(), applied as this clock starts;
+    // Link init or resync (docs/spec.md §8): the model's reset(), applied as this clock starts;
     // this clock's strobes still count
     input  wire           reset,
 
@@ -192,9 +192,9 @@ generate
       wire [15:0] upd_dec = upd_left - 16'd1;
       // An overrun in this period, this clock's included.
       wire ev = (seen & ~rst) | ovr_hit[v];
-      // SPEC.md 8 "more than N periods" without an FCP: the N-th boundary.
+      // docs/spec.md §8 "more than N periods" without an FCP: the N-th boundary.
       wire trip_upd = monitor_on & boundary & upd_is1;
-      // SPEC.md 8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
+      // docs/spec.md §8 overruns in "more than N consecutive periods": the (N+1)-th in a row.
       // (rst selects between the zero test and at_thr, consec == overrun_periods.)
       wire trip_ovr = period_end & ev & (rst ? op_is0 : at_thr);
       always @(posedge clock) begin

@@ -7,12 +7,12 @@
 // config: latency_due_to_pending = 2
 // config: sample_to_sop = 1
 `default_nettype none
-// iblink_fcp_tx: FCP transmit framer and scheduler (SPEC.md 2, 3, 5).
+// iblink_fcp_tx: FCP transmit framer and scheduler (docs/spec.md §2, §3, §5).
 //
 // Chooses the next data VL due an FCP (its refresh period passed, or its FCCL changed
 // and the minimum gap passed; refresh first, then round robin after the last VL sent),
 // keeps that FCP built in the pend_* registers (reloaded from the inputs every clock)
-// and streams it when the link TX mux grants it with fcp_start. Bytes (SPEC.md 2, 3):
+// and streams it when the link TX mux grants it with fcp_start. Bytes (docs/spec.md §2, §3):
 // header Op<<28 | FCTBS<<16 | VL<<12 | FCCL big-endian, then its LPCRC (iblink_lpcrc,
 // generated from the CRC equations), low byte first. At 32 bits word 0 is bytes 0-3
 // (keep 4'b1111) and word 1 the LPCRC (keep 4'b0011); at 64 bits one word, bytes 0-5
@@ -43,7 +43,7 @@ module iblink_fcp_tx #(
     parameter KEEP_WIDTH = DATA_WIDTH/8
 ) (
     input  wire                  clock,
-    // Link init or resync (SPEC.md 8): every VL due at once (round robin from VL0);
+    // Link init or resync (docs/spec.md §8): every VL due at once (round robin from VL0);
     // the FCP being chosen or pending is dropped (one already started finishes)
     input  wire                  restart,
     // Link state code: 0 LINK_DOWN (held in restart), 1 LINK_INIT (Op 1),
@@ -280,7 +280,7 @@ always @(posedge clock) begin
    pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);
    pend_oh <= build_oh;
    pend_above <= keep_pend ? pend_above : next_above;
-   pend_init <= link_state == LINK_INIT;  // SPEC.md 5: Op 1 in LinkInitialize, else 0
+   pend_init <= link_state == LINK_INIT;  // docs/spec.md §5: Op 1 in LinkInitialize, else 0
    pend_fctbs <= build_fctbs;
    pend_fccl <= build_fccl;
    if (restart_all) begin
@@ -297,9 +297,9 @@ always @(posedge clock) begin
 end
 
 // The pending FCP's bytes 0-3 in wire order (byte k in [8k+7:8k]): the header
-// Op<<28 | FCTBS<<16 | VL<<12 | FCCL, big-endian (SPEC.md 2).
+// Op<<28 | FCTBS<<16 | VL<<12 | FCCL, big-endian (docs/spec.md §2).
 wire [31:0] hdr = {pend_fccl[7:0], pend_vl, pend_fccl[11:8], pend_fctbs[7:0], 3'b000, pend_init, pend_fctbs[11:8]};
-// Its LPCRC (SPEC.md 3): the generated XOR equations (iblink_lpcrc); bytes 4-5 on the
+// Its LPCRC (docs/spec.md §3): the generated XOR equations (iblink_lpcrc); bytes 4-5 on the
 // wire, low byte first. hdr[7:5] (the Op's upper bits) are 0 and fold away.
 wire [15:0] lpcrc;
 iblink_lpcrc lpcrc_eq (

@@ -8,7 +8,7 @@
 // config: vcrc = kept on out_*
 // config: counter_bits = 16
 `default_nettype none
-// iblink_link_rx: the link receive classifier (SPEC.md 1, 3, 4, 7). Data packets
+// iblink_link_rx: the link receive classifier (docs/spec.md §1, §3, §4, §7). Data packets
 // (rx_link = 0) are passed to out_* one clock later, VCRC kept; each is checked for
 // length (bytes = PktLen*4 + 2, PktLen 6..1048), VCRC and VL, and judged 4 clocks after
 // its eop word: done/done_status, and for a good packet one accept (acc_* to the RX
@@ -38,7 +38,7 @@ module iblink_link_rx #(
     parameter KEEP_WIDTH = DATA_WIDTH/8
 ) (
     input  wire                  clock,
-    // Link resync (SPEC.md 8): the open packet and the pipeline are dropped
+    // Link resync (docs/spec.md §8): the open packet and the pipeline are dropped
     input  wire                  reset,
 
     // The receive link word stream; rx_keep counts on the eop word only (its highest
@@ -100,7 +100,7 @@ reg [10:0] hdr_pktlen;  // LRH:PktLen of the packet (its VL is out_vl)
 reg r0_short;           // the stage-0 item ended by the word carrying PktLen (<= 8 bytes)
 // Derived from the header a clock after its capture.
 reg hd_range_ok;        // PktLen within 6..1048
-reg [6:0] hd_blocks;    // ceil((PktLen*4 - 8) / 64) (SPEC.md 1)
+reg [6:0] hd_blocks;    // ceil((PktLen*4 - 8) / 64) (docs/spec.md §1)
 reg hd_vl15, hd_bad_vl;
 // Stage 1: the word's CRC contribution and the length verdict.
 reg s1_valid, s1_eop, s1_len_ok;
@@ -249,7 +249,7 @@ end
 
 // ---- Stage 1: the word's CRC contribution; the length verdict ----
 // B * word: the data part of the CRC-16 next-state function over KEEP_WIDTH bytes
-// (SPEC.md 3: poly 0x100B, init 0xFFFF, reflected), from the width's VCRC module.
+// (docs/spec.md §3: poly 0x100B, init 0xFFFF, reflected), from the width's VCRC module.
 wire [15:0] d_word;
 // The last word of a packet of the right length holds the bytes it should.
 wire lb_ok;
@@ -363,7 +363,7 @@ always @(posedge clock) begin
    end else begin
       done <= s2_end;
       if (s2_end) done_status <= v_length ? STATUS_LENGTH : v_vcrc ? STATUS_VCRC : v_bad_vl ? STATUS_BAD_VL : STATUS_GOOD;
-      acc_valid <= v_good & ~s2_vl15;   // to the RX credits (SPEC.md 4)
+      acc_valid <= v_good & ~s2_vl15;   // to the RX credits (docs/spec.md §4)
       vl15_accept <= v_good & s2_vl15;  // to the VL15 buffer: no credits
       // Loaded for every packet of the right length (a register as the enable, not the
       // VCRC verdict): a good one's values come with its accept.

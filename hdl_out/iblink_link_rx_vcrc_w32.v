@@ -2,9 +2,9 @@
 // regenerate with `iblink emit` and review the diff.
 // block: link_rx
 // config: data_width = 32
-// config: equations = CRC-16 0x100B, reflected (SPEC.md 3)
+// config: equations = CRC-16 0x100B, reflected (docs/spec.md §3)
 `default_nettype none
-// iblink_link_rx_vcrc_w32: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// iblink_link_rx_vcrc_w32: the VCRC (docs/spec.md §3: CRC-16, poly 0x100B, reflected)
 // next-state equations of iblink_link_rx at 32-bit words. Absorbing a whole word
 // is linear, next = A * state ^ B * data: each output is one part, a flat XOR of the
 // bits its equation names.

@@ -6,9 +6,9 @@
 // config: latency_start_to_sop = 4
 // config: latency_src_rd_to_wire = 3
 `default_nettype none
-// iblink_link_tx: the link TX path of a port (SPEC.md 2, 3, 5). At each item boundary
+// iblink_link_tx: the link TX path of a port (docs/spec.md §2, §3, §5). At each item boundary
 // VL15 > FCP > data (data only in LinkActive); items are never fragmented and go back to
-// back without a bubble. Data and VL15 packets get their VCRC (SPEC.md 3, CRC-16, low
+// back without a bubble. Data and VL15 packets get their VCRC (docs/spec.md §3, CRC-16, low
 // byte first) appended: at 32 bits as an extra word (keep 0011); at 64 bits an odd PktLen
 // ends with 4 data bytes and the VCRC (keep 0x3F), an even one with an extra word (keep
 // 0x03). An FCP is 6 bytes: 2 words at 32 bits, 1 at 64.
@@ -115,9 +115,9 @@ reg [2:0] started_q;
 reg [DATA_WIDTH-1:0] fcp_q;
 
 wire last_slot = a_active & a_last;
-// Item boundary: idle, or the last slot of the current item (SPEC.md 5: never fragment).
+// Item boundary: idle, or the last slot of the current item (docs/spec.md §5: never fragment).
 wire boundary = ~a_active | a_last;
-// Transmit priority VL15 > FCP > data (SPEC.md 5); data only in LinkActive. The *_wins
+// Transmit priority VL15 > FCP > data (docs/spec.md §5); data only in LinkActive. The *_wins
 // terms depend on inputs only; a start is a win at a boundary.
 wire fcp_wins = ~vl15_valid & fcp_pending;
 wire data_wins = ~vl15_valid & ~fcp_pending & link_active & offer_valid;

@@ -2,9 +2,9 @@
 // regenerate with `iblink emit` and review the diff.
 // block: link_tx
 // config: data_width = 64
-// config: equations = CRC-16 0x100B, reflected (SPEC.md 3)
+// config: equations = CRC-16 0x100B, reflected (docs/spec.md §3)
 `default_nettype none
-// iblink_link_tx_vcrc_w64: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// iblink_link_tx_vcrc_w64: the VCRC (docs/spec.md §3: CRC-16, poly 0x100B, reflected)
 // next-state equations of iblink_link_tx at 64-bit words, split as its pipeline
 // registers them. The update is linear, next = A(state) ^ B(data): each output is one
 // share, a flat XOR of the bits its equation names.

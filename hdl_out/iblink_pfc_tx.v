@@ -4,7 +4,7 @@
 // block: pfc_tx
 // config: parameters = QUEUES = 1..8, DATA_WIDTH = 32 or 64, FILL_BITS (fill and threshold bits), TARGET = "GENERIC" or "ECP5" (netlist layout)
 `default_nettype none
-// iblink_pfc_tx: the transmit side of Ethernet PAUSE/PFC flow control (SPEC.md 9).
+// iblink_pfc_tx: the transmit side of Ethernet PAUSE/PFC flow control (docs/spec.md §9).
 // Per RX queue, three triggers: a software request (FCB, one frame), a hardware level,
 // and the RX-fill level with RFA/RFD hysteresis (EHFC). It decides which frames go and
 // when: refresh before the pause time runs out, a zero-quanta frame on release,
@@ -196,7 +196,7 @@ generate
       assign wait_zero_next[q] = take ? (~set_pt1 & set_zero)
                                       : (~set_pt0 & (set_zero | wait_zero[q]));
       // A release that turns a software request's pause time into 0 keeps the request:
-      // it goes in the next frame, as one made while its frame waits (SPEC.md 9).
+      // it goes in the next frame, as one made while its frame waits (docs/spec.md §9).
       assign wait_sw_next[q] = take ? ((pend1 & ~set_zero) | (sw & ~pend1))
                                     : ((wait_sw[q] & ~set_zero) | (sw & ~pend0));
       assign sw_again_next[q] = take ? (pend1 & (sw | set_zero))

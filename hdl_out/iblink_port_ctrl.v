@@ -4,7 +4,7 @@
 // block: link_port
 // config: parameters = VLS, PERIOD_CLOCKS, the configuration registers' power-up values, LOAD_LEN and LOAD_TABLE
 `default_nettype none
-// iblink_port_ctrl: the link port's own logic, between its blocks (SPEC.md 5, 6, 8).
+// iblink_port_ctrl: the link port's own logic, between its blocks (docs/spec.md §5, §6, §8).
 //
 // - Link init / resync: a reset, or the link Down, resets every block (port_reset).
 // - The configuration registers (VLHighLimit, low-table policy, VL enables, FCP refresh
@@ -23,7 +23,7 @@
 module iblink_port_ctrl #(
     // Data VLs (VLCap): 1, 2, 4, 8 or 15
     parameter VLS = 4,
-    // FCP period in clocks: 65,536 symbol times at the link word width (SPEC.md 5)
+    // FCP period in clocks: 65,536 symbol times at the link word width (docs/spec.md §5)
     parameter PERIOD_CLOCKS = 16384,
     // Power-up values of the configuration registers
     parameter VL_HIGH_LIMIT = 4,
@@ -190,7 +190,7 @@ genvar g;
 generate
    for (g = 0; g < VLS; g = g + 1) begin : vl
       localparam [3:0] VL = g;
-      // NP = ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16 (SPEC.md 1): an 11-bit sum,
+      // NP = ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16 (docs/spec.md §1): an 11-bit sum,
       // which never wraps for a valid PktLen (at most 1048).
       wire [10:0] sum = txq_len[11*g +: 11] + 11'd13;
       assign head_blocks[7*g +: 7] = sum[10:4];

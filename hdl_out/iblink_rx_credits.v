@@ -5,7 +5,7 @@
 // config: parameters = VLS = 1, 2, 4, 8 or 15 (VLCap); CAPACITY = 66..4095 (buffer blocks per VL)
 // config: overrun_counter_bits = 16
 `default_nettype none
-// iblink_rx_credits: receiver credits, one set per data VL (SPEC.md 4, 8; seed 000
+// iblink_rx_credits: receiver credits, one set per data VL (docs/spec.md §4, §8; seed 000
 // "Credit Limit Calculation").
 //
 // Per data VL v (generate block vl[v]):
@@ -44,7 +44,7 @@ module iblink_rx_credits #(
     parameter CAPACITY = 256
 ) (
     input  wire              clock,
-    // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY; overrun counts are kept
+    // Link init or resync (docs/spec.md §8): ABR = 0, free = CAPACITY; overrun counts are kept
     input  wire              reset,
 
     // A data packet of accept_blocks arrived for accept_vl: if it fits, ABR += blocks
@@ -142,7 +142,7 @@ generate
       (* keep *) wire [11:0] abr_if_fits = accept_here ? (fcp_here ? fcp_fctbs : abr + {5'd0, accept_blocks}) : abr_if_not;
       always @(posedge clock) begin
          if (reset) begin
-            // Link init or resync (SPEC.md 8): ABR = 0, free = CAPACITY.
+            // Link init or resync (docs/spec.md §8): ABR = 0, free = CAPACITY.
             used <= {FB{1'b0}};
             abr <= 12'd0;
          end else begin

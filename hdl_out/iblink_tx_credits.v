@@ -4,7 +4,7 @@
 // block: tx_credits
 // config: parameters = VLS = 1, 2, 4, 8 or 15 (VLCap)
 `default_nettype none
-// iblink_tx_credits: transmitter credits, one set per data VL (SPEC.md 4, 8).
+// iblink_tx_credits: transmitter credits, one set per data VL (docs/spec.md §4, §8).
 //
 // Per data VL v (generate block vl[v]):
 //   fctbs  FCTBS, blocks sent since link init, mod 4096
@@ -25,7 +25,7 @@ module iblink_tx_credits #(
     parameter VLS = 4
 ) (
     input  wire              clock,
-    // Link init or resync (SPEC.md 8): FCTBS = CL = 0 on every VL
+    // Link init or resync (docs/spec.md §8): FCTBS = CL = 0 on every VL
     input  wire              reset,
 
     // NP of VL v's head packet at [7v+6:7v] (a packet is at most 66 blocks)

@@ -4,7 +4,7 @@
 // block: vl15_rx
 // config: parameters = CAPACITY = 1..255 (packets)
 `default_nettype none
-// iblink_vl15_rx: VL15 receive buffer occupancy (SPEC.md 4, 7). VL15 carries subnet
+// iblink_vl15_rx: VL15 receive buffer occupancy (docs/spec.md §4, §7). VL15 carries subnet
 // management packets and has no credits, so an SMP that arrives while the buffer is full
 // is dropped, and counted here.
 //

@@ -8,7 +8,7 @@
 // config: take_to_next_offer = 4
 // config: config_to_next_offer = 5
 `default_nettype none
-// iblink_vl_arb: the data-VL arbiter (SPEC.md 6; seed 003 "Data VL Arbitration
+// iblink_vl_arb: the data-VL arbiter (docs/spec.md §6; seed 003 "Data VL Arbitration
 // Description"): the high- and low-priority VLArbitrationTables (64 entries each: VL,
 // Weight), VLHighLimit and HighPriCounter, both low-table policies and the per-VL
 // software enables. VL15 > FCP > data is the port's business: this block picks among
@@ -66,7 +66,7 @@ module iblink_vl_arb #(
     input  wire [VLS-1:0]      vl_enable,
 
     // The offer: the packet to send (VL, table 0 high / 1 low, entry), its PktLen and
-    // blocks (SPEC.md 1), the entry's remaining weight once it is sent and HighPriCounter
+    // blocks (docs/spec.md §1), the entry's remaining weight once it is sent and HighPriCounter
     // once it is sent, before any reload (both two's complement)
     output reg                 offer_valid,
     output reg  [3:0]          offer_vl,
@@ -89,7 +89,7 @@ integer i;
 integer v;
 integer quad;
 
-// Blocks of a packet (SPEC.md 1): ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16,
+// Blocks of a packet (docs/spec.md §1): ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16,
 // that is PktLen / 16, plus one when PktLen mod 16 is 3 or more.
 function [7:0] blocks_of;
    input [10:0] len;
@@ -140,7 +140,7 @@ reg [VLS-1:0] enable_in;
 reg [7:0] limit;           // VLHighLimit
 reg one_packet;            // low_policy 1: one low-table packet per low turn
 reg [VLS-1:0] enable;      // software VL enables
-// ---- Arbiter state (SPEC.md 6) ----
+// ---- Arbiter state (docs/spec.md §6) ----
 reg signed [18:0] high_counter;  // HighPriCounter, dwords
 reg low_turn;              // the low table is active
 reg low_open;              // weight policy: the low turn goes on with its active entry
@@ -569,7 +569,7 @@ always @(posedge clock) begin
    lo_weight_q <= lo_weights[lo_scan_idx];
 end
 
-// ======== Stage B: choose the table (the model's grant(), SPEC.md 6) ========
+// ======== Stage B: choose the table (the model's grant(), docs/spec.md §6) ========
 // A low turn under the weight policy goes on with its active entry while it can.
 wire lo_continues = low_turn & low_open & lo_cont;
 // The high table's turn (or a low turn that has just ended).
@@ -669,7 +669,7 @@ always @(posedge clock) begin
    t1_low <= offer_table;
    t1_wl <= offer_weight_left;
    t1_hc <= offer_high_counter;
-   // The take of the clock before (SPEC.md 6).
+   // The take of the clock before (docs/spec.md §6).
    if (t1_go) begin
       if (!t1_low) begin
          // A high packet: once the counter is negative it reloads and the low table

@@ -18,17 +18,17 @@ enum Command {
     /// Run a default testbench (lockstep of all back ends, with waveforms).
     #[command(subcommand)]
     Tb(cmd::tb::TbCmd),
-    /// Grant sequence of a VLArbitrationTable for given queues (SPEC.md §6).
+    /// Grant sequence of a VLArbitrationTable for given queues (docs/spec.md §6).
     ArbTrace(cmd::arb_trace::ArbTraceArgs),
     /// Benchmarks.
     #[command(subcommand)]
     Bench(cmd::bench::BenchCmd),
     /// Write the Verilog of the blocks into a directory (atomically).
     Emit(cmd::emit::EmitArgs),
-    /// Encode or decode a Flow Control Packet (SPEC.md §2).
+    /// Encode or decode a Flow Control Packet (docs/spec.md §2).
     #[command(subcommand)]
     Fcp(cmd::fcp::FcpCmd),
-    /// Ethernet PAUSE/PFC frames: encode, decode, and the frames a trigger timeline sends (SPEC.md §9).
+    /// Ethernet PAUSE/PFC frames: encode, decode, and the frames a trigger timeline sends (docs/spec.md §9).
     #[command(subcommand)]
     Pfc(cmd::pfc::PfcCmd),
     /// Two ports back to back through a faulty channel: summary, waveforms, plot, capture.

@@ -60,13 +60,13 @@ fn invalid_files_name_the_field() {
     let many: Vec<String> = (0..65).map(|_| "[0, 1]".to_string()).collect();
     expect_field_error(&format!("vl_cap = 4\nlow = [{}]\n", many.join(", ")), "low");
     expect_field_error("vl_cap = 4\nlow_policy = \"sometimes\"\n", "low_policy");
-    // Out of range stays an error (SPEC.md §6: VL is 4 bits, weight 8 bits).
+    // Out of range stays an error (docs/spec.md §6: VL is 4 bits, weight 8 bits).
     expect_field_error("vl_cap = 4\nhigh = [[16, 1]]\n", "high[0].vl");
     expect_field_error("vl_cap = 4\nlow = [[0, 1], [1, 256]]\n", "low[1].weight");
     expect_field_error("vl_cap = 4\nhigh = [[0, 1]]\nweights = 3\n", "weights");
 }
 
-/// SPEC.md §6: a table may name VL15, a VL at or above VLCap, or give weight 0; each such
+/// docs/spec.md §6: a table may name VL15, a VL at or above VLCap, or give weight 0; each such
 /// entry is accepted with a warning naming it (exit 0) and skipped by the arbiter. The
 /// trace is worked out by hand from §6 (VLHighLimit 1 = 1024 dwords; PktLen 300 = 19
 /// blocks, 100 = 7, as ceil((PktLen*4 - 8) / 64)):

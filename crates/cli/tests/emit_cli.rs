@@ -151,7 +151,7 @@ fn crc16_prints_value_and_wire_bytes_in_every_back_end() {
         for w in ["8", "16", "32", "64"] {
             let o = iblink(&["crc16", "--width", w, "--backend", be, "313233343536373839"]);
             assert!(o.status.success(), "{be} {w}: {}", stderr(&o));
-            // SPEC.md §3 check value, low byte first on the wire.
+            // docs/spec.md §3 check value, low byte first on the wire.
             assert_eq!(String::from_utf8_lossy(&o.stdout), "0a3d\nwire: 3d 0a\n", "{be} {w}");
         }
     }
@@ -224,7 +224,7 @@ fn emit_config_generates_the_configured_port_or_nothing() {
     }
 }
 
-/// SPEC.md §6: a port file whose tables name VL15, a VL at or above VLCap or weight 0 is
+/// docs/spec.md §6: a port file whose tables name VL15, a VL at or above VLCap or weight 0 is
 /// accepted as written (exit 0), with a warning naming each such entry, and the port's
 /// loader writes the entries as given (the arbiter skips them; `arb_trace_cli` checks
 /// the arbiter RTL does).

@@ -1,4 +1,4 @@
-//! `iblink fcp` end to end: the built binary, expected values from SPEC.md §2–§3.
+//! `iblink fcp` end to end: the built binary, expected values from docs/spec.md §2–§3.
 
 use std::process::{Command, Output};
 
@@ -34,7 +34,7 @@ fn bad(args: &[&str]) -> String {
 
 #[test]
 fn encode_init_fcp_from_spec() {
-    // SPEC.md §3: header 10 00 00 00 -> LPCRC 0x0558, sent 58 05.
+    // docs/spec.md §3: header 10 00 00 00 -> LPCRC 0x0558, sent 58 05.
     assert_eq!(
         ok(&["fcp", "encode", "--op", "1", "--fctbs", "0", "--vl", "0", "--fccl", "0"]),
         "10 00 00 00 58 05"

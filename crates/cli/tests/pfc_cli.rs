@@ -1,6 +1,6 @@
 //! `iblink pfc` end to end: the built binary. Frame bytes against seed 004's table and
-//! SPEC.md §9, decoded by tshark (an outside decoder, FCS checked); trace lines worked by
-//! hand from SPEC.md §9's timing rules; every bad input exits 2 naming its field.
+//! docs/spec.md §9, decoded by tshark (an outside decoder, FCS checked); trace lines worked by
+//! hand from docs/spec.md §9's timing rules; every bad input exits 2 naming its field.
 
 use std::io::Write;
 use std::process::{Command, Output};
@@ -167,7 +167,7 @@ fn example() -> String {
 
 #[test]
 fn trace_of_the_readme_example() {
-    // Worked from SPEC.md §9 at 32 bits (quantum 16 clocks, frame 16 clocks, first byte 4
+    // Worked from docs/spec.md §9 at 32 bits (quantum 16 clocks, frame 16 clocks, first byte 4
     // clocks after the event on an idle link: triggers sampled, combined, due, taken;
     // pause time from the frame's last byte):
     // - 100: queue 0's level and queue 1's fill rise together: one frame (PEV 0x0d), out

@@ -2,7 +2,7 @@
 //! timeline plot read back as XML, the ERF capture read back and decoded by tshark), a
 //! run with faults (lost and flipped items as the capture marks them), and bad input.
 //!
-//! Expected values come from the scenario (SL -> VL, packet sizes), SPEC.md (LNH 2,
+//! Expected values come from the scenario (SL -> VL, packet sizes), docs/spec.md (LNH 2,
 //! FCP Op 1 only before data flows, the CRCs computed in the shared tshark check), the
 //! reference model's FCP encoder/decoder and IBA parser, and Wireshark; the capture's
 //! counts are compared with the engine's own ledger as printed in the summary.
@@ -177,7 +177,7 @@ fn is_link(r: &ErfRecord) -> bool {
     r.type_code() == 25
 }
 
-/// The capture checked against the scenario, SPEC.md, the reference model and tshark.
+/// The capture checked against the scenario, docs/spec.md, the reference model and tshark.
 /// `marks`: the capture may carry RX error flags and loss counters (receiver view).
 fn check_capture(path: &Path, marks: bool) -> Vec<ErfRecord> {
     let recs = read_all(&std::fs::read(path).unwrap()).expect("the capture reads back");
@@ -294,7 +294,7 @@ fn check_capture(path: &Path, marks: bool) -> Vec<ErfRecord> {
     recs
 }
 
-/// SPEC.md §5: FCPs carry Op 1 only in LinkInitialize, data flows only in LinkActive:
+/// docs/spec.md §5: FCPs carry Op 1 only in LinkInitialize, data flows only in LinkActive:
 /// in each direction every Init FCP comes before every data packet, and Normal FCPs
 /// follow.
 fn check_link_bring_up(recs: &[ErfRecord]) {
@@ -522,7 +522,7 @@ fn bad_scenarios_name_the_field_and_write_nothing() {
             "traffic[0].pktlen.uniform[1]",
         ),
         ("cycles = 100\nsample_every = 0\n", "sample_every"),
-        // Out of range stays an error (SPEC.md §6: VL 4 bits, weight 8 bits, 64 entries).
+        // Out of range stays an error (docs/spec.md §6: VL 4 bits, weight 8 bits, 64 entries).
         ("[port]\nhigh = [[16, 1]]\n", "port.high[0].vl"),
         ("[port]\nlow = [[0, 1], [1, 256]]\n", "port.low[1].weight"),
         ("[port]\nweights = 1\n", "weights"),
@@ -568,7 +568,7 @@ fn bad_scenarios_name_the_field_and_write_nothing() {
     assert!(!dir.path().join("build").exists());
 }
 
-/// SPEC.md §6: a scenario's port tables may name VL15, a VL at or above VLCap, or give
+/// docs/spec.md §6: a scenario's port tables may name VL15, a VL at or above VLCap, or give
 /// weight 0; each such entry is named in a warning, the run goes on (exit 0), and the
 /// ports skip them: VL1..VL3 (named by valid entries) carry all the traffic, in the RTL
 /// and in the model. 65 entries stay an error.

@@ -82,7 +82,7 @@ fn bad_port_configuration_names_the_field() {
     let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--config", missing.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("missing.toml"), "{err}");
-    // SPEC.md §6: entries the arbiter skips are accepted with a warning, not refused.
+    // docs/spec.md §6: entries the arbiter skips are accepted with a warning, not refused.
     // The output directory cannot be created (a file is in the way), so the run stops
     // after the configuration was accepted, before any tool runs, with status 1 (not 2).
     let sm = d.path().join("sm.toml");

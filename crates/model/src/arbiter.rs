@@ -1,8 +1,8 @@
-//! Data-VL arbitration (SPEC.md §6, seed 003 "Data VL Arbitration Description").
+//! Data-VL arbitration (docs/spec.md §6, seed 003 "Data VL Arbitration Description").
 //!
 //! Two VLArbitrationTables (high and low priority), up to 64 (VL, Weight) entries each,
 //! and the HighPriCounter that bounds how long the high table may keep the link. The
-//! overall order VL15 > FCP > data (SPEC.md §5) is the port's business
+//! overall order VL15 > FCP > data (docs/spec.md §5) is the port's business
 //! ([`crate::port`]); this block only picks among data VLs, once per packet boundary.
 //!
 //! State rules the model commits to (so the RTL can be compared in lockstep):
@@ -24,10 +24,10 @@ use crate::blocks::blocks_for_pkt_len;
 use crate::sl2vl::{VlCap, DATA_VLS};
 use std::fmt;
 
-/// Entries per table (SPEC.md §6: up to 64).
+/// Entries per table (docs/spec.md §6: up to 64).
 pub const MAX_TABLE_ENTRIES: usize = 64;
 
-/// VLHighLimit value meaning "no limit" (SPEC.md §6).
+/// VLHighLimit value meaning "no limit" (docs/spec.md §6).
 pub const HIGH_LIMIT_UNBOUNDED: u8 = 255;
 
 /// Dwords of high-priority traffic per VLHighLimit unit: 4096 bytes = 1024 dwords.
@@ -63,7 +63,7 @@ impl fmt::Display for TableId {
 }
 
 /// How much the low table may send once it becomes active (seed 003 "Specification Is
-/// Ambiguous"; SPEC.md §6 keeps both readings).
+/// Ambiguous"; docs/spec.md §6 keeps both readings).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LowPolicy {
     /// The author's reading (default): the active low entry keeps sending until its
@@ -84,7 +84,7 @@ pub struct Grant {
     pub entry: u8,
     /// LRH:PktLen of the packet, dwords.
     pub pkt_len: u16,
-    /// Blocks of the packet (SPEC.md §1).
+    /// Blocks of the packet (docs/spec.md §1).
     pub blocks: u16,
     /// The entry's remaining weight after subtracting `blocks` (may be negative).
     pub weight_left: i32,
@@ -155,10 +155,10 @@ pub struct VlArbiter {
     high: TableState,
     low: TableState,
     vl_cap: VlCap,
-    /// Bit v set: data VL v is enabled by software (SPEC.md §6 skip rule).
+    /// Bit v set: data VL v is enabled by software (docs/spec.md §6 skip rule).
     enabled: u16,
     vl_high_limit: u8,
-    /// HighPriCounter in dwords (SPEC.md §6), reloaded to `limit * 1024`.
+    /// HighPriCounter in dwords (docs/spec.md §6), reloaded to `limit * 1024`.
     high_counter: i32,
     policy: LowPolicy,
     /// Whose turn it is.
@@ -183,7 +183,7 @@ impl VlArbiter {
         }
     }
 
-    /// HighPriCounter reload value: `limit * 1024` dwords (SPEC.md §6). Limit 0 gives 0:
+    /// HighPriCounter reload value: `limit * 1024` dwords (docs/spec.md §6). Limit 0 gives 0:
     /// one packet may start (counter not negative) and drives it negative — exactly
     /// "one high-priority packet, then the low table gets a turn". For 255 the counter
     /// is held at 255*1024 and never decremented.
@@ -194,7 +194,7 @@ impl VlArbiter {
     /// Rewrite a table (between packets: the port only calls this when no packet is
     /// being granted, so nothing in flight is fragmented). The pointer is kept if still
     /// inside the table, else reset to entry 0; the active entry's weight is reloaded from
-    /// the new contents. SPEC.md §6 allows the rules to be bent during a rewrite.
+    /// the new contents. docs/spec.md §6 allows the rules to be bent during a rewrite.
     pub fn set_table(&mut self, table: TableId, entries: &[ArbEntry]) -> Result<(), TableTooLong> {
         if entries.len() > MAX_TABLE_ENTRIES {
             return Err(TableTooLong {
@@ -209,10 +209,10 @@ impl VlArbiter {
         Ok(())
     }
 
-    /// Write one entry of a table: the single-entry write port the RTL has (SPEC.md §6:
+    /// Write one entry of a table: the single-entry write port the RTL has (docs/spec.md §6:
     /// tables may be rewritten while traffic flows). Semantics:
     /// * The table is 64 entries long from then on; entries never written have weight 0
-    ///   and are skipped (SPEC.md §6), so a table written entry by entry arbitrates like
+    ///   and are skipped (docs/spec.md §6), so a table written entry by entry arbitrates like
     ///   the same entries given to [`set_table`](Self::set_table) (see the tests).
     /// * If `index` is the table's active entry, its remaining weight is reloaded from the
     ///   new weight (as `set_table` reloads the active entry); the pointer never moves.
@@ -224,7 +224,7 @@ impl VlArbiter {
     /// of a shorter table back to entry 0 (with entry 0's weight). Written entry by entry
     /// the table has no end, so the pointer stays on a zero-weight entry, which is
     /// skipped: the next grant is the same, except during an open low-table turn (the
-    /// `Weight` policy), which `set_table` continues with entry 0 and this ends (SPEC.md
+    /// `Weight` policy), which `set_table` continues with entry 0 and this ends (docs/spec.md
     /// §6 lets a rewrite bend the rules).
     pub fn write_entry(
         &mut self,
@@ -360,7 +360,7 @@ impl VlArbiter {
             if let Some((idx, rem)) = hi {
                 return Some(self.send_high(idx, rem, heads));
             }
-            // SPEC.md §6: high table has nothing eligible -> reload, low table active.
+            // docs/spec.md §6: high table has nothing eligible -> reload, low table active.
             self.high_counter = Self::reload_value(self.vl_high_limit);
             self.active = TableId::Low;
         }
@@ -393,7 +393,7 @@ impl VlArbiter {
             weight_left: self.high.remaining,
             high_counter: self.high_counter,
         };
-        // SPEC.md §6: once negative, reload and the low table becomes active.
+        // docs/spec.md §6: once negative, reload and the low table becomes active.
         if self.high_counter < 0 {
             self.high_counter = Self::reload_value(self.vl_high_limit);
             self.active = TableId::Low;

@@ -1,18 +1,18 @@
-//! Units: packet length to flow-control blocks (SPEC.md §1), the 12-bit modular
+//! Units: packet length to flow-control blocks (docs/spec.md §1), the 12-bit modular
 //! counters all credit registers use, and the largest packet the port must buffer.
 
-/// Bytes in one Flow Control Block (FCB) — SPEC.md §1, seed 000 "One FCB = 64 bytes".
+/// Bytes in one Flow Control Block (FCB) — docs/spec.md §1, seed 000 "One FCB = 64 bytes".
 pub const BLOCK_BYTES: u32 = 64;
 
-/// Credit registers are 12 bits wide (SPEC.md §1): all arithmetic is modulo 4096.
+/// Credit registers are 12 bits wide (docs/spec.md §1): all arithmetic is modulo 4096.
 pub const MOD: u16 = 4096;
 const MASK: u16 = MOD - 1;
 
-/// The credit-check window: a packet may go iff `(CL - CR) mod 4096 <= 2048` (SPEC.md §4),
+/// The credit-check window: a packet may go iff `(CL - CR) mod 4096 <= 2048` (docs/spec.md §4),
 /// which is also the largest FCCL lead a receiver may advertise (seed 000, "2048 cap").
 pub const CREDIT_WINDOW: u16 = 2048;
 
-/// Payload MTU the port is sized for (SPEC.md §1 / config: 4096-byte MTU).
+/// Payload MTU the port is sized for (docs/spec.md §1 / config: 4096-byte MTU).
 pub const MTU_PAYLOAD_BYTES: u32 = 4096;
 
 /// Worst-case bytes after the LRH and before the VCRC, other than payload:
@@ -32,7 +32,7 @@ pub const MAX_PKT_LEN: u16 = ((8 + MAX_HEADER_BYTES_AFTER_LRH + MTU_PAYLOAD_BYTE
 /// Every data packet therefore takes at least one block.
 pub const MIN_PKT_LEN: u16 = 6;
 
-/// Blocks a data packet consumes (SPEC.md §1): `bytes = PktLen*4 - 8`, `ceil(bytes/64)`.
+/// Blocks a data packet consumes (docs/spec.md §1): `bytes = PktLen*4 - 8`, `ceil(bytes/64)`.
 /// `PktLen < 2` (no bytes after the LRH) gives 0.
 #[inline]
 pub const fn blocks_for_pkt_len(pkt_len: u16) -> u16 {
@@ -41,7 +41,7 @@ pub const fn blocks_for_pkt_len(pkt_len: u16) -> u16 {
 }
 
 /// A 12-bit register value (FCTBS, ABR, FCCL, CL, CR): every operation wraps mod 4096
-/// (SPEC.md §1; seed 000 "When the current register contents is FFFh and one is added,
+/// (docs/spec.md §1; seed 000 "When the current register contents is FFFh and one is added,
 /// the register rolls over to 000h").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Mod4096(u16);

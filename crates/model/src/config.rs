@@ -17,7 +17,7 @@
 //!
 //! Validation errors name the offending field, e.g. `high[3].weight: 300 is out of range 0..=255`.
 //!
-//! A table entry the arbiter will skip (SPEC.md §6: naming VL15 or a VL at or above
+//! A table entry the arbiter will skip (docs/spec.md §6: naming VL15 or a VL at or above
 //! VLCap, or with weight 0) is not an error: subnet managers program such tables. It is
 //! accepted as written, and [`PortConfig::skipped_entries`] names each one for a warning
 //! (`high[1]: VL15 is never arbitrated: skipped`).
@@ -29,7 +29,7 @@ use crate::sl2vl::{VlCap, DATA_VLS};
 use serde::Deserialize;
 use std::fmt;
 
-/// The spec's bound between FCPs for one VL: 65,536 symbol times (SPEC.md §5).
+/// The spec's bound between FCPs for one VL: 65,536 symbol times (docs/spec.md §5).
 pub const SPEC_REFRESH_SYMBOLS: u32 = 65_536;
 
 /// Least margin the refresh period must leave under the spec bound: an FCP that falls
@@ -42,7 +42,7 @@ pub const MAX_REFRESH_SYMBOLS: u32 = SPEC_REFRESH_SYMBOLS - MIN_REFRESH_MARGIN;
 
 /// Default refresh: 65536 - 8192 = 57344 symbol times. The 1/8-period margin covers the
 /// worst case above (4284 symbols) with room for about a dozen VL15 MADs, which may
-/// also go ahead of FCPs (SPEC.md §5: VL15 > FCP).
+/// also go ahead of FCPs (docs/spec.md §5: VL15 > FCP).
 pub const DEFAULT_REFRESH_SYMBOLS: u32 = 57_344;
 
 /// Largest receive buffer per VL: the Free Space Count is a 12-bit register (seed 000).
@@ -188,7 +188,7 @@ fn table(name: &str, rows: &[Vec<i64>]) -> Result<Vec<ArbEntry>, ConfigError> {
                     format!("{row:?} is not [vl, weight]"),
                 ));
             };
-            // VL15 and VLs >= VLCap are allowed and skipped by the arbiter (SPEC.md §6).
+            // VL15 and VLs >= VLCap are allowed and skipped by the arbiter (docs/spec.md §6).
             let vl = in_range(&format!("{name}[{i}].vl"), vl, 0, 15)?;
             let weight = in_range(&format!("{name}[{i}].weight"), weight, 0, 255)?;
             Ok(ArbEntry::new(vl as u8, weight as u8))
@@ -303,7 +303,7 @@ impl TryFrom<RawPortConfig> for PortConfig {
     }
 }
 
-/// Why the arbiter never uses a table entry (SPEC.md §6).
+/// Why the arbiter never uses a table entry (docs/spec.md §6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkipReason {
     /// The entry names VL15 (management, never arbitrated).
@@ -396,7 +396,7 @@ impl PortConfig {
             }
             for (i, e) in t.iter().enumerate() {
                 // VL15, a VL at or above VLCap and weight 0 are valid entries that the
-                // arbiter skips (SPEC.md §6): see `skipped_entries`.
+                // arbiter skips (docs/spec.md §6): see `skipped_entries`.
                 in_range(&format!("{name}[{i}].vl"), e.vl as i64, 0, 15)?;
             }
         }
@@ -409,7 +409,7 @@ impl PortConfig {
         Ok(())
     }
 
-    /// The table entries the arbiter skips (SPEC.md §6), in table order (high, then
+    /// The table entries the arbiter skips (docs/spec.md §6), in table order (high, then
     /// low): an entry naming VL15 or a VL at or above VLCap, or one of the port's data
     /// VLs with weight 0. One reason per entry, the VL's first.
     pub fn skipped_entries(&self) -> Vec<SkippedEntry> {
@@ -560,7 +560,7 @@ mod tests {
         );
     }
 
-    /// SPEC.md §6: entries naming VL15, a VL at or above VLCap, or weight 0 are accepted
+    /// docs/spec.md §6: entries naming VL15, a VL at or above VLCap, or weight 0 are accepted
     /// as written and named, one warning each, in table order.
     #[test]
     fn skipped_entries_are_accepted_and_named() {

@@ -1,4 +1,4 @@
-//! CRC-16 used for the FCP's LPCRC and a data packet's VCRC (SPEC.md §3).
+//! CRC-16 used for the FCP's LPCRC and a data packet's VCRC (docs/spec.md §3).
 //!
 //! Width 16, polynomial 0x100B, init 0xFFFF, reflected in and out, final XOR 0xFFFF.
 //! The reference is the `crc` crate driven by a custom [`crc::Algorithm`]; nothing here
@@ -6,7 +6,7 @@
 
 use crc::{Algorithm, Crc, CRC_16_IBM_SDLC};
 
-/// The LPCRC/VCRC algorithm in CRC-catalogue notation (SPEC.md §3).
+/// The LPCRC/VCRC algorithm in CRC-catalogue notation (docs/spec.md §3).
 pub const IB_CRC16: Algorithm<u16> = Algorithm {
     width: 16,
     poly: 0x100b,
@@ -14,7 +14,7 @@ pub const IB_CRC16: Algorithm<u16> = Algorithm {
     refin: true,
     refout: true,
     xorout: 0xffff,
-    // SPEC.md §3: the ASCII bytes "123456789" give 0x0A3D.
+    // docs/spec.md §3: the ASCII bytes "123456789" give 0x0A3D.
     check: 0x0a3d,
     // Register content (reflected, before the final XOR) after a codeword with its CRC
     // appended low byte first: what a receiver may compare against. The `crc` crate does
@@ -32,7 +32,7 @@ pub fn crc16(bytes: &[u8]) -> u16 {
     CRC16.checksum(bytes)
 }
 
-/// The two bytes as they appear on the wire: low byte first (SPEC.md §2, §3).
+/// The two bytes as they appear on the wire: low byte first (docs/spec.md §2, §3).
 pub fn crc16_wire(bytes: &[u8]) -> [u8; 2] {
     crc16(bytes).to_le_bytes()
 }
@@ -77,13 +77,13 @@ mod tests {
 
     #[test]
     fn check_value_from_spec() {
-        // SPEC.md §3: "123456789" -> 0x0A3D.
+        // docs/spec.md §3: "123456789" -> 0x0A3D.
         assert_eq!(crc16(b"123456789"), 0x0a3d);
     }
 
     #[test]
     fn fcp_init_header_from_spec() {
-        // SPEC.md §3: header 10 00 00 00 -> LPCRC 0x0558, on the wire 58 05.
+        // docs/spec.md §3: header 10 00 00 00 -> LPCRC 0x0558, on the wire 58 05.
         assert_eq!(crc16(&[0x10, 0, 0, 0]), 0x0558);
         assert_eq!(crc16_wire(&[0x10, 0, 0, 0]), [0x58, 0x05]);
     }

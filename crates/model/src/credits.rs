@@ -1,4 +1,4 @@
-//! Per-data-VL credit accounting (SPEC.md §4, seed 000 "Terminology", seed 001).
+//! Per-data-VL credit accounting (docs/spec.md §4, seed 000 "Terminology", seed 001).
 //!
 //! Absolute credits: the transmitter counts every block it has sent since link init
 //! (FCTBS) and holds the receiver's latest limit (CL); the receiver counts blocks
@@ -10,22 +10,22 @@ use crate::blocks::{Mod4096, CREDIT_WINDOW};
 /// Transmitter side of one data VL.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TxCredits {
-    /// FCTBS — Flow Control Total Blocks Sent since link init, mod 4096 (SPEC.md §4).
+    /// FCTBS — Flow Control Total Blocks Sent since link init, mod 4096 (docs/spec.md §4).
     fctbs: Mod4096,
-    /// CL — Credit Limit: the FCCL of the latest FCP received (SPEC.md §4). It is 0 after
+    /// CL — Credit Limit: the FCCL of the latest FCP received (docs/spec.md §4). It is 0 after
     /// link init, so no packet passes the credit check before the first FCP.
     cl: Mod4096,
 }
 
 impl TxCredits {
-    /// State after link init or resync: FCTBS = 0, CL = 0 (SPEC.md §4, §8).
+    /// State after link init or resync: FCTBS = 0, CL = 0 (docs/spec.md §4, §8).
     pub const fn new() -> Self {
         Self {
             fctbs: Mod4096::ZERO,
             cl: Mod4096::ZERO,
         }
     }
-    /// Back to the link-init state (SPEC.md §8 resync).
+    /// Back to the link-init state (docs/spec.md §8 resync).
     pub fn reset(&mut self) {
         *self = Self::new();
     }
@@ -44,11 +44,11 @@ impl TxCredits {
         self.cl.sub(Mod4096::new(self.cr(np)))
     }
     /// The credit check: a packet of NP blocks may go iff `(CL - CR) mod 4096 <= 2048`
-    /// (SPEC.md §4). Values above 2048 mean CR is "ahead" of CL.
+    /// (docs/spec.md §4). Values above 2048 mean CR is "ahead" of CL.
     pub fn can_send(&self, np: u16) -> bool {
         self.margin(np) <= CREDIT_WINDOW
     }
-    /// A packet of NP blocks was sent: FCTBS += NP (SPEC.md §4). The caller has done the
+    /// A packet of NP blocks was sent: FCTBS += NP (docs/spec.md §4). The caller has done the
     /// credit check; this only records the send.
     pub fn on_send(&mut self, np: u16) {
         self.fctbs = self.fctbs.add(np);
@@ -61,7 +61,7 @@ impl TxCredits {
         }
         ok
     }
-    /// An FCP for this VL arrived: CL = FCCL (SPEC.md §4).
+    /// An FCP for this VL arrived: CL = FCCL (docs/spec.md §4).
     pub fn on_fcp(&mut self, fccl: u16) {
         self.cl = Mod4096::new(fccl);
     }
@@ -72,7 +72,7 @@ impl TxCredits {
 }
 
 /// A data packet arrived with more blocks than the buffer has free: it is dropped and
-/// counted, and no state changes (SPEC.md §4).
+/// counted, and no state changes (docs/spec.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("receive buffer overrun: packet of {blocks} blocks, {free} free")]
 pub struct Overrun {
@@ -88,12 +88,12 @@ pub struct RxCredits {
     /// Free Space Count in blocks, `0..=capacity` (seed 000). Not modular.
     free: u16,
     capacity: u16,
-    /// Packets dropped for lack of space (SPEC.md §4, counted for the failsafe, §8).
+    /// Packets dropped for lack of space (docs/spec.md §4, counted for the failsafe, §8).
     overruns: u32,
 }
 
 impl RxCredits {
-    /// Link-init state: ABR = 0, free = capacity (SPEC.md §4, §8).
+    /// Link-init state: ABR = 0, free = capacity (docs/spec.md §4, §8).
     pub const fn new(capacity: u16) -> Self {
         Self {
             abr: Mod4096::ZERO,
@@ -102,7 +102,7 @@ impl RxCredits {
             overruns: 0,
         }
     }
-    /// Resync (SPEC.md §8): ABR = 0, free = capacity. The overrun count is kept: it is
+    /// Resync (docs/spec.md §8): ABR = 0, free = capacity. The overrun count is kept: it is
     /// a statistic, not credit state.
     pub fn reset(&mut self) {
         self.abr = Mod4096::ZERO;
@@ -120,13 +120,13 @@ impl RxCredits {
     pub fn overruns(&self) -> u32 {
         self.overruns
     }
-    /// FCCL = (ABR + min(free, 2048)) mod 4096 (SPEC.md §4; seed 000 "Credit Limit
+    /// FCCL = (ABR + min(free, 2048)) mod 4096 (docs/spec.md §4; seed 000 "Credit Limit
     /// Calculation": with 2048 or more free the receiver advertises ABR + 2048).
     pub fn fccl(&self) -> u16 {
         self.abr.add(self.free.min(CREDIT_WINDOW)).get()
     }
     /// Accept a packet of `blocks`: ABR += blocks, free -= blocks; or, if it does not fit,
-    /// drop it, count the overrun, and leave ABR and free untouched (SPEC.md §4).
+    /// drop it, count the overrun, and leave ABR and free untouched (docs/spec.md §4).
     pub fn accept(&mut self, blocks: u16) -> Result<(), Overrun> {
         if blocks > self.free {
             self.overruns = self.overruns.saturating_add(1);
@@ -148,7 +148,7 @@ impl RxCredits {
         );
         self.free = (self.free + blocks).min(self.capacity);
     }
-    /// An FCP for this VL arrived: ABR = FCTBS (SPEC.md §4; seed 000 "the receiver uses
+    /// An FCP for this VL arrived: ABR = FCTBS (docs/spec.md §4; seed 000 "the receiver uses
     /// this data to update its ABR to match the Transmitter's FCTBS"). This repairs the
     /// ABR after lost data packets (seed 001 "Resiliency").
     pub fn on_fcp(&mut self, fctbs: u16) {
@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn nothing_goes_before_first_fcp() {
-        // SPEC.md §4: CL = 0 after link init.
+        // docs/spec.md §4: CL = 0 after link init.
         let tx = TxCredits::new();
         assert!(!tx.can_send(1));
         assert!(!tx.can_send(66));

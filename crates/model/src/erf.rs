@@ -501,7 +501,7 @@ mod tests {
             0, 24,                  // rlen: 16 + 6 + 2 pad
             0, 0,                   // lctr
             0, 6,                   // wlen
-            0x10, 0, 0, 0, 0x58, 0x05, // the FCP (SPEC.md §3 example)
+            0x10, 0, 0, 0, 0x58, 0x05, // the FCP (docs/spec.md §3 example)
             0, 0,                   // pad to 8
         ];
         assert_eq!(b, want);

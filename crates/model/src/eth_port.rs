@@ -1,4 +1,4 @@
-//! The Ethernet flow-control port (SPEC.md §9), clock by clock: per-queue transmit
+//! The Ethernet flow-control port (docs/spec.md §9), clock by clock: per-queue transmit
 //! queues and their scheduler, the PAUSE/PFC transmit side ([`PfcTx`]) ahead of data at
 //! frame boundaries, the receive side ([`PauseRx`]) holding transmit queues, and
 //! per-queue receive buffers filled by the frames' 802.1Q priority (PCP) whose fill
@@ -49,7 +49,7 @@ pub struct EthPortConfig {
 }
 
 impl EthPortConfig {
-    /// SPEC.md §9's rules and the port's own: every queue holds a maximum frame.
+    /// docs/spec.md §9's rules and the port's own: every queue holds a maximum frame.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.pfc.validate()?;
         if self.rx_buffer_bytes.len() != self.pfc.queues.len() {
@@ -144,7 +144,7 @@ pub struct EthPortIn {
     pub rx: Option<Word>,
     /// Per queue (bit q), the user reads a word of its receive buffer.
     pub rx_read: u8,
-    /// Hardware flow-control level and software requests per queue (SPEC.md §9).
+    /// Hardware flow-control level and software requests per queue (docs/spec.md §9).
     pub hw: u8,
     pub sw: u8,
 }

@@ -1,4 +1,4 @@
-//! Ethernet PAUSE (802.3x) and PFC (802.1Qbb) frames (SPEC.md §9, seed 004 table):
+//! Ethernet PAUSE (802.3x) and PFC (802.1Qbb) frames (docs/spec.md §9, seed 004 table):
 //! DA 01-80-C2-00-00-01 | SA | EtherType 0x8808 | opcode | body | zero pad to 60 | FCS.
 //! FCS is the Ethernet CRC-32 (`CRC_32_ISO_HDLC`) over bytes 0–59, appended low byte first.
 
@@ -31,7 +31,7 @@ pub enum PauseKind {
 /// A PAUSE or PFC frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PauseFrame {
-    /// Source address (configurable, SPEC.md §9).
+    /// Source address (configurable, docs/spec.md §9).
     pub sa: [u8; 6],
     pub kind: PauseKind,
 }
@@ -71,7 +71,7 @@ impl PauseFrame {
                 }
             }
         }
-        // Bytes up to 59 stay zero: the pad (SPEC.md §9).
+        // Bytes up to 59 stay zero: the pad (docs/spec.md §9).
         let fcs = CRC32.checksum(&f[..PAYLOAD_END]);
         f[PAYLOAD_END..].copy_from_slice(&fcs.to_le_bytes());
         f

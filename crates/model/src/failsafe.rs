@@ -1,9 +1,9 @@
-//! Failsafe mechanisms for non-transient faults (SPEC.md §8, seed 001 "Failsafe
+//! Failsafe mechanisms for non-transient faults (docs/spec.md §8, seed 001 "Failsafe
 //! Mechanisms"): the transmitter-side flow-control update monitor and the receiver-side
 //! buffer-overrun threshold, both of which request a link resync.
 //!
 //! Periods are measured in clocks of one *spec* FCP period, `65536 / W` clocks (the
-//! longest a compliant peer may leave between FCPs for a VL, SPEC.md §5), not this port's
+//! longest a compliant peer may leave between FCPs for a VL, docs/spec.md §5), not this port's
 //! own shorter refresh setting — the peer's is what is being monitored.
 
 use crate::sl2vl::{VlCap, DATA_VLS};

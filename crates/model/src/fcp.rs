@@ -1,14 +1,14 @@
-//! Flow Control Packet wire format (SPEC.md §2): six bytes,
+//! Flow Control Packet wire format (docs/spec.md §2): six bytes,
 //! header word `Op<<28 | FCTBS<<16 | VL<<12 | FCCL` big-endian in bytes 0–3, then the
 //! LPCRC over bytes 0–3, low byte first, in bytes 4–5.
 
 use crate::crc16::crc16;
 use crate::sl2vl::{VlCap, VL15};
 
-/// Bytes of an FCP on the wire (SPEC.md §2: the 6-byte form holds over seed 000's 8).
+/// Bytes of an FCP on the wire (docs/spec.md §2: the 6-byte form holds over seed 000's 8).
 pub const FCP_BYTES: usize = 6;
 
-/// The defined FCP operands (SPEC.md §2, seed 000 "Operand").
+/// The defined FCP operands (docs/spec.md §2, seed 000 "Operand").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FcpOp {
     /// Op 0: normal FCP, sent in LinkArm and LinkActive.
@@ -114,13 +114,13 @@ impl Fcp {
             | (self.fccl & 0xfff) as u32
     }
 
-    /// The six wire bytes (SPEC.md §2).
+    /// The six wire bytes (docs/spec.md §2).
     pub fn encode(&self) -> [u8; FCP_BYTES] {
         encode_word(self.word())
     }
 
     /// Decode one link packet's bytes for a port with `vl_cap` data VLs. It must be
-    /// exactly six bytes (SPEC.md §2: the 6-byte form holds; seed 000's two reserved
+    /// exactly six bytes (docs/spec.md §2: the 6-byte form holds; seed 000's two reserved
     /// bytes 6–7 are not sent, so a longer link packet is damaged framing).
     pub fn decode(bytes: &[u8], vl_cap: VlCap) -> Result<Self, FcpDecodeError> {
         if bytes.len() < FCP_BYTES {
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn init_fcp_bytes_from_spec() {
-        // SPEC.md §3: header 10 00 00 00 -> LPCRC 0x0558, sent 58 05.
+        // docs/spec.md §3: header 10 00 00 00 -> LPCRC 0x0558, sent 58 05.
         let f = Fcp::new(FcpOp::Init, 0, 0, 0).unwrap();
         assert_eq!(f.encode(), [0x10, 0, 0, 0, 0x58, 0x05]);
         assert_eq!(Fcp::decode(&[0x10, 0, 0, 0, 0x58, 0x05], cap(4)), Ok(f));
@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn field_placement_is_big_endian_header_word() {
-        // Op 0, FCTBS 0xABC, VL 3, FCCL 0x123 -> 0A BC 31 23 (SPEC.md §2 layout).
+        // Op 0, FCTBS 0xABC, VL 3, FCCL 0x123 -> 0A BC 31 23 (docs/spec.md §2 layout).
         let f = Fcp::new(FcpOp::Normal, 0xabc, 3, 0x123).unwrap();
         let b = f.encode();
         assert_eq!(&b[..4], &[0x0a, 0xbc, 0x31, 0x23]);
@@ -187,7 +187,7 @@ mod tests {
     #[test]
     fn decode_long() {
         // Seed 000's 8-byte form (two reserved bytes after the LPCRC) is not an FCP
-        // here (SPEC.md §2), nor is any longer link packet, even with a good LPCRC.
+        // here (docs/spec.md §2), nor is any longer link packet, even with a good LPCRC.
         let b = Fcp::new(FcpOp::Init, 0, 0, 0).unwrap().encode();
         for extra in 1..=10 {
             let mut long = b.to_vec();

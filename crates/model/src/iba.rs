@@ -1,4 +1,4 @@
-//! IBA local data packets (SPEC.md §1, §3): a builder and a parser for the wire bytes
+//! IBA local data packets (docs/spec.md §1, §3): a builder and a parser for the wire bytes
 //! of a data packet, for testbenches and captures.
 //!
 //! ```text
@@ -8,7 +8,7 @@
 //! * LRH: `VL<<4 | LVer` (LVer 0), `SL<<4 | LNH` (LNH 2, "IBA local": a BTH follows),
 //!   DLID, 5 reserved bits and the 11-bit PktLen, SLID; multi-byte fields big-endian.
 //!   PktLen counts dwords from the first LRH byte up to, not including, the VCRC, so
-//!   the blocks the credit logic charges come out of `bytes = PktLen*4 - 8` (SPEC.md §1;
+//!   the blocks the credit logic charges come out of `bytes = PktLen*4 - 8` (docs/spec.md §1;
 //!   [`crate::blocks::blocks_for_pkt_len`]).
 //! * BTH: OpCode, `SE<<7 | M<<6 | PadCnt<<4 | TVer`, P_Key, a reserved byte, DestQP
 //!   (24 bits), `A<<7` (7 reserved bits), PSN (24 bits).
@@ -17,7 +17,7 @@
 //!   how many.
 //! * ICRC: CRC-32 as zlib's `crc32` over LRH through the pad, with the variant fields
 //!   read as ones (the LRH VL nibble, the BTH reserved byte), stored low byte first.
-//! * VCRC: the CRC-16 of SPEC.md §3 over LRH through ICRC, stored low byte first.
+//! * VCRC: the CRC-16 of docs/spec.md §3 over LRH through ICRC, stored low byte first.
 //!
 //! Two transports are built: UD SEND Only (OpCode 0x64, with a DETH) is the default and
 //! what captures use; RC SEND Only (OpCode 0x04, no DETH) exists for packets of 6 and 7
@@ -64,7 +64,7 @@ pub const MIN_WIRE_BYTES: usize = LRH_BYTES + BTH_BYTES + ICRC_BYTES + VCRC_BYTE
 const BTH_RESV8_OFFSET: usize = LRH_BYTES + 4;
 const MAX_24: u32 = 0xff_ffff;
 
-/// The zlib CRC-32 (CRC-32/ISO-HDLC) the ICRC uses (SPEC.md §3).
+/// The zlib CRC-32 (CRC-32/ISO-HDLC) the ICRC uses (docs/spec.md §3).
 const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
 
 /// The transport a packet uses; it fixes the OpCode and the headers after the BTH.
@@ -206,7 +206,7 @@ fn check(field: &'static str, value: u64, max: u64) -> Result<(), FieldRangeErro
     }
 }
 
-/// The ICRC of a packet's bytes from the first LRH byte through the pad (SPEC.md §3):
+/// The ICRC of a packet's bytes from the first LRH byte through the pad (docs/spec.md §3):
 /// zlib CRC-32 with the LRH VL nibble and the BTH reserved byte read as ones.
 /// `bytes` must hold at least the LRH and BTH.
 pub fn icrc(bytes: &[u8]) -> u32 {
@@ -450,7 +450,7 @@ impl WireItem {
 /// template with a PSN that counts up per packet and a [`deterministic_payload`].
 ///
 /// * Data items take their VL from the item and SL, LIDs, QPs, P_Key from the template;
-///   VL15 items are sent on VL15 with SL15 (the management SL; SPEC.md §7).
+///   VL15 items are sent on VL15 with SL15 (the management SL; docs/spec.md §7).
 /// * PktLen 8 and more: UD SEND Only with `PktLen*4 - 32` payload bytes (the template's
 ///   transport when it is UD, else Q_Key 0 and SrcQP 0x11). PktLen 6 and 7 are too
 ///   short for a DETH: RC SEND Only with 0 or 4 payload bytes.
@@ -557,7 +557,7 @@ mod tests {
 
     #[test]
     fn crcs_follow_spec_rules() {
-        // SPEC.md §3, computed here from the catalogue CRC-32 and the §3 CRC-16.
+        // docs/spec.md §3, computed here from the catalogue CRC-32 and the §3 CRC-16.
         let mut r = 0x1234_5678u64;
         for n in [0usize, 1, 2, 3, 4, 5, 63, 64, 65, 255, 4096] {
             r = r.wrapping_mul(6364136223846793005).wrapping_add(1);
@@ -600,7 +600,7 @@ mod tests {
             // LRH:PktLen counts dwords from the first LRH byte up to the VCRC.
             assert_eq!(pkt_len as usize * 4 + 2, p.len(), "payload {n}");
             assert_eq!(pkt_len, pkt_len_for(&example().transport, n));
-            // SPEC.md §1: bytes = PktLen*4 - 8 run from after the LRH to before the VCRC.
+            // docs/spec.md §1: bytes = PktLen*4 - 8 run from after the LRH to before the VCRC.
             let bytes_after_lrh = p.len() - 2 - 8;
             assert_eq!(pkt_len as usize * 4 - 8, bytes_after_lrh);
             assert_eq!(

@@ -1,9 +1,9 @@
 //! iblink reference models: the link layer of an InfiniBand-style port written straight
-//! from `SPEC.md`, as plain Rust with explicit state, to check the RTL against cycle by
+//! from `docs/spec.md`, as plain Rust with explicit state, to check the RTL against cycle by
 //! cycle. Every block keeps fixed-size state and steps without allocating, but for the
 //! Ethernet port ([`eth_port`]), which holds its queues' frames as byte vectors.
 //!
-//! | module | SPEC.md |
+//! | module | docs/spec.md |
 //! |---|---|
 //! | [`crc16`] | §3 LPCRC / VCRC |
 //! | [`blocks`] | §1 units, 12-bit arithmetic |
@@ -33,7 +33,7 @@
 //! * FCP refresh: 57,344 symbol times by default (1/8 margin under the 65,536 bound;
 //!   [`config::DEFAULT_REFRESH_SYMBOLS`]); configured values must leave at least one
 //!   maximum packet plus 15 FCPs of margin.
-//! * Arbiter: HighPriCounter "may start while not negative" (SPEC.md §6, over seed
+//! * Arbiter: HighPriCounter "may start while not negative" (docs/spec.md §6, over seed
 //!   003's "still positive"); VLHighLimit 255 never decrements the counter; the pointer
 //!   moves lazily; when nothing is eligible the arbiter does not change state; under
 //!   [`arbiter::LowPolicy::Weight`] a low turn ends when its entry is exhausted *or*

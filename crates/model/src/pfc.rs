@@ -1,8 +1,8 @@
-//! Ethernet PAUSE/PFC flow control (SPEC.md §9), clock by clock. Transmit side
+//! Ethernet PAUSE/PFC flow control (docs/spec.md §9), clock by clock. Transmit side
 //! ([`PfcTx`]): per-queue triggers (software one-shot, hardware level, RX-fill RFA/RFD
 //! hysteresis), refresh before expiry, zero-quanta release, consolidation and merging of
 //! due frames. Receive side ([`PauseRx`]): frame checks and per-priority pause timers.
-//! Written from SPEC.md §9, independent of any RTL.
+//! Written from docs/spec.md §9, independent of any RTL.
 //!
 //! Timing, in clocks of the datapath (`datapath_bits` per clock at line rate):
 //! - a pause quantum is 512 bit times: `512 / datapath_bits` clocks; a 64-byte frame is
@@ -22,9 +22,9 @@
 use crate::config::ConfigError;
 use crate::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
 
-/// RX queues (and so trigger sets) at most (SPEC.md §9).
+/// RX queues (and so trigger sets) at most (docs/spec.md §9).
 pub const MAX_QUEUES: usize = 8;
-/// Bit times in a pause quantum (SPEC.md §9).
+/// Bit times in a pause quantum (docs/spec.md §9).
 pub const QUANTUM_BITS: u64 = 512;
 /// A fill threshold is allowed only on a queue at least this large (seed 004).
 pub const MIN_THRESHOLD_QUEUE_BYTES: u32 = 4096;
@@ -37,7 +37,7 @@ pub const TRIGGER_DELAY: usize = 2;
 /// Clocks from an event to its frame's first byte on an idle link.
 pub const FRAME_LATENCY: u64 = TRIGGER_DELAY as u64 + DUE_TO_WIRE;
 
-/// Frame kind (SPEC.md §9, PFCE).
+/// Frame kind (docs/spec.md §9, PFCE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// PFC frames per queue.
@@ -94,7 +94,7 @@ impl PfcConfig {
         (FRAME_BYTES as u64 * 8) / self.datapath_bits as u64
     }
 
-    /// The 64-byte frame for a set of entries (SPEC.md §9): in PFC mode each entry's
+    /// The 64-byte frame for a set of entries (docs/spec.md §9): in PFC mode each entry's
     /// queue's priorities enabled with its time, the others 0; in PAUSE mode entry 0's
     /// time.
     pub fn frame(&self, e: &Entries) -> PauseFrame {
@@ -120,7 +120,7 @@ impl PfcConfig {
         PauseFrame { sa: self.sa, kind }
     }
 
-    /// The rules of SPEC.md §9 a configuration must keep; the error names the field
+    /// The rules of docs/spec.md §9 a configuration must keep; the error names the field
     /// (`queue[1].priorities`, `queue[0].threshold.rfd_bytes`, `refresh_quanta`, ...).
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.datapath_bits != 32 && self.datapath_bits != 64 {
@@ -171,7 +171,7 @@ impl PfcConfig {
                     return Err(ConfigError::field(f("rfa_bytes"), format!("{} is above size_bytes {}", t.rfa_bytes, t.size_bytes)));
                 }
                 if t.rfd_bytes == 0 {
-                    // SPEC.md 9: released when the fill falls below RFD, which a fill of 0
+                    // docs/spec.md §9: released when the fill falls below RFD, which a fill of 0
                     // never does: the queue would stay paused for good.
                     return Err(ConfigError::field(
                         f("rfd_bytes"),
@@ -239,7 +239,7 @@ pub struct TxCounts {
 /// nothing when the slot is not in the frame.
 pub type Entries = [Option<u16>; MAX_QUEUES];
 
-/// The transmit-side generator and frame timing, as SPEC.md §9 describes it.
+/// The transmit-side generator and frame timing, as docs/spec.md §9 describes it.
 #[derive(Clone, Debug)]
 pub struct PfcTx {
     cfg: PfcConfig,
@@ -254,7 +254,7 @@ pub struct PfcTx {
     /// Software requests made while their frame was waiting: sent in the next frame.
     sw_again: u8,
     /// Slots of the waiting frame whose pause time a software request set: a release
-    /// that replaces it with 0 sends the request in the next frame (SPEC.md 9: one
+    /// that replaces it with 0 sends the request in the next frame (docs/spec.md §9: one
     /// frame per request, not lost while its frame waits).
     waiting_sw: u8,
     /// The frame taken: its first byte leaves at `.0`, with these entries.
@@ -459,7 +459,7 @@ impl PfcTx {
 /// times hold from the clock after that.
 pub const RX_DECIDE_DELAY: u64 = 1;
 
-/// Why a received frame was not acted on (SPEC.md §9), in the order they are checked.
+/// Why a received frame was not acted on (docs/spec.md §9), in the order they are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RxDrop {
     /// Not 64 bytes long (a MAC control frame is 64 bytes, FCS included).
@@ -483,7 +483,7 @@ pub struct RxCounts {
     pub dropped: [u64; 5],
 }
 
-/// The receive side (SPEC.md §9): a good PAUSE or PFC frame loads per-priority pause
+/// The receive side (docs/spec.md §9): a good PAUSE or PFC frame loads per-priority pause
 /// timers, in clocks (quanta x `512 / datapath_bits`); a time of 0 releases, a new frame
 /// reloads. Frames of 14 bytes or more addressed to the PAUSE address or carrying
 /// EtherType 0x8808 are checked (length: 64 bytes exactly; FCS, DA, EtherType, opcode,
@@ -688,7 +688,7 @@ mod tests {
     fn software_request_outlives_a_release_of_its_waiting_frame() {
         // Data on the wire until 50. At 10 queue 0's level rises with a software request
         // (one waiting pause frame); the level falls at 20, so that frame goes as the
-        // release, and the request, one frame per request (SPEC.md 9), in the next one.
+        // release, and the request, one frame per request (docs/spec.md §9), in the next one.
         let f = run(cfg(Mode::Pfc, 32), 400, |t, i| {
             i.busy = t < 50;
             i.hw = (10..20).contains(&t) as u8;

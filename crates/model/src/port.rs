@@ -1,4 +1,4 @@
-//! A whole port's link layer, stepped one clock at a time (SPEC.md §4–§8 composed).
+//! A whole port's link layer, stepped one clock at a time (docs/spec.md §4–§8 composed).
 //!
 //! Transmit side: per-VL packet queues, [`TxCredits`], the [`VlArbiter`], the
 //! [`FcpScheduler`] and a VL15 queue. Receive side: [`RxCredits`], per-VL receive
@@ -13,7 +13,7 @@
 //! 1. **receive** the item the peer finished last clock (FCP: decode, `ABR := FCTBS`,
 //!    `CL := FCCL`; data: accept or drop-and-count; VL15: buffer or drop-and-count);
 //! 2. **drain** receive buffers at the configured rate;
-//! 3. **transmit**: if idle, start the next item — VL15 > FCP > data (SPEC.md §5), data
+//! 3. **transmit**: if idle, start the next item — VL15 > FCP > data (docs/spec.md §5), data
 //!    only in LinkActive and only through the arbiter; packets are never fragmented;
 //! 4. **timers**: FCP scheduler and failsafe tick; a failsafe trip resyncs the port.
 //!
@@ -58,7 +58,7 @@ impl LinkItem {
     }
 }
 
-/// Link layer state as far as flow control cares (SPEC.md §5).
+/// Link layer state as far as flow control cares (docs/spec.md §5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LinkState {
     /// Nothing sent or received.
@@ -344,7 +344,7 @@ impl PortModel {
 
     // ----- resync ----------------------------------------------------------------
 
-    /// Link resync (SPEC.md §8): all credit accounting back to link-init values
+    /// Link resync (docs/spec.md §8): all credit accounting back to link-init values
     /// (FCTBS, ABR, CL = 0, free = capacity; receive buffers emptied), the item on the
     /// wire is lost, the arbiter restarts, every VL is due an FCP, and the port is in
     /// LinkInitialize so those FCPs carry Op 1. Transmit queues are kept.
@@ -408,7 +408,7 @@ impl PortModel {
         match item {
             LinkItem::Fcp(bytes) => match Fcp::decode(&bytes, self.vl_cap) {
                 Ok(f) => {
-                    // SPEC.md §4: receiver ABR := FCTBS, transmitter CL := FCCL.
+                    // docs/spec.md §4: receiver ABR := FCTBS, transmitter CL := FCCL.
                     self.rx[f.vl as usize].on_fcp(f.fctbs);
                     self.tx[f.vl as usize].on_fcp(f.fccl);
                     self.failsafe.on_fcp(f.vl);
@@ -465,7 +465,7 @@ impl PortModel {
         self.vl15_rx.drain();
     }
 
-    /// Transmitter idle: choose VL15 > FCP > data (SPEC.md §5) and start it.
+    /// Transmitter idle: choose VL15 > FCP > data (docs/spec.md §5) and start it.
     #[inline]
     fn start_next(&mut self, out: &mut StepOut) {
         let item = if let Some(pkt_len) = self.vl15_txq.pop() {

@@ -1,4 +1,4 @@
-//! FCP scheduling per data VL (SPEC.md §5, seed 000 "Frequency of FCP Transmission").
+//! FCP scheduling per data VL (docs/spec.md §5, seed 000 "Frequency of FCP Transmission").
 //!
 //! Two reasons to send an FCP for VL v:
 //! * **refresh** (urgent): `since_last[v] >= refresh_clocks`. The spec's bound is 65,536
@@ -40,7 +40,7 @@ impl FcpScheduler {
         s.restart();
         s
     }
-    /// Link init / resync: every data VL needs an FCP now (SPEC.md §8: "restarts with
+    /// Link init / resync: every data VL needs an FCP now (docs/spec.md §8: "restarts with
     /// flow-control init FCPs").
     pub fn restart(&mut self) {
         self.since_last = [self.refresh_clocks; DATA_VLS];

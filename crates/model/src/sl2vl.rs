@@ -1,14 +1,14 @@
-//! Service Level to Virtual Lane mapping and VLCap (SPEC.md §7, seed 002).
+//! Service Level to Virtual Lane mapping and VLCap (docs/spec.md §7, seed 002).
 
 /// Number of data VL slots (VL0..VL14); arrays indexed by data VL have this length.
 pub const DATA_VLS: usize = 15;
-/// The management VL: no credits, highest transmit priority (SPEC.md §4, §5).
+/// The management VL: no credits, highest transmit priority (docs/spec.md §4, §5).
 pub const VL15: u8 = 15;
-/// The management SL: always mapped to VL15 (SPEC.md §7).
+/// The management SL: always mapped to VL15 (docs/spec.md §7).
 pub const SL15: u8 = 15;
 
 /// PortInfo.VLCap: the number of data VLs, VL0..VLCap-1. Only 1, 2, 4, 8 and 15 exist
-/// (SPEC.md §7, seed 002).
+/// (docs/spec.md §7, seed 002).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct VlCap(u8);
 
@@ -55,7 +55,7 @@ pub enum SlToVlError {
     BadVl { vl: u8, vl_cap: u8 },
 }
 
-/// The 16 x 4-bit SLtoVLMappingTable (SPEC.md §7). SL0..SL14 choose a data VL; SL15 is
+/// The 16 x 4-bit SLtoVLMappingTable (docs/spec.md §7). SL0..SL14 choose a data VL; SL15 is
 /// management and always maps to VL15, whatever the table holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlToVl {
@@ -88,7 +88,7 @@ impl SlToVl {
         Ok(())
     }
     /// The VL for a packet of service level `sl` (only the low 4 bits count, as in the
-    /// 4-bit LRH field). SL15 -> VL15 always (SPEC.md §7).
+    /// 4-bit LRH field). SL15 -> VL15 always (docs/spec.md §7).
     #[inline]
     pub fn map(&self, sl: u8) -> u8 {
         let sl = sl & 0xf;

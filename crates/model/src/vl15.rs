@@ -1,4 +1,4 @@
-//! The VL15 (management) receive buffer (SPEC.md §4, seeds 000 and 002): VL15 is not
+//! The VL15 (management) receive buffer (docs/spec.md §4, seeds 000 and 002): VL15 is not
 //! flow controlled, so an SMP arriving at a full buffer is silently dropped — here
 //! dropped and counted.
 

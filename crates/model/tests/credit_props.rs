@@ -1,4 +1,4 @@
-//! Property tests of the credit loop (SPEC.md §4, §8; seed 001 "Resiliency"): one data
+//! Property tests of the credit loop (docs/spec.md §4, §8; seed 001 "Resiliency"): one data
 //! VL's transmitter and receiver joined by an in-order forward wire (data packets and
 //! FCTBS-carrying FCPs) and an in-order reverse wire (FCCL-carrying FCPs). FCPs may be
 //! lost at random; in the lossy runs data packets may be lost too. Shadow counters in

@@ -5,7 +5,7 @@
 //! tshark reports equal to what was written. FCPs (ERF type 25) are checked with this
 //! crate's ERF reader and `Fcp::decode`, raw bytes against `Fcp::encode`: Debian's
 //! tshark 4.0 reads an InfiniBand link record as the 8-byte form of seed 000 and calls
-//! a correct 6-byte FCP (SPEC.md §2) malformed, so its verdict on them is not used
+//! a correct 6-byte FCP (docs/spec.md §2) malformed, so its verdict on them is not used
 //! (its fields are compared when it does give them).
 //!
 //! tshark comes from the Debian package `tshark`, which `make deps` (tools/deps.sh)

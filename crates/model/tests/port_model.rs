@@ -1,4 +1,4 @@
-//! The composed port model (SPEC.md §4–§8) run back to back.
+//! The composed port model (docs/spec.md §4–§8) run back to back.
 
 use iblink_model::arbiter::{ArbEntry, TableId};
 use iblink_model::config::PortConfig;
@@ -99,7 +99,7 @@ fn vl15_then_fcp_then_data() {
             });
         }
     }
-    // SPEC.md §5: VL15 > FCP > data, at packet boundaries.
+    // docs/spec.md §5: VL15 > FCP > data, at packet boundaries.
     assert_eq!(order, ["vl15/1000", "vl15/64", "fcp/vl1", "data/vl0"]);
 }
 
@@ -137,7 +137,7 @@ fn fcp_beats_data_when_both_pending() {
     assert!(kinds[..first_data].iter().all(|&f| f));
 }
 
-/// Every data VL gets an FCP before 65,536 symbol times pass (SPEC.md §5), also while
+/// Every data VL gets an FCP before 65,536 symbol times pass (docs/spec.md §5), also while
 /// the link is saturated with maximum-size packets, at both datapath widths.
 #[test]
 fn refresh_bound_holds_under_saturation() {

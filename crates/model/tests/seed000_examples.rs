@@ -1,4 +1,4 @@
-//! Seed 000's three worked examples (SPEC.md §4: acceptance tests, number for number),
+//! Seed 000's three worked examples (docs/spec.md §4: acceptance tests, number for number),
 //! driven through the credit types exactly as the seed narrates them.
 
 use iblink_model::blocks::Mod4096;

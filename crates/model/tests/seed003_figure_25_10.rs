@@ -1,4 +1,4 @@
-//! Seed 003's Figure 25-10 walk-through as the trace tool prints it (SPEC.md §6).
+//! Seed 003's Figure 25-10 walk-through as the trace tool prints it (docs/spec.md §6).
 //! High table: VL6 weight 127, VL1 weight 63, VL7 weight 254. Low table: VL3 weight 2
 //! first. VLHighLimit 4 -> HighPriCounter 4096 dwords. Every packet has a 4 KB payload:
 //! LRH:PktLen 1024 dwords, 64 blocks. All VLs have packets and credits.

@@ -57,7 +57,7 @@ pub fn crc16_module_name(width: usize) -> String {
     format!("iblink_crc16_w{width}")
 }
 
-/// The CRC unit at `width` bits a clock (SPEC.md §3).
+/// The CRC unit at `width` bits a clock (docs/spec.md §3).
 pub fn crc16_variant(width: usize) -> Result<Variant, RequestError> {
     if !WIDTHS.contains(&width) {
         return Err(RequestError::UnsupportedWidth(width));
@@ -70,7 +70,7 @@ pub fn crc16_dword_module_name(width: usize) -> String {
     format!("iblink_crc16_dword_w{width}")
 }
 
-/// The pipelined dword CRC unit (SPEC.md §3; the link path's VCRC and LPCRC).
+/// The pipelined dword CRC unit (docs/spec.md §3; the link path's VCRC and LPCRC).
 pub fn crc16_dword_variant(width: usize) -> Result<Variant, RequestError> {
     if width != crate::crc16_dword::WIDTH {
         return Err(RequestError::UnsupportedDwordWidth(width));
@@ -83,7 +83,7 @@ pub fn tx_credits_module_name(vls: usize) -> String {
     format!("iblink_tx_credits_vl{vls}")
 }
 
-/// The TX credits block for VLCap `vls` (SPEC.md §4).
+/// The TX credits block for VLCap `vls` (docs/spec.md §4).
 pub fn tx_credits_variant(vls: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) {
         return Err(RequestError::UnsupportedVlCap(vls));
@@ -92,7 +92,7 @@ pub fn tx_credits_variant(vls: usize) -> Result<Variant, RequestError> {
 }
 
 /// The RX credits block for VLCap `vls` and `capacity` blocks of buffer per VL
-/// (SPEC.md §4), a parameter of the module. `hdl_out/` holds the one module; the
+/// (docs/spec.md §4), a parameter of the module. `hdl_out/` holds the one module; the
 /// default emission lists the default buffer size at every VLCap.
 pub fn rx_credits_variant(vls: usize, capacity: u16) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) {
@@ -130,7 +130,7 @@ pub fn variants(req: &EmitRequest) -> Result<Vec<Variant>, RequestError> {
 }
 
 /// Memory a receive queue of the Ethernet blocks has in synthesis: a 4096-byte queue
-/// (the least with an RX-fill trigger, SPEC.md §9) and a maximum frame, to a power of two.
+/// (the least with an RX-fill trigger, docs/spec.md §9) and a maximum frame, to a power of two.
 pub const SYNTH_RX_MEMORY_BYTES: usize = 8192;
 /// Memory a transmit queue of the Ethernet blocks has in synthesis: one maximum frame,
 /// to a power of two.
@@ -170,7 +170,7 @@ fn variants_of(req: &EmitRequest, synth: bool) -> Result<Vec<Variant>, RequestEr
     if wants("crc16_dword") {
         out.push(crc16_dword_variant(crate::crc16_dword::WIDTH)?);
     }
-    // The credit blocks come in every VLCap the spec allows (SPEC.md §7), with the
+    // The credit blocks come in every VLCap the spec allows (docs/spec.md §7), with the
     // default configuration's 256-block receive buffers.
     if wants("tx_credits") {
         for n in VL_CAPS {
@@ -290,7 +290,7 @@ pub fn failsafe_module_name(vls: usize) -> String {
     format!("iblink_failsafe_vl{vls}")
 }
 
-/// The failsafe (SPEC.md §8: update monitor, overrun threshold) for VLCap `vls`.
+/// The failsafe (docs/spec.md §8: update monitor, overrun threshold) for VLCap `vls`.
 pub fn failsafe_variant(vls: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) {
         return Err(RequestError::UnsupportedVlCap(vls));
@@ -304,7 +304,7 @@ pub fn link_rx_module_name(vls: usize, width: usize) -> String {
     format!("iblink_link_rx_vl{vls}_w{width}")
 }
 
-/// The link RX classifier (SPEC.md §1, §3, §4, §7) for VLCap `vls`, `width`-bit link
+/// The link RX classifier (docs/spec.md §1, §3, §4, §7) for VLCap `vls`, `width`-bit link
 /// words.
 pub fn link_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
     if !crate::link_rx::VL_CAPS.contains(&vls) || !crate::link_rx::WIDTHS.contains(&width) {
@@ -318,7 +318,7 @@ pub fn link_tx_module_name(width: usize) -> String {
     format!("iblink_link_tx_w{width}")
 }
 
-/// The link TX path (SPEC.md §2, §3, §5) for `width`-bit link words.
+/// The link TX path (docs/spec.md §2, §3, §5) for `width`-bit link words.
 pub fn link_tx_variant(width: usize) -> Result<Variant, RequestError> {
     if !crate::link_tx::WIDTHS.contains(&width) {
         return Err(RequestError::UnsupportedLinkTxWidth(width));
@@ -332,7 +332,7 @@ pub fn fcp_rx_module_name(vls: usize, width: usize) -> String {
     format!("iblink_fcp_rx_vl{vls}_w{width}")
 }
 
-/// The FCP receive framer (SPEC.md §2–§4) for VLCap `vls`, `width`-bit words.
+/// The FCP receive framer (docs/spec.md §2–§4) for VLCap `vls`, `width`-bit words.
 pub fn fcp_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) || !crate::fcp_rx::WIDTHS.contains(&width) {
         return Err(RequestError::UnsupportedLinkVariant { vls, width });
@@ -346,7 +346,7 @@ pub fn fcp_tx_module_name(vls: usize, width: usize) -> String {
     format!("iblink_fcp_tx_vl{vls}_w{width}")
 }
 
-/// The FCP transmit framer and scheduler (SPEC.md §2, §3, §5) for VLCap `vls`,
+/// The FCP transmit framer and scheduler (docs/spec.md §2, §3, §5) for VLCap `vls`,
 /// `width`-bit words.
 pub fn fcp_tx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) || !crate::fcp_tx::WIDTHS.contains(&width) {
@@ -360,7 +360,7 @@ pub fn sl2vl_module_name(vls: usize) -> String {
     format!("iblink_sl2vl_vl{vls}")
 }
 
-/// The SLtoVL table for VLCap `vls` (SPEC.md §7).
+/// The SLtoVL table for VLCap `vls` (docs/spec.md §7).
 pub fn sl2vl_variant(vls: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) {
         return Err(RequestError::UnsupportedVlCap(vls));
@@ -371,7 +371,7 @@ pub fn sl2vl_variant(vls: usize) -> Result<Variant, RequestError> {
 /// VL15 buffer sizes generated: the IBA minimum (one packet, the default) and four.
 pub const VL15_CAPACITIES: [usize; 2] = [1, 4];
 
-/// The VL15 receive buffer for `cap` packets (SPEC.md §4, §7), a parameter of the module.
+/// The VL15 receive buffer for `cap` packets (docs/spec.md §4, §7), a parameter of the module.
 /// `hdl_out/` holds the one module; the default emission lists [`VL15_CAPACITIES`].
 pub fn vl15_rx_variant(cap: usize) -> Result<Variant, RequestError> {
     if !(crate::vl15_rx::MIN_CAPACITY..=crate::vl15_rx::MAX_CAPACITY).contains(&cap) {
@@ -385,7 +385,7 @@ pub fn vl_arb_module_name(vls: usize) -> String {
     format!("iblink_vl_arb_vl{vls}")
 }
 
-/// The data-VL arbiter (SPEC.md §6) for VLCap `vls`: 64 + 64 table entries.
+/// The data-VL arbiter (docs/spec.md §6) for VLCap `vls`: 64 + 64 table entries.
 pub fn vl_arb_variant(vls: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) {
         return Err(RequestError::UnsupportedVlCap(vls));
@@ -416,7 +416,7 @@ pub fn link_port_variant(p: &crate::link_port::PortParams) -> Result<Variant, Re
 /// Queue counts `iblink emit` lists (any of 1 to 8 can be built).
 pub const CATALOG_PFC_QUEUES: [usize; 3] = [1, 4, 8];
 
-/// The PAUSE/PFC transmit side with `queues` queues at `width` bits a clock (SPEC.md §9).
+/// The PAUSE/PFC transmit side with `queues` queues at `width` bits a clock (docs/spec.md §9).
 pub fn pfc_tx_variant(queues: usize, width: usize) -> Result<Variant, RequestError> {
     if !crate::pfc_tx::QUEUE_COUNTS.contains(&queues) || !crate::pfc_tx::WIDTHS.contains(&width) {
         return Err(RequestError::UnsupportedPfcTx { queues, width });
@@ -424,7 +424,7 @@ pub fn pfc_tx_variant(queues: usize, width: usize) -> Result<Variant, RequestErr
     Ok(crate::pfc_tx::variant(queues, width))
 }
 
-/// The PAUSE/PFC frame builder with `queues` queues at `width` bits a clock (SPEC.md §9).
+/// The PAUSE/PFC frame builder with `queues` queues at `width` bits a clock (docs/spec.md §9).
 pub fn pfc_frame_variant(queues: usize, width: usize) -> Result<Variant, RequestError> {
     if !crate::pfc_tx::QUEUE_COUNTS.contains(&queues) || !crate::pfc_tx::WIDTHS.contains(&width) {
         return Err(RequestError::UnsupportedPfcFrame { queues, width });
@@ -456,7 +456,7 @@ pub fn eth_port_variant(queues: usize, width: usize) -> Result<Variant, RequestE
     Ok(crate::eth_port::variant(queues, width))
 }
 
-/// The PAUSE/PFC receive side at `width` bits a clock (SPEC.md §9).
+/// The PAUSE/PFC receive side at `width` bits a clock (docs/spec.md §9).
 pub fn pause_rx_variant(width: usize) -> Result<Variant, RequestError> {
     if !crate::pfc_tx::WIDTHS.contains(&width) {
         return Err(RequestError::UnsupportedPauseRx(width));

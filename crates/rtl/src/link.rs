@@ -1,7 +1,7 @@
 //! The link state as the link-path blocks see it: one 2-bit code, defined here once for
 //! every block that takes it (the FCP TX framer, the link TX mux, the port top).
 //!
-//! SPEC.md §5: in `LinkInitialize` FCPs carry Op 1 and no data packets are sent; in
+//! docs/spec.md §5: in `LinkInitialize` FCPs carry Op 1 and no data packets are sent; in
 //! `LinkArm` and `LinkActive` FCPs carry Op 0; data packets flow only in `LinkActive`.
 //! `Down` sends nothing. The codes follow the declaration order of the model's
 //! `iblink_model::port::LinkState` (this crate does not depend on the model; the

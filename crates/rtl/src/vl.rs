@@ -1,4 +1,4 @@
-//! Virtual lanes (SPEC.md §7): the VLCap values a block is generated for.
+//! Virtual lanes (docs/spec.md §7): the VLCap values a block is generated for.
 
 /// VLCap values the spec allows: 1, 2, 4, 8 or 15 data VLs (VL0 .. VLCap-1).
 pub const VL_CAPS: [usize; 5] = [1, 2, 4, 8, 15];

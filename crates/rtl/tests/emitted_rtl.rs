@@ -5,7 +5,7 @@ use iblink_rtl::catalog::{crc16_variant, default_request, generate, rx_credits_v
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// CRC-16 unit: the module's ports and parameters at every width (SPEC.md §3).
+/// CRC-16 unit: the module's ports and parameters at every width (docs/spec.md §3).
 #[test]
 fn crc16_interface() {
     let s: String = iblink_rtl::crc16::WIDTHS.iter().map(|&w| crc16_variant(w).unwrap().interface()).collect();
@@ -33,7 +33,7 @@ fn crc16_dword_xor_snapshot() {
     insta::assert_snapshot!("crc16_dword_xor", iblink_rtl::crc16_dword::xor_module().text);
 }
 
-/// TX credits: the module's ports and parameters at every VLCap (SPEC.md §4, §7).
+/// TX credits: the module's ports and parameters at every VLCap (docs/spec.md §4, §7).
 #[test]
 fn tx_credits_interface() {
     let s: String = [1, 2, 4, 8, 15].iter().map(|&n| tx_credits_variant(n).unwrap().interface()).collect();
@@ -42,7 +42,7 @@ fn tx_credits_interface() {
 
 /// RX credits: the module's ports and parameters at every VLCap with the default
 /// 256-block buffer, and with seed 000's 3072-block buffer (where FCCL is capped at
-/// ABR + 2048) (SPEC.md §4, §7).
+/// ABR + 2048) (docs/spec.md §4, §7).
 #[test]
 fn rx_credits_interface() {
     let mut s: String = [1, 2, 4, 8, 15].iter().map(|&n| rx_credits_variant(n, 256).unwrap().interface()).collect();
@@ -50,7 +50,7 @@ fn rx_credits_interface() {
     insta::assert_snapshot!("rx_credits_interface", s);
 }
 
-/// SLtoVL table: the module's ports and parameters at every VLCap (SPEC.md §7).
+/// SLtoVL table: the module's ports and parameters at every VLCap (docs/spec.md §7).
 #[test]
 fn sl2vl_interface() {
     let s: String = [1, 2, 4, 8, 15].iter().map(|&n| iblink_rtl::catalog::sl2vl_variant(n).unwrap().interface()).collect();
@@ -114,7 +114,7 @@ fn vl15_rx_interface() {
     insta::assert_snapshot!("vl15_rx_interface", s);
 }
 
-/// Data-VL arbiter: the module's ports and parameters at every VLCap (SPEC.md §6, §7).
+/// Data-VL arbiter: the module's ports and parameters at every VLCap (docs/spec.md §6, §7).
 #[test]
 fn vl_arb_interface() {
     let s: String = [1, 2, 4, 8, 15].iter().map(|&n| iblink_rtl::catalog::vl_arb_variant(n).unwrap().interface()).collect();
@@ -122,7 +122,7 @@ fn vl_arb_interface() {
 }
 
 /// FCP RX framer: the module's ports and parameters at every VLCap and link word width
-/// (SPEC.md §2-§4).
+/// (docs/spec.md §2-§4).
 #[test]
 fn fcp_rx_interface() {
     let mut s = String::new();
@@ -134,14 +134,14 @@ fn fcp_rx_interface() {
     insta::assert_snapshot!("fcp_rx_interface", s);
 }
 
-/// The LPCRC equations (SPEC.md §3) as the generated module both FCP framers
+/// The LPCRC equations (docs/spec.md §3) as the generated module both FCP framers
 /// instantiate.
 #[test]
 fn lpcrc_module() {
     insta::assert_snapshot!("lpcrc_module", iblink_rtl::fcp_rx::lpcrc::module().text);
 }
 
-/// Link TX path: the module's ports and parameters at both link word widths (SPEC.md §2,
+/// Link TX path: the module's ports and parameters at both link word widths (docs/spec.md §2,
 /// §3, §5).
 #[test]
 fn link_tx_interface() {
@@ -150,7 +150,7 @@ fn link_tx_interface() {
 }
 
 /// Link TX path: the generated VCRC equations at each width (the data and state shares
-/// of the CRC-16 update, split as the pipeline registers them; SPEC.md §3).
+/// of the CRC-16 update, split as the pipeline registers them; docs/spec.md §3).
 #[test]
 fn link_tx_vcrc_equations() {
     for w in iblink_rtl::link_tx::WIDTHS {
@@ -159,7 +159,7 @@ fn link_tx_vcrc_equations() {
 }
 
 /// Link RX classifier: the module's ports and parameters at every VLCap and link word
-/// width (SPEC.md §1, §3, §4, §7).
+/// width (docs/spec.md §1, §3, §4, §7).
 #[test]
 fn link_rx_interface() {
     let mut s = String::new();
@@ -172,7 +172,7 @@ fn link_rx_interface() {
 }
 
 /// Link RX classifier: the generated VCRC equations at each width (the data and state
-/// parts of the CRC-16 update over a whole word; SPEC.md §3).
+/// parts of the CRC-16 update over a whole word; docs/spec.md §3).
 #[test]
 fn link_rx_vcrc_equations() {
     for w in iblink_rtl::link_rx::WIDTHS {
@@ -181,7 +181,7 @@ fn link_rx_vcrc_equations() {
 }
 
 /// FCP TX framer and scheduler: the module's ports and parameters at every VLCap and
-/// link word width (SPEC.md §2, §3, §5).
+/// link word width (docs/spec.md §2, §3, §5).
 #[test]
 fn fcp_tx_interface() {
     let mut s = String::new();
@@ -194,7 +194,7 @@ fn fcp_tx_interface() {
 }
 
 /// Failsafe (update monitor, overrun threshold): the module's ports and parameters at
-/// every VLCap (SPEC.md §8).
+/// every VLCap (docs/spec.md §8).
 #[test]
 fn failsafe_interface() {
     let s: String = [1, 2, 4, 8, 15].iter().map(|&n| iblink_rtl::catalog::failsafe_variant(n).unwrap().interface()).collect();
@@ -214,7 +214,7 @@ fn instances(p: &iblink_rtl::link_port::PortParams) -> String {
         .collect()
 }
 
-/// The default port's structure at every VLCap and link word width (SPEC.md §2-§8).
+/// The default port's structure at every VLCap and link word width (docs/spec.md §2-§8).
 #[test]
 fn link_port_instances() {
     let mut s = String::new();
@@ -240,7 +240,7 @@ fn link_port_configured_table() {
     p.low = vec![(0, 255)];
     let ctl = iblink_rtl::port_ctrl::PortCtrlParams::verilog_params(&iblink_rtl::link_port::netlist::ctrl_params(&p));
     let s: String = ctl.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
-    // The table as SPEC.md §6 entries, decoded back from the parameter.
+    // The table as docs/spec.md §6 entries, decoded back from the parameter.
     let table = &ctl.iter().find(|(k, _)| k == "LOAD_TABLE").unwrap().1;
     let hex = table.split('h').nth(1).unwrap();
     let bits = u128::from_str_radix(hex, 16).unwrap();

@@ -1,5 +1,5 @@
 //! `iblink arb-trace`: the grant sequence a VLArbitrationTable produces for given queues,
-//! so an engineer can check a table before programming it (SPEC.md §6).
+//! so an engineer can check a table before programming it (docs/spec.md §6).
 //!
 //! The input is a port configuration (`vl_cap`, `vl_high_limit`, `low_policy`, `high`,
 //! `low`, as `PortConfig` reads it) plus `[[queue]]` tables: `vl = N`,

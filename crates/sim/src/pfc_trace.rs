@@ -1,5 +1,5 @@
 //! `iblink pfc trace`: the PAUSE/PFC frames the transmit side sends for a timeline of
-//! trigger events, on an idle link (SPEC.md §9).
+//! trigger events, on an idle link (docs/spec.md §9).
 //!
 //! The file: top-level `mode` ("pfc" or "pause"), `sa` ("02:00:00:00:00:01"),
 //! `datapath_bits` (32 or 64), `zero_quanta_on_release` (default true), `refresh_quanta`,

@@ -34,7 +34,7 @@ pub fn port_params(c: &PortConfig) -> Result<PortParams, ConfigError> {
 mod tests {
     use super::*;
 
-    /// The defaults of the configuration are the port's defaults (SPEC.md §5, §8).
+    /// The defaults of the configuration are the port's defaults (docs/spec.md §5, §8).
     #[test]
     fn default_config_is_default_port() {
         for (vl_cap, bytes) in [(1u8, 4u8), (4, 4), (15, 8)] {

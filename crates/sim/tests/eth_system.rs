@@ -1,6 +1,6 @@
-//! The Ethernet flow-control loop as a system (issue 21, SPEC.md §9): the shipped
+//! The Ethernet flow-control loop as a system (issue 21, docs/spec.md §9): the shipped
 //! scenarios on two ports back to back. Expected values come from the scenarios' own
-//! settings (reader rates, stall windows), SPEC.md §9's refresh rule, and the headroom
+//! settings (reader rates, stall windows), docs/spec.md §9's refresh rule, and the headroom
 //! bound worked out from the ports' timing rules, never from a previous run.
 
 use iblink_model::eth_port::EthPortConfig;
@@ -89,7 +89,7 @@ fn receiver_stall_is_held_with_refreshes_then_released() {
         assert!(a.release_frames >= 1, "{a:?}");
         assert_eq!(r.dirs[1][q].paused_clocks, 0);
     }
-    // SPEC.md §9 refresh: while held, B's frames with a pause time follow each other so
+    // docs/spec.md §9 refresh: while held, B's frames with a pause time follow each other so
     // that the next leaves with refresh_quanta of the last one's time left: last byte +
     // (PT - refresh_quanta) x quantum, later by at most one data frame of B's own.
     let qc = 512 / s.port.pfc.datapath_bits as u64;

@@ -1,4 +1,4 @@
-//! The link port as a system: two ports back to back (SPEC.md §4–§5 end to end), in the
+//! The link port as a system: two ports back to back (docs/spec.md §4–§5 end to end), in the
 //! Rust twin (and, under `make soak`, in Verilator too, compared clock by clock), with
 //! the bench checking that every packet arrives once, in order, byte for byte, and no
 //! buffer overruns.

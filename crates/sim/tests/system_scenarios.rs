@@ -1,7 +1,7 @@
 //! The link as a system (issue 6): every scenario shipped in `tb/scenarios/sys_*.toml`
 //! runs two link ports as Rust twins for 1,000,000 clocks of traffic (then a
 //! flush with no new packets and no faults), with the reference model on the same
-//! scenario alongside, and checks the promises of SPEC.md §4, §5 and §8:
+//! scenario alongside, and checks the promises of docs/spec.md §4, §5 and §8:
 //! - no faults: no overrun, no idle clock while a data VL is eligible, every packet
 //!   delivered once, in order, byte for byte; at saturation each VL's share of the blocks
 //!   within 1 % of what the arbitration weights give (the reference model on the same
@@ -461,7 +461,7 @@ fn fcps_suppressed() {
 
 /// A head packet that appears in an empty queue must pass the credit check with its own
 /// blocks. VLCap 1, 66-block buffer, receiver stalled from the start: A may send 16
-/// packets of 4 blocks (64 of the 66 blocks); the 17th must wait forever (SPEC.md §4:
+/// packets of 4 blocks (64 of the 66 blocks); the 17th must wait forever (docs/spec.md §4:
 /// `(CL - (FCTBS + NP)) mod 4096 <= 2048` fails). Packets come one at a time (the queue
 /// empties between them). The port's TX credit check shows a clock late (`link_port`
 /// docs), so in the first clock a head is valid its check is the previous clock's, with

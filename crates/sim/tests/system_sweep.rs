@@ -1,5 +1,5 @@
 //! The credit loop's knee (issue 6): one saturated VL through two link ports (rust-hdl
-//! stepper), receive buffer and wire latency swept. SPEC.md §4's absolute credits let the
+//! stepper), receive buffer and wire latency swept. docs/spec.md §4's absolute credits let the
 //! sender have at most one buffer of blocks outstanding per round trip, so utilisation is
 //! `min(1, buffer / (RTT x rate))`: line rate once the buffer covers the round trip, a
 //! straight fall below it. Expected values come from that bound (and the reference
@@ -25,7 +25,7 @@ fn utilisation_knee_at_buffer_equals_rtt_times_rate() {
     .unwrap();
     eprintln!("{}", sweep_table(&points, width));
     // Blocks a clock of a saturated link of these packets: NP blocks per packet, each
-    // packet ceil((PktLen*4 + 2) / W) clocks (SPEC.md §1).
+    // packet ceil((PktLen*4 + 2) / W) clocks (docs/spec.md §1).
     let np = blocks_for_pkt_len(SWEEP_PKTLEN) as f64;
     let clocks = ((SWEEP_PKTLEN as u64 * 4 + 2).div_ceil(width as u64 / 8)) as f64;
     let rate = np / clocks;

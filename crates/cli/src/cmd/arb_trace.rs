@@ -1,5 +1,5 @@
 //! `iblink arb-trace`: print the grant sequence of a VLArbitrationTable for given
-//! queues (SPEC.md §6), one line per packet.
+//! queues (docs/spec.md §6), one line per packet.
 
 use crate::cmd::crc16::BackendArg;
 use anyhow::Context;
@@ -27,7 +27,7 @@ pub fn run(a: ArbTraceArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    // Table entries the arbiter skips (SPEC.md §6) are traced as the hardware runs them.
+    // Table entries the arbiter skips (docs/spec.md §6) are traced as the hardware runs them.
     for w in scenario.config.skipped_entries() {
         eprintln!("warning: {}: {w}", a.file.display());
     }

@@ -64,7 +64,7 @@ fn stale_files(dir: &std::path::Path, keep: &[String]) -> Vec<PathBuf> {
 }
 
 /// `--config`: read, validate, render in memory; any error names the file and the field.
-/// Table entries the arbiter skips (SPEC.md §6: VL15, a VL at or above VLCap, weight 0)
+/// Table entries the arbiter skips (docs/spec.md §6: VL15, a VL at or above VLCap, weight 0)
 /// are kept as written (the port's loader writes them and the arbiter skips them); each
 /// is printed to stderr as a warning naming the file and the entry.
 pub fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::Variant, String> {

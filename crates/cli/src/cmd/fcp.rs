@@ -1,4 +1,4 @@
-//! `iblink fcp encode|decode`: Flow Control Packets on the wire (SPEC.md §2), using the
+//! `iblink fcp encode|decode`: Flow Control Packets on the wire (docs/spec.md §2), using the
 //! reference model (`iblink_model::fcp`).
 //!
 //! Formats:

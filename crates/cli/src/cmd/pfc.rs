@@ -1,4 +1,4 @@
-//! `iblink pfc encode|decode|trace`: Ethernet PAUSE/PFC frames (SPEC.md §9), from the
+//! `iblink pfc encode|decode|trace`: Ethernet PAUSE/PFC frames (docs/spec.md §9), from the
 //! reference model (`iblink_model::ethernet`, `iblink_model::pfc`); `trace` also from the
 //! `pfc_tx` block (`--backend rtl|verilator`).
 //!

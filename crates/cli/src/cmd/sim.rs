@@ -138,7 +138,7 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return usage(format!("{}: {e}", a.scenario.display())),
     };
-    // Table entries the ports' arbiters skip (SPEC.md §6) run as written.
+    // Table entries the ports' arbiters skip (docs/spec.md §6) run as written.
     for w in scenario.port.skipped_entries() {
         eprintln!("warning: {}: port.{w}", a.scenario.display());
     }

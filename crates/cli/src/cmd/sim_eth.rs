@@ -1,5 +1,5 @@
 //! `iblink sim --scenario eth_*.toml`: two Ethernet flow-control ports back to back
-//! (SPEC.md §9), the summary per direction and queue, the headroom sweep, and a pcap of
+//! (docs/spec.md §9), the summary per direction and queue, the headroom sweep, and a pcap of
 //! both directions.
 
 use super::sim::{check_parent, usage, SimArgs, SimBackend};

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 #[derive(Subcommand, Debug)]
 pub enum TbCmd {
-    /// The CRC-16 unit: SPEC.md §3's vectors, then random lockstep of all back ends.
+    /// The CRC-16 unit: docs/spec.md §3's vectors, then random lockstep of all back ends.
     Crc16(Crc16Tb),
 }
 
@@ -52,14 +52,14 @@ fn crc16(t: Crc16Tb) -> anyhow::Result<ExitCode> {
         for (bytes, want) in vectors {
             let got = crc16_through(s.as_mut(), w, bytes);
             if got != want {
-                eprintln!("FAIL {}: CRC of {bytes:02x?} is {got:04x}, SPEC.md §3 says {want:04x}", b.name());
+                eprintln!("FAIL {}: CRC of {bytes:02x?} is {got:04x}, docs/spec.md §3 says {want:04x}", b.name());
                 return Ok(ExitCode::from(1));
             }
         }
         waves.extend(vcd);
         sims.push(s);
     }
-    println!("crc16 w{w}: SPEC.md §3 vectors (123456789 -> 0a3d, 10 00 00 00 -> 0558) agree in model, rtl, verilator");
+    println!("crc16 w{w}: docs/spec.md §3 vectors (123456789 -> 0a3d, 10 00 00 00 -> 0558) agree in model, rtl, verilator");
     let mut refs: Vec<&mut dyn CycleSim<In = Crc16In, Out = _>> = sims.iter_mut().map(|s| s.as_mut() as _).collect();
     let traced = lockstep(&mut refs, Crc16Stimulus::new(w, t.seed).take(t.vcd_cycles));
     drop(refs);

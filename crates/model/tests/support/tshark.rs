@@ -240,7 +240,7 @@ pub fn check_data(
     let mut padded = payload.to_vec();
     padded.resize(payload.len() + pad, 0);
     assert_eq!(fr.s("data.data"), hex(&padded), "{ctx}: payload");
-    // The CRCs, computed here from SPEC.md §3 (zlib CRC-32 with the variant fields
+    // The CRCs, computed here from docs/spec.md §3 (zlib CRC-32 with the variant fields
     // set to ones; the §3 CRC-16), both stored low byte first. tshark shows the stored
     // bytes as big-endian numbers, hence the byte swap.
     let n = bytes.len();

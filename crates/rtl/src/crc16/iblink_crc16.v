@@ -1,5 +1,5 @@
 `default_nettype none
-// iblink_crc16: CRC-16 of a packet, one word of DATA_WIDTH bits a clock (SPEC.md 3): the
+// iblink_crc16: CRC-16 of a packet, one word of DATA_WIDTH bits a clock (docs/spec.md §3): the
 // FCP's LPCRC and a data packet's VCRC. Polynomial 0x100B, init 0xFFFF, reflected in and
 // out, final XOR 0xFFFF; the CRC goes on the wire low byte first (crc[7:0]).
 //

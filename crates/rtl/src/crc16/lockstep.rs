@@ -1,5 +1,5 @@
 //! The CRC-16 unit: reference model, Rust twin and Verilator in lockstep, and
-//! SPEC.md §3's check values in every back end at every width.
+//! docs/spec.md §3's check values in every back end at every width.
 
 use iblink_rtl::crc16::{Crc16In, Crc16Out, WIDTHS};
 use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, packet_words, Crc16ModelSim, Crc16Stimulus};
@@ -83,7 +83,7 @@ fn lockstep_w64() {
     run_width(64);
 }
 
-/// SPEC.md §3: "123456789" gives 0x0A3D and the FCP header 10 00 00 00 gives 0x0558,
+/// docs/spec.md §3: "123456789" gives 0x0A3D and the FCP header 10 00 00 00 gives 0x0558,
 /// at every width and in every back end.
 #[test]
 fn spec_check_values_everywhere() {

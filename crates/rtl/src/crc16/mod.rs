@@ -1,4 +1,4 @@
-//! CRC-16 unit for the FCP's LPCRC and a data packet's VCRC (SPEC.md §3).
+//! CRC-16 unit for the FCP's LPCRC and a data packet's VCRC (docs/spec.md §3).
 //!
 //! Polynomial 0x100B, init 0xFFFF, reflected in and out, final XOR 0xFFFF, sent low
 //! byte first. In this folder: the Verilog module `iblink_crc16.v` (parameters
@@ -53,7 +53,7 @@ use std::fmt::Write as _;
 
 /// The polynomial 0x100B (x^16+x^12+x^3+x+1), bit-reversed for the LSB-first LFSR.
 pub const POLY_REFLECTED: u16 = 0x100b_u16.reverse_bits();
-/// SPEC.md §3: the register starts at all ones...
+/// docs/spec.md §3: the register starts at all ones...
 pub const INIT: u16 = 0xffff;
 /// ...and the result is complemented.
 pub const XOROUT: u16 = 0xffff;
@@ -381,7 +381,7 @@ pub fn xor_module_body(width: usize) -> String {
     let _ = writeln!(
         v,
         "`default_nettype none\n\
-         // {name}: the CRC-16 next-state equations (SPEC.md 3: poly 0x100B, reflected)\n\
+         // {name}: the CRC-16 next-state equations (docs/spec.md §3: poly 0x100B, reflected)\n\
          // for words of {width} bits, derived at generation time by running the bit-serial LFSR\n\
          // on symbols (Crc16Equations, crates/rtl/src/crc16/mod.rs). Instantiated by\n\
          // iblink_crc16.\n\

@@ -1,5 +1,5 @@
 //! The pipelined dword CRC unit: reference model (in the unit's cycle contract),
-//! Rust twin and Verilator in lockstep, SPEC.md §3's FCP check value, and the
+//! Rust twin and Verilator in lockstep, docs/spec.md §3's FCP check value, and the
 //! three-clock latency in every back end.
 
 use iblink_model::crc16::crc16;
@@ -86,7 +86,7 @@ fn run(s: &mut dyn CycleSim<In = Crc16DwordIn, Out = Crc16Out>, bytes: &[u8]) ->
     (0..=LATENCY).map(|_| s.step(&Crc16DwordIn::default())).collect()
 }
 
-/// SPEC.md §3: the FCP header 10 00 00 00 gives LPCRC 0x0558 (wire bytes 58 05); it
+/// docs/spec.md §3: the FCP header 10 00 00 00 gives LPCRC 0x0558 (wire bytes 58 05); it
 /// shows `LATENCY` = 3 clocks after the word, for exactly one clock, in every back end.
 #[test]
 fn fcp_lpcrc_three_clocks_after_the_word() {

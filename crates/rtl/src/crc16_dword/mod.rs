@@ -1,5 +1,5 @@
 //! Pipelined CRC-16 over whole dwords, 32 bits a clock: the link path's VCRC and LPCRC
-//! unit (SPEC.md §3), built for clock rate.
+//! unit (docs/spec.md §3), built for clock rate.
 //!
 //! Same CRC as [`crate::crc16`] (polynomial 0x100B, init 0xFFFF, reflected, final XOR
 //! 0xFFFF, sent low byte first). In this folder: the Verilog module
@@ -12,7 +12,7 @@
 //!
 //! # Why a second CRC unit
 //! On the link every CRC input is whole dwords: a data packet's VCRC covers `PktLen * 4`
-//! bytes and an FCP's LPCRC its first 4 bytes (SPEC.md §2, §3). The general unit
+//! bytes and an FCP's LPCRC its first 4 bytes (docs/spec.md §2, §3). The general unit
 //! ([`crate::crc16::Crc16W32`]) also takes 1–3-byte words (`keep`) and restarts in the
 //! clock of `start`: four XOR trees and a select. This unit drops both and is
 //! pipelined, so it is about a third of the logic at nearly twice the clock rate
@@ -611,7 +611,7 @@ pub fn xor_module_body(n: &Networks) -> String {
         v,
         "\
 `default_nettype none
-// {XOR_MODULE}: the XOR networks of iblink_crc16_dword (CRC-16, SPEC.md 3), found at
+// {XOR_MODULE}: the XOR networks of iblink_crc16_dword (CRC-16, docs/spec.md §3), found at
 // generation time (XorNet::build, crates/rtl/src/crc16_dword/mod.rs): each map is a
 // two-level network of XORs of at most four inputs; the (* keep *) wires are its level-1
 // XORs, one LUT4 each. A16, A32: the LFSR register's map after 16 and 32 bits;
@@ -783,7 +783,7 @@ mod tests {
     }
 
     /// The maps reproduce the CRC of whole-dword messages (the `crc` crate decides),
-    /// including SPEC.md §3's FCP example 10 00 00 00 -> 0x0558.
+    /// including docs/spec.md §3's FCP example 10 00 00 00 -> 0x0558.
     #[test]
     fn maps_compute_the_crc_of_dwords() {
         let m = Maps::derive();

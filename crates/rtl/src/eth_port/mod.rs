@@ -1,4 +1,4 @@
-//! The Ethernet flow-control port (SPEC.md §9): `pfc_tx`, the frame builder `pfc_frame`,
+//! The Ethernet flow-control port (docs/spec.md §9): `pfc_tx`, the frame builder `pfc_frame`,
 //! `pause_rx`, the receive buffers `eth_rxbuf` and the transmit queues `eth_txq`,
 //! composed once with the [`netlist!`](crate::netlist) macro: from that one description
 //! come the Rust stepper [`EthPortTwin`] and the Verilog top [`variant`]

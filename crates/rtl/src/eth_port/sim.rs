@@ -147,7 +147,7 @@ impl CycleSim for EthPortModelSim {
 }
 
 /// Users, the far end's frames and the readers of one port, reacting to its last
-/// outputs. The configuration is random and valid (SPEC.md §9): PFC or PAUSE, masks that
+/// outputs. The configuration is random and valid (docs/spec.md §9): PFC or PAUSE, masks that
 /// share no priority, short pause times so refreshes come often, RX-fill triggers on most
 /// queues, buffers of half a maximum frame to three. Users offer 802.1Q frames of their
 /// queue's priorities and hold a word until it is taken; the far end sends data frames

@@ -1,6 +1,6 @@
 `default_nettype none
 // iblink_eth_rxbuf: the per-queue receive buffers of an Ethernet flow-control port
-// (SPEC.md 9). Frames from the MAC are sorted by their 802.1Q priority (PCP; 0 when
+// (docs/spec.md §9). Frames from the MAC are sorted by their 802.1Q priority (PCP; 0 when
 // untagged) into the queue whose priority mask holds it (queue 0 when none does). A
 // frame to the PAUSE address 01-80-C2-00-00-01 or with EtherType 0x8808 is for the
 // PAUSE/PFC receive side and is not stored. A data frame is stored whole at its last

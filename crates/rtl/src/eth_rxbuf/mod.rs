@@ -1,4 +1,4 @@
-//! The per-queue receive buffers of the Ethernet flow-control port (SPEC.md §9): data
+//! The per-queue receive buffers of the Ethernet flow-control port (docs/spec.md §9): data
 //! frames sorted by their 802.1Q priority, stored whole at their last word when they fit
 //! (PAUSE/PFC frames are left to `pause_rx`), read a word a clock with a registered read;
 //! the fill levels feed `pfc_tx`'s RX-fill triggers.

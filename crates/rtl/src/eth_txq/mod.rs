@@ -1,5 +1,5 @@
 //! The per-queue transmit queues of the Ethernet flow-control port and their
-//! round-robin scheduler (SPEC.md §9): store and forward, paused priorities held at frame
+//! round-robin scheduler (docs/spec.md §9): store and forward, paused priorities held at frame
 //! boundaries, PAUSE/PFC words ahead of data.
 //!
 //! In this folder: the Verilog module `iblink_eth_txq.v` (parameters `QUEUES`,

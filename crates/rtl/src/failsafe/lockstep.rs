@@ -1,7 +1,7 @@
 //! Failsafe: reference model (driven as the port model drives it), Rust twin and
 //! Verilator in lockstep on random stimulus for every VLCap, with coverage counted from
 //! the model's state; and directed tests whose expected clocks come from the model's own
-//! worked examples and SPEC.md §8.
+//! worked examples and docs/spec.md §8.
 
 use iblink_model::failsafe::ResyncReason;
 use iblink_rtl::failsafe::{
@@ -283,7 +283,7 @@ fn overrun_threshold_needs_more_than_n_consecutive_periods() {
     assert_eq!(outs[51].overrun_run, 0);
 }
 
-/// SPEC.md §8 at the spec's period (§5: 65536 / 4 = 16384 clocks at 32 bits): with the
+/// docs/spec.md §8 at the spec's period (§5: 65536 / 4 = 16384 clocks at 32 bits): with the
 /// monitor at 1 period, a VL that gets an FCP exactly every 16384 clocks never trips,
 /// one clock later trips; the monitor at 0 never trips.
 #[test]

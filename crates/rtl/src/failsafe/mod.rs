@@ -1,4 +1,4 @@
-//! Failsafe (SPEC.md §8; seed 001 "Failsafe Mechanisms"): the transmitter-detected
+//! Failsafe (docs/spec.md §8; seed 001 "Failsafe Mechanisms"): the transmitter-detected
 //! flow-control update monitor and the receiver-detected buffer-overrun threshold, both
 //! of which request a link resync.
 //!
@@ -12,7 +12,7 @@
 //! # Interface (VLCap `N` data VLs, a generation-time parameter)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `reset` | in | link init / resync (SPEC.md §8): the model's `reset()`, applied as this clock starts; this clock's strobes still count (see the cycle contract) |
+//! | `reset` | in | link init / resync (docs/spec.md §8): the model's `reset()`, applied as this clock starts; this clock's strobes still count (see the cycle contract) |
 //! | `upd_valid`, `upd_vl` | in | a good FCP for `upd_vl` (4 bits) arrived: the FCP RX framer's `upd_valid`/`upd_vl` strobe (model `on_fcp`) |
 //! | `overrun`, `overrun_vl` | in | a data packet for `overrun_vl` (4 bits) was dropped for lack of buffer space: the RX credit block's `dropped`, with the VL of the accept it answers (the port registers `accept_vl` alongside, since `dropped` comes a clock after the accept) (model `on_overrun`) |
 //! | `period_clocks` | in | 16 bits: clocks in one FCP period, the spec's 65,536 symbol times: `65536 / W` = **16384** at 32 bits, **8192** at 64 (model `FailsafeConfig::period_clocks`; 0 acts as 1, as in the model) |
@@ -106,7 +106,7 @@ pub const RESYNC_LATENCY: usize = 2;
 pub const STATUS_LATENCY: usize = 1;
 /// Width of `period_clocks`, `update_periods`, `overrun_periods` and the counters.
 pub const CONFIG_BITS: usize = 16;
-/// The spec's FCP period in clocks for a datapath of `width_bits` (SPEC.md §5, §8).
+/// The spec's FCP period in clocks for a datapath of `width_bits` (docs/spec.md §5, §8).
 pub const fn spec_period_clocks(width_bits: usize) -> u16 {
     (65536 / (width_bits / 8)) as u16
 }
@@ -481,7 +481,7 @@ mod tests {
 
     #[test]
     fn spec_periods() {
-        // SPEC.md §5: 65,536 symbol times; W bytes a clock.
+        // docs/spec.md §5: 65,536 symbol times; W bytes a clock.
         assert_eq!(spec_period_clocks(32), 16384);
         assert_eq!(spec_period_clocks(64), 8192);
     }

@@ -236,7 +236,7 @@ impl FailsafeStimulus {
             }
         };
         let (p, u, o, mut len): (u16, u16, u16, u32) = match kind {
-            // The spec's periods (SPEC.md §5): one or two periods of silence trip.
+            // The spec's periods (docs/spec.md §5): one or two periods of silence trip.
             0..=9 => (
                 spec_period_clocks(if r.gen() { 32 } else { 64 }),
                 r.gen_range(0..=2),

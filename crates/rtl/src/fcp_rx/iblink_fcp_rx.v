@@ -1,5 +1,5 @@
 `default_nettype none
-// iblink_fcp_rx: FCP receive framer (SPEC.md 2, 3, 4).
+// iblink_fcp_rx: FCP receive framer (docs/spec.md §2, §3, §4).
 //
 // Link packets (rx_link) are taken out of the receive link word stream and checked as
 // Flow Control Packets: exactly 6 bytes; LPCRC over bytes 0-3 in bytes 4-5, low byte
@@ -37,7 +37,7 @@ module iblink_fcp_rx #(
     parameter KEEP_WIDTH = DATA_WIDTH/8
 ) (
     input  wire                  clock,
-    // Link init or resync (SPEC.md 8): the open packet and the pipeline are dropped
+    // Link init or resync (docs/spec.md §8): the open packet and the pipeline are dropped
     input  wire                  reset,
 
     // Receive link word stream; byte k is rx_data[8k+7:8k], byte 0 first on the wire.
@@ -230,7 +230,7 @@ generate
 endgenerate
 
 // ---- Stage 2: LPCRC and field checks on the captured bytes ----
-// Fields (SPEC.md 2): Op = byte 0 [7:4], FCTBS = byte 0 [3:0] . byte 1,
+// Fields (docs/spec.md §2): Op = byte 0 [7:4], FCTBS = byte 0 [3:0] . byte 1,
 // VL = byte 2 [7:4], FCCL = byte 2 [3:0] . byte 3.
 wire [3:0] head_op = head[7:4];
 wire [3:0] head_vl = head[23:20];

@@ -1,6 +1,6 @@
 //! FCP receive framer: reference model, Rust twin and Verilator in lockstep on a
 //! random link word stream (every VLCap at both widths), and directed tests whose
-//! expected values come from SPEC.md and the reference encoder.
+//! expected values come from docs/spec.md and the reference encoder.
 
 use iblink_model::fcp::{encode_fields, Fcp, FcpOp};
 use iblink_rtl::fcp_rx::{FcpRxCounts, FcpRxIn, FcpRxOut, LATENCY, VL_CAPS};
@@ -100,7 +100,7 @@ fn link(bytes: &[u8], width: usize) -> Vec<FcpRxIn> {
     item_words(bytes, width / 8, true, true, 0).iter().map(Word::input).collect()
 }
 
-/// SPEC.md §3: `10 00 00 00 58 05` is the init FCP (Op 1) for VL 0, FCTBS 0, FCCL 0,
+/// docs/spec.md §3: `10 00 00 00 58 05` is the init FCP (Op 1) for VL 0, FCTBS 0, FCCL 0,
 /// accepted by every back end at both widths; upd_valid is one clock, LATENCY clocks
 /// after the eop word.
 #[test]

@@ -1,4 +1,4 @@
-//! The LPCRC of a link packet's four header bytes (SPEC.md §3), shared by the FCP RX
+//! The LPCRC of a link packet's four header bytes (docs/spec.md §3), shared by the FCP RX
 //! framer (the LPCRC a received FCP must carry) and the FCP TX framer (the LPCRC it
 //! sends): [`LpcrcEquations`] derives the 16 XOR equations from the CRC unit's, and
 //! [`module`] writes them as the generated module `iblink_lpcrc`, which both
@@ -57,7 +57,7 @@ pub fn verilog(eq: &LpcrcEquations) -> String {
         v,
         "\
 `default_nettype none
-// {MODULE}: the LPCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected, init 0xFFFF, xorout
+// {MODULE}: the LPCRC (docs/spec.md §3: CRC-16, poly 0x100B, reflected, init 0xFFFF, xorout
 // 0xFFFF) of a link packet's four header bytes, combinational: the CRC unit's equations
 // after four bytes, with the init value and the final XOR folded into the '~' of the
 // bits where they add a one. Each bit is the XOR of 13 to 24 header bits (about three
@@ -94,7 +94,7 @@ pub fn module() -> EmittedModule {
         MODULE,
         "lpcrc",
         vec![
-            ("equations".into(), "LPCRC of 4 header bytes (SPEC.md 3)".into()),
+            ("equations".into(), "LPCRC of 4 header bytes (docs/spec.md §3)".into()),
             ("used_by".into(), "iblink_fcp_rx, iblink_fcp_tx".into()),
         ],
         &verilog(&LpcrcEquations::derive()),
@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn lpcrc_equations_match_reference() {
         let eq = LpcrcEquations::derive();
-        // SPEC.md 3: header 10 00 00 00 -> LPCRC 0x0558.
+        // docs/spec.md §3: header 10 00 00 00 -> LPCRC 0x0558.
         assert_eq!(eq.lpcrc(0x0000_0010), 0x0558);
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..5000 {

@@ -1,4 +1,4 @@
-//! FCP receive framer (SPEC.md §2, §3, §4): takes the link packets out of the receive
+//! FCP receive framer (docs/spec.md §2, §3, §4): takes the link packets out of the receive
 //! link word stream, checks each as a Flow Control Packet and turns a good one into a
 //! one-clock credit update; every discarded one is counted under its reason.
 //!
@@ -14,13 +14,13 @@
 //! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits: `VLS`, `DATA_WIDTH`)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `reset` | in | synchronous link init / resync (SPEC.md §8): the open link packet and every packet in the pipeline are dropped without a verdict; `upd_*` clear; counters are kept |
+//! | `reset` | in | synchronous link init / resync (docs/spec.md §8): the open link packet and every packet in the pipeline are dropped without a verdict; `upd_*` clear; counters are kept |
 //! | `rx_valid` | in | a word is present (the other `rx_*` inputs are ignored without it) |
 //! | `rx_data` | in | `W` bits; byte `k` is `[8k+7:8k]`, byte 0 first on the wire |
 //! | `rx_keep` | in | `W/8` bits; read on the `eop` word only: its highest set bit `i` says lanes `0..=i` carry bytes (0: none) |
 //! | `rx_sop`, `rx_eop` | in | first / last word of an item |
-//! | `rx_link` | in | the word belongs to a link packet (SPEC.md §2); data-packet words (0) are ignored |
-//! | `upd_valid` | out | one clock: a good FCP; the RX credit block takes `ABR[upd_vl] := upd_fctbs`, the TX credit block `CL[upd_vl] := upd_fccl` (SPEC.md §4), failsafe's update monitor sees VL `upd_vl` refreshed |
+//! | `rx_link` | in | the word belongs to a link packet (docs/spec.md §2); data-packet words (0) are ignored |
+//! | `upd_valid` | out | one clock: a good FCP; the RX credit block takes `ABR[upd_vl] := upd_fctbs`, the TX credit block `CL[upd_vl] := upd_fccl` (docs/spec.md §4), failsafe's update monitor sees VL `upd_vl` refreshed |
 //! | `upd_op` | out | its Op: 0 normal, 1 flow-control init (the only Ops accepted) |
 //! | `upd_vl` | out | 4 bits, always below `N` |
 //! | `upd_fctbs`, `upd_fccl` | out | 12 bits each |
@@ -107,7 +107,7 @@ pub const WIDTHS: [usize; 2] = [32, 64];
 pub const COUNT_BITS: usize = 16;
 /// Clocks from the `eop` word of a link packet to its verdict (`upd_valid`, counters).
 pub const LATENCY: usize = 3;
-/// VL15 carries no credits (SPEC.md §4, §7).
+/// VL15 carries no credits (docs/spec.md §4, §7).
 pub const VL15: u8 = 15;
 
 /// One clock of the receive link word stream (fields beyond the width are ignored).
@@ -622,7 +622,7 @@ mod tests {
 
     #[test]
     fn twin_takes_a_good_fcp_at_64_bits() {
-        // SPEC.md 3: header 10 00 00 00 with LPCRC 0x0558 (sent 58 05): an init FCP for
+        // docs/spec.md §3: header 10 00 00 00 with LPCRC 0x0558 (sent 58 05): an init FCP for
         // VL0, FCTBS 0, FCCL 0; upd_valid 3 clocks after its eop word.
         let mut t = FcpRxTwin::new(4, 64);
         let word = FcpRxIn {

@@ -518,7 +518,7 @@ mod tests {
 
     #[test]
     fn model_latency_and_framing() {
-        // SPEC.md §3's init FCP at 32 bits: eop in clock 1, upd_valid in clock 4.
+        // docs/spec.md §3's init FCP at 32 bits: eop in clock 1, upd_valid in clock 4.
         let mut m = FcpRxModelSim::new(4, 32);
         let words = item_words(&[0x10, 0, 0, 0, 0x58, 0x05], 4, true, true, 0);
         let mut outs = vec![];

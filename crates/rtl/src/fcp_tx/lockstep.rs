@@ -1,7 +1,7 @@
 //! FCP transmit framer and scheduler: reference model (FcpScheduler + Fcp::encode in the
 //! documented cycle adapter), Rust twin and Verilator in lockstep on random
 //! stimulus (every VLCap at both widths), and directed tests whose expected values come
-//! from SPEC.md and the reference model.
+//! from docs/spec.md and the reference model.
 
 use iblink_model::fcp::{Fcp, FcpOp, FCP_BYTES};
 use iblink_model::sl2vl::VlCap;
@@ -250,9 +250,9 @@ fn quiet(link_state: u8, cfg: TimerConfig) -> FcpTxIn {
     }
 }
 
-/// SPEC.md §3's example is the first FCP after link init: Op 1, FCTBS 0, VL0, FCCL 0 is
+/// docs/spec.md §3's example is the first FCP after link init: Op 1, FCTBS 0, VL0, FCCL 0 is
 /// `10 00 00 00`, LPCRC 0x0558 sent `58 05`. After a restart every VL is due at once
-/// (SPEC.md §8) and their FCPs go back to back in VL order (round robin from VL0),
+/// (docs/spec.md §8) and their FCPs go back to back in VL order (round robin from VL0),
 /// VL0's pending three clocks after the restart.
 #[test]
 fn restart_burst_spec_example_and_back_to_back() {
@@ -316,7 +316,7 @@ fn restart_burst_spec_example_and_back_to_back() {
                 assert_eq!(
                     col.fcps[0].1,
                     [0x10, 0, 0, 0, 0x58, 0x05],
-                    "{who}: SPEC.md 3 example"
+                    "{who}: docs/spec.md §3 example"
                 );
             }
         }

@@ -1,4 +1,4 @@
-//! FCP transmit framer and scheduler (SPEC.md §2, §3, §5): decides which data VL's Flow
+//! FCP transmit framer and scheduler (docs/spec.md §2, §3, §5): decides which data VL's Flow
 //! Control Packet goes next, keeps it built in registers (header and LPCRC), and streams
 //! its 6 bytes onto the link word stream when the link TX mux grants it.
 //!
@@ -15,8 +15,8 @@
 //! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits: `VLS`, `DATA_WIDTH`)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `restart` | in | link init / resync (SPEC.md §8): every VL is due at once (round robin from VL0); the FCP being chosen or pending is dropped. An FCP already started still finishes. |
-//! | `link_state` | in | 2 bits, [`crate::link`] codes: `LINK_DOWN` holds the block in `restart` (nothing pending); `LINK_INIT` gives Op 1; `LINK_ARM`, `LINK_ACTIVE` give Op 0 (SPEC.md §5) |
+//! | `restart` | in | link init / resync (docs/spec.md §8): every VL is due at once (round robin from VL0); the FCP being chosen or pending is dropped. An FCP already started still finishes. |
+//! | `link_state` | in | 2 bits, [`crate::link`] codes: `LINK_DOWN` holds the block in `restart` (nothing pending); `LINK_INIT` gives Op 1; `LINK_ARM`, `LINK_ACTIVE` give Op 0 (docs/spec.md §5) |
 //! | `refresh_clocks` | in | 16 bits: a VL is refresh-due once this many clocks passed since its last FCP started (the model's `refresh_clocks`; `PortConfig::refresh_clocks`: 14336 at 32 bits, 7168 at 64 by default; 0 acts as 1) |
 //! | `min_gap_clocks` | in | 16 bits: a VL whose FCCL changed is due once this many clocks passed since its last FCP started (`PortConfig::min_gap_clocks`: 64 / 32 by default; 0 acts as 1) |
 //! | `fctbs` | in | `12N` bits: this port's transmitter FCTBS of VL `v` at `[12v+11:12v]` (from the TX credit block) |
@@ -28,8 +28,8 @@
 //! | `fcp_data`, `fcp_keep` | out | `W` and `W/8` bits: at 32 bits word 0 = bytes 0–3 (keep `1111`), word 1 = the LPCRC, low byte first (keep `0011`); at 64 bits one word, bytes 0–5 (keep `0x3F`) |
 //!
 //! Every stream output is 0 while `fcp_valid` is 0 (the mux may OR its sources). The
-//! bytes are SPEC.md §2: header `Op<<28 | FCTBS<<16 | VL<<12 | FCCL` big-endian, then
-//! the LPCRC of those four bytes (SPEC.md §3), low byte first.
+//! bytes are docs/spec.md §2: header `Op<<28 | FCTBS<<16 | VL<<12 | FCCL` big-endian, then
+//! the LPCRC of those four bytes (docs/spec.md §3), low byte first.
 //!
 //! # Cycle contract
 //! - **Start.** `fcp_start` in clock `p` while `fcp_pending`: the FCP's first word is on
@@ -147,11 +147,11 @@ pub const WIDTHS: [usize; 2] = [32, 64];
 pub const TIMER_BITS: usize = 16;
 /// Flag vectors after a restart: every VL due.
 const ALL_DUE: u16 = (1 << MAX_VLS) - 1;
-/// FCTBS and FCCL are 12 bits (SPEC.md §1).
+/// FCTBS and FCCL are 12 bits (docs/spec.md §1).
 pub const CREDIT_BITS: usize = 12;
 
 /// The four header bytes in wire order (byte 0 in bits 7:0): `Op<<28 | FCTBS<<16 |
-/// VL<<12 | FCCL` big-endian (SPEC.md §2); Op is 1 for an init FCP, else 0.
+/// VL<<12 | FCCL` big-endian (docs/spec.md §2); Op is 1 for an init FCP, else 0.
 #[inline]
 pub fn header_wire(init: bool, fctbs: u16, vl: u8, fccl: u16) -> u32 {
     let word = (init as u32) << 28
@@ -725,7 +725,7 @@ mod tests {
     #[test]
     fn lpcrc_equations_match_reference_and_spec_example() {
         let c = LpcrcEquations::derive();
-        // SPEC.md 3: header 10 00 00 00 -> LPCRC 0x0558.
+        // docs/spec.md §3: header 10 00 00 00 -> LPCRC 0x0558.
         assert_eq!(c.lpcrc(header_wire(true, 0, 0, 0)), 0x0558);
         assert_eq!(header_wire(true, 0, 0, 0), 0x0000_0010);
         let mut x = 0x9e37_79b9u32;
@@ -739,7 +739,7 @@ mod tests {
 
     #[test]
     fn header_bytes_follow_spec_layout() {
-        // Op 0, FCTBS 0xABC, VL 3, FCCL 0x123 -> 0A BC 31 23 (SPEC.md 2).
+        // Op 0, FCTBS 0xABC, VL 3, FCCL 0x123 -> 0A BC 31 23 (docs/spec.md §2).
         assert_eq!(
             header_wire(false, 0xabc, 3, 0x123).to_le_bytes(),
             [0x0a, 0xbc, 0x31, 0x23]

@@ -273,7 +273,7 @@ impl CycleSim for FcpTxModelSim {
         let next = ahead.next_due(&prev_fccl);
 
         // The pending FCP: its VL stays until it starts; its fields come from this
-        // clock's inputs (SPEC.md §5: Op 1 in LinkInitialize, else 0; this port's
+        // clock's inputs (docs/spec.md §5: Op 1 in LinkInitialize, else 0; this port's
         // transmitter FCTBS and receiver FCCL for the VL).
         let vl = match (take, self.pending) {
             (false, Some(f)) => Some(f.vl),

@@ -285,7 +285,7 @@ impl CycleSim for PortCycleModel {
         let wmask = iblink_rtl::crc16::mask(self.lanes * 8);
         let kmask = ((1u16 << self.lanes) - 1) as u8;
         let ls = i.link_state & 3;
-        // Link init / resync: a reset, or the link Down (SPEC.md §8).
+        // Link init / resync: a reset, or the link Down (docs/spec.md §8).
         let port_reset = i.reset || ls == LINK_DOWN;
         let link_active = ls == LINK_ACTIVE;
         let r = self.regs.clone();
@@ -634,7 +634,7 @@ struct RxWord {
 /// `g - 8`. Twice that, for margin.
 pub const CREDIT_WINDOW: usize = 16;
 
-/// SPEC.md §4: a packet of `np` blocks may be sent iff `(CL - (FCTBS + NP)) mod 4096 <= 2048`.
+/// docs/spec.md §4: a packet of `np` blocks may be sent iff `(CL - (FCTBS + NP)) mod 4096 <= 2048`.
 fn spec_may_send(cl: u16, fctbs: u16, np: u16) -> bool {
     cl.wrapping_sub(fctbs).wrapping_sub(np) & 0xfff <= 2048
 }
@@ -748,7 +748,7 @@ pub struct StimStats {
     pub verdict_errors: u64,
     pub bad_our_fcps: u64,
     /// The sender-side credit checker (independent of the port's blocks): grants whose
-    /// packet fails the SPEC.md §4 check against every CL delivered to the port within
+    /// packet fails the docs/spec.md §4 check against every CL delivered to the port within
     /// [`CREDIT_WINDOW`] clocks before the grant, FCTBS counted from the grants since the
     /// last reset (must stay 0), and grants whose `grant_blocks` is not the popped head's
     /// NP (must stay 0).
@@ -930,7 +930,7 @@ impl PortStimulus {
     }
 
     /// Link init / resync of both ends: credits restart; the user's packet being read,
-    /// its receive buffer and the verdicts in flight are gone (SPEC.md §8).
+    /// its receive buffer and the verdicts in flight are gone (docs/spec.md §8).
     fn resync(&mut self) {
         self.stats.epoch_blocks = [0; MAX_VLS];
         self.cur = None;
@@ -1684,7 +1684,7 @@ impl PortStimulus {
         i.cfg_data = self.rng.gen();
         // Refresh period and gap: written in a reset that lasts at least one more clock.
         if self.held_write.is_none() && self.rng.gen_ratio(1, 20_000) {
-            // Refresh: within 65,536 symbol times (SPEC.md §5), sometimes very short;
+            // Refresh: within 65,536 symbol times (docs/spec.md §5), sometimes very short;
             // gap: up to a few hundred clocks.
             let refresh = self.rng.gen::<bool>();
             let top = if refresh {

@@ -1,4 +1,4 @@
-//! The failsafe inside the link port (SPEC.md §8): with no FCP arriving, the FC-update
+//! The failsafe inside the link port (docs/spec.md §8): with no FCP arriving, the FC-update
 //! monitor requests a resync at the clock the reference model's `Failsafe` trips (plus the
 //! block's documented latency), for thresholds written through the configuration
 //! registers; the monitor set to 0 never trips; and a resync restarts the count.

@@ -96,7 +96,7 @@ fn check(vls: usize, width: usize, r: &Run) -> Vec<String> {
     assert_eq!(
         s.credit_violations,
         0,
-        "{name}: {} grants over credit (SPEC.md §4); the first: {}",
+        "{name}: {} grants over credit (docs/spec.md §4); the first: {}",
         s.credit_violations,
         r.first_violation.as_deref().unwrap_or("?")
     );

@@ -1,4 +1,4 @@
-//! The link port: every link-layer block of one InfiniBand port composed (SPEC.md §2–§7).
+//! The link port: every link-layer block of one InfiniBand port composed (docs/spec.md §2–§7).
 //!
 //! Transmit: the user's per-VL queues → [`crate::tx_credits`] (credit check) →
 //! [`crate::vl_arb`] (data-VL arbitration) → [`crate::link_tx`] (VL15 > FCP > data, VCRC)
@@ -25,7 +25,7 @@
 //! # User interface (VLCap `N`, `W`-bit link words, `K = W/8` lanes)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `reset` | in | link init / resync (SPEC.md §8): credits, arbiter pointers, FCP timers and both paths restart; configuration registers are kept. `link_state` = Down acts as a held reset |
+//! | `reset` | in | link init / resync (docs/spec.md §8): credits, arbiter pointers, FCP timers and both paths restart; configuration registers are kept. `link_state` = Down acts as a held reset |
 //! | `link_state[2]` | in | [`crate::link`] codes: Down, LinkInitialize (FCP Op 1, no data), LinkArm (Op 0, no data), LinkActive (data flows) |
 //! | `txq_valid[N]`, `txq_len[11N]` | in | per data VL: the head packet of the user's transmit queue and its LRH:PktLen |
 //! | `txq_pop[N]` | out | one-hot pulse: that head packet started (pop its descriptor) |
@@ -42,7 +42,7 @@
 //! | `grant`, `grant_vl[4]`, `grant_table`, `grant_entry[6]`, `grant_blocks[8]`, `grant_weight_left[9]`, `grant_high_counter[19]` | out | a data packet started, with the arbiter's decision (the `iblink arb-trace` numbers) |
 //! | `fccl[12N]`, `overruns[16N]` | out | each VL's FCCL (what this port advertises) and buffer overruns |
 //! | `fctbs[12N]` | out | each VL's FCTBS (blocks sent since link init), as advertised in this port's FCPs |
-//! | `resync_req`, `resync_reason`, `resync_vl[4]` | out | the failsafe ([`crate::failsafe`], SPEC.md §8) requests a link resync: a one-clock strobe; reason 0 = no FC update for `resync_vl`, 1 = overrun threshold. The port does not retrain itself: the link logic around it resets both ends (`reset`, then LinkInitialize until init FCPs have crossed, then LinkActive). The FCP period is 65,536 symbol times (16384 clocks at 32 bits, 8192 at 64) |
+//! | `resync_req`, `resync_reason`, `resync_vl[4]` | out | the failsafe ([`crate::failsafe`], docs/spec.md §8) requests a link resync: a one-clock strobe; reason 0 = no FC update for `resync_vl`, 1 = overrun threshold. The port does not retrain itself: the link logic around it resets both ends (`reset`, then LinkInitialize until init FCPs have crossed, then LinkActive). The FCP period is 65,536 symbol times (16384 clocks at 32 bits, 8192 at 64) |
 //! | `fcp_late[N]` | out | no FCP for that VL for more than one FCP period |
 //! | counters | out | `fcp_*_count`, `rx_*_count`, `vl15_drop_count`, `tx_*_starts` (16 bits, saturating or wrapping as their block says) and `fcp_framing_error` |
 //!
@@ -89,7 +89,7 @@ pub struct PortParams {
     /// (VL, weight) entries loaded after power-up.
     pub high: Vec<(u8, u8)>,
     pub low: Vec<(u8, u8)>,
-    /// Failsafe (SPEC.md §8): resync when no FCP arrives for a VL for more than this many
+    /// Failsafe (docs/spec.md §8): resync when no FCP arrives for a VL for more than this many
     /// FCP periods (0 = monitor off).
     pub update_periods: u16,
     /// Failsafe: resync when a VL has overruns in more than this many consecutive periods.
@@ -367,7 +367,7 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
     }
 }
 
-/// Blocks of a packet from its PktLen (SPEC.md §1), as the TX credit block's 7-bit NP:
+/// Blocks of a packet from its PktLen (docs/spec.md §1), as the TX credit block's 7-bit NP:
 /// `ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16`, computed as the Verilog does (an
 /// 11-bit sum; PktLen is at most 1048, so it never wraps for a valid packet).
 #[inline]

@@ -162,7 +162,7 @@ fn drive(
         .collect()
 }
 
-/// A data packet built by hand per SPEC.md §1 and §3 and the IBA LRH: VL/LVer, SL/LNH
+/// A data packet built by hand per docs/spec.md §1 and §3 and the IBA LRH: VL/LVer, SL/LNH
 /// (LNH 2), DLID, 5 reserved bits and PktLen (bytes 4-5), SLID; then a counting payload,
 /// then the VCRC from the reference `crc16_wire`.
 fn packet(vl: u8, pkt_len: u16) -> Vec<u8> {
@@ -285,7 +285,7 @@ fn vl_routing_link_packets_and_cuts() {
     for width in [32, 64] {
         let lanes = width / 8;
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let fcp = [0x10u8, 0, 0, 0, 0x58, 0x05]; // SPEC.md 3's init FCP
+        let fcp = [0x10u8, 0, 0, 0, 0x58, 0x05]; // docs/spec.md §3's init FCP
         let mut words = Vec::new();
         words.extend(item_words(&packet(2, 20), lanes, false));
         words.extend(item_words(&fcp, lanes, true));

@@ -1,4 +1,4 @@
-//! Link receive classifier (SPEC.md §1, §3, §4, §7): takes the data packets out of the
+//! Link receive classifier (docs/spec.md §1, §3, §4, §7): takes the data packets out of the
 //! receive link word stream, checks each one's length and VCRC, sorts it by the VL in
 //! its LRH, and turns a good one into one accept request — towards the RX credit block
 //! for a data VL, towards the VL15 buffer for VL15 — while passing its words to the
@@ -17,12 +17,12 @@
 //! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits, fixed at generation)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `reset` | in | synchronous link resync (SPEC.md §8): the open packet and everything in the pipeline are dropped without a verdict; counters are kept |
+//! | `reset` | in | synchronous link resync (docs/spec.md §8): the open packet and everything in the pipeline are dropped without a verdict; counters are kept |
 //! | `rx_valid` | in | a word is present (the other `rx_*` inputs are ignored without it) |
 //! | `rx_data` | in | `W` bits; byte `k` is `[8k+7:8k]`, byte 0 first on the wire |
 //! | `rx_keep` | in | `W/8` bits; read on the `eop` word only: its highest set bit `i` says lanes `0..=i` carry bytes (0: none) |
 //! | `rx_sop`, `rx_eop` | in | first / last word of an item |
-//! | `rx_link` | in | the word belongs to a link packet (an FCP, SPEC.md §2): not this block's (the FCP RX framer takes it); only its `sop` matters here (it cuts an open data packet) |
+//! | `rx_link` | in | the word belongs to a link packet (an FCP, docs/spec.md §2): not this block's (the FCP RX framer takes it); only its `sop` matters here (it cuts an open data packet) |
 //! | `out_valid` | out | a word of a data packet for the user's receive buffer |
 //! | `out_data` | out | `W` bits: the word; lanes past the packet's last byte are zero. **The VCRC is kept**: the packet's last two bytes are its VCRC (low byte first). Meaningful only with `out_valid` (registered every clock, without an enable) |
 //! | `out_keep` | out | `W/8` bits: all ones except on the `out_eop` word, where lanes `0..=i` (`i` the highest set `rx_keep` bit); meaningful only with `out_valid` |
@@ -32,7 +32,7 @@
 //! | `done` | out | one clock: the verdict on the latest packet delivered with `out_eop` |
 //! | `done_status` | out | 2 bits, held until the next `done`: 0 good, 1 VCRC error, 2 length error, 3 bad VL (`STATUS_*`) |
 //! | `acc_valid` | out | one clock, with a good `done` on a data VL (`< N`): the RX credit block's `accept` |
-//! | `acc_vl`, `acc_blocks` | out | 4 and 7 bits: with `acc_valid` (or `vl15_accept`), the packet's VL and blocks `ceil((PktLen*4 - 8)/64)` (SPEC.md §1): the RX credit block's `accept_vl`, `accept_blocks`. Loaded with every `done` on a packet of the right length (good, VCRC error or bad VL), held otherwise |
+//! | `acc_vl`, `acc_blocks` | out | 4 and 7 bits: with `acc_valid` (or `vl15_accept`), the packet's VL and blocks `ceil((PktLen*4 - 8)/64)` (docs/spec.md §1): the RX credit block's `accept_vl`, `accept_blocks`. Loaded with every `done` on a packet of the right length (good, VCRC error or bad VL), held otherwise |
 //! | `vl15_accept` | out | one clock, with a good `done` on VL15: the VL15 buffer's `accept` |
 //! | `good_count` | out | 16 bits: good packets (data VLs and VL15) |
 //! | `vcrc_error_count` | out | 16 bits: right length, VCRC mismatch |
@@ -57,12 +57,12 @@
 //!
 //! # Checks, in this order (the first failure is the verdict)
 //! 1. **Length**: the byte count is `PktLen*4 + 2` (LRH..ICRC plus the VCRC) and PktLen
-//!    is within 6..=1048 (SPEC.md §1; the model's `MIN_PKT_LEN`/`MAX_PKT_LEN`). PktLen is
+//!    is within 6..=1048 (docs/spec.md §1; the model's `MIN_PKT_LEN`/`MAX_PKT_LEN`). PktLen is
 //!    where the IBA LRH has it: byte 4 bits 2:0 (below 5 reserved bits) and byte 5 — the
 //!    LRH is VL/LVer, SL/LNH, DLID (bytes 2–3), reserved/PktLen, SLID, as
 //!    `iblink_model::iba` builds it and tshark decodes it. Length comes first: the VCRC's
 //!    place is only known once the length is right.
-//! 2. **VCRC**: the CRC-16 of SPEC.md §3 over every byte but the last two equals those
+//! 2. **VCRC**: the CRC-16 of docs/spec.md §3 over every byte but the last two equals those
 //!    two bytes (low byte first).
 //! 3. **VL** (LRH byte 0 bits 7:4): below `N` is a data VL; 15 is VL15 (management, no
 //!    credits); `N`..=14 is a bad VL (dropped, counted), as `PortModel::receive` does.
@@ -70,7 +70,7 @@
 //!    transport-layer check).
 //!
 //! A packet with a length or VCRC error is discarded and counted and never reaches the
-//! credit block (the next FCP's FCTBS repairs ABR, SPEC.md §8).
+//! credit block (the next FCP's FCTBS repairs ABR, docs/spec.md §8).
 //!
 //! # Cycle contract
 //! - `out_*` during clock `t + 1` is the data-packet word presented in clock `t`
@@ -85,7 +85,7 @@
 //!   `out_abort` in clock `t` likewise.
 //! - A `reset` in clock `r` drops the word of clock `r` and every verdict not yet shown
 //!   by clock `r`: from clock `r + 1` nothing received before the resync is delivered,
-//!   accepted or judged (the user's receive buffer is emptied by the same resync, SPEC.md
+//!   accepted or judged (the user's receive buffer is emptied by the same resync, docs/spec.md
 //!   §8, so a packet delivered without its `done` needs no `out_abort`).
 //! - Registered: the input word (`out_*`, which is stage 0), framing state (`open`, the
 //!   word countdown `rem`/`over`, `hdr_next`), the header (`out_vl`, `hdr_pktlen`) and what is derived
@@ -145,7 +145,7 @@ pub const SOURCE: VerilogSource = VerilogSource {
     text: include_str!("iblink_link_rx.v"),
 };
 
-/// VLCap values the spec allows (SPEC.md §7).
+/// VLCap values the spec allows (docs/spec.md §7).
 pub use crate::vl::VL_CAPS;
 /// Link word widths in bits (the link word stream contract).
 pub const WIDTHS: [usize; 2] = [32, 64];
@@ -155,14 +155,14 @@ pub const COUNT_BITS: usize = 16;
 pub const LATENCY: usize = 4;
 /// Clocks from a word on `rx_*` to the same word on `out_*`.
 pub const OUT_LATENCY: usize = 1;
-/// Smallest and largest LRH:PktLen of a data packet (SPEC.md §1; `iblink_model::blocks`).
+/// Smallest and largest LRH:PktLen of a data packet (docs/spec.md §1; `iblink_model::blocks`).
 /// The Verilog tests the range with logic written for these two values (a unit test
 /// checks it against them).
 pub const MIN_PKT_LEN: u16 = 6;
 pub const MAX_PKT_LEN: u16 = 1048;
 /// Bits of `acc_blocks` (the RX credit block's `accept_blocks`).
 pub const BLOCK_BITS: usize = 7;
-/// VL15: management, no credits (SPEC.md §4, §7).
+/// VL15: management, no credits (docs/spec.md §4, §7).
 pub const VL15: u8 = 15;
 
 /// `done_status` codes.
@@ -785,7 +785,7 @@ pub fn vcrc_module_name(width: usize) -> String {
 }
 
 /// The generated VCRC module's text (`module ... endmodule`): one XOR per output bit,
-/// from the CRC-16 equations over a whole word (SPEC.md §3).
+/// from the CRC-16 equations over a whole word (docs/spec.md §3).
 pub fn vcrc_body(width: usize) -> String {
     assert!(WIDTHS.contains(&width), "link RX VCRC: {width}-bit words (32 or 64)");
     let k = width / 8;
@@ -793,7 +793,7 @@ pub fn vcrc_body(width: usize) -> String {
     let name = vcrc_module_name(width);
     let mut v = format!(
         "`default_nettype none
-// {name}: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// {name}: the VCRC (docs/spec.md §3: CRC-16, poly 0x100B, reflected)
 // next-state equations of iblink_link_rx at {width}-bit words. Absorbing a whole word
 // is linear, next = A * state ^ B * data: each output is one part, a flat XOR of the
 // bits its equation names.
@@ -822,7 +822,7 @@ pub fn vcrc_module(width: usize) -> EmittedModule {
     generated(
         &vcrc_module_name(width),
         "link_rx",
-        vec![("data_width".into(), width.to_string()), ("equations".into(), "CRC-16 0x100B, reflected (SPEC.md 3)".into())],
+        vec![("data_width".into(), width.to_string()), ("equations".into(), "CRC-16 0x100B, reflected (docs/spec.md §3)".into())],
         &vcrc_body(width),
     )
 }

@@ -2,7 +2,7 @@
 //!
 //! RTL: [`iblink_rtl::link_rx`]. The model here is independent of it: it reassembles
 //! each data packet's bytes from the words by the framing rules the RTL documents,
-//! reads the LRH per SPEC.md §1, checks the VCRC with the reference CRC
+//! reads the LRH per docs/spec.md §1, checks the VCRC with the reference CRC
 //! ([`iblink_model::crc16`]: the CRC of every byte but the last two against those two,
 //! low byte first), classifies by VL with the rules of `PortModel::receive`
 //! ([`VlCap::has_data_vl`], VL15 to the VL15 buffer, anything else a bad VL) and counts
@@ -32,7 +32,7 @@ const MAX_KEPT: usize = 2047 * 4 + 2;
 pub struct Verdict {
     /// One of the `STATUS_*` codes.
     pub status: u8,
-    /// LRH VL and blocks (SPEC.md §1), when the length is right (else 0).
+    /// LRH VL and blocks (docs/spec.md §1), when the length is right (else 0).
     pub vl: u8,
     pub blocks: u8,
 }

@@ -20,7 +20,7 @@ fn sim(width: usize, b: Backend) -> LinkTxSim {
     link_tx_sim(width, b, None).unwrap()
 }
 
-/// The kind SPEC.md §5 says goes next, from what is ready: VL15 > FCP > data, data only
+/// The kind docs/spec.md §5 says goes next, from what is ready: VL15 > FCP > data, data only
 /// in LinkActive.
 fn priority(i: &LinkTxIn) -> Option<ItemKind> {
     if i.vl15_valid {
@@ -48,7 +48,7 @@ fn started(o: &LinkTxOut) -> Option<ItemKind> {
     }
 }
 
-/// Wire words of an item of `bytes` (SPEC.md: data PktLen*4 + 2, FCP 6).
+/// Wire words of an item of `bytes` (docs/spec.md: data PktLen*4 + 2, FCP 6).
 fn wire_words(bytes: usize, lanes: usize) -> u64 {
     bytes.div_ceil(lanes) as u64
 }
@@ -230,7 +230,7 @@ impl WireChecker {
                 assert_eq!(bytes.len(), 6);
             } else {
                 assert_eq!(bytes.len(), len as usize * 4, "start at {s}: PktLen {len} vs the queued packet");
-                // SPEC.md §3: VCRC over LRH..ICRC, low byte first.
+                // docs/spec.md §3: VCRC over LRH..ICRC, low byte first.
                 bytes.extend_from_slice(&crc16_wire(&item.bytes));
                 self.vcrc_checked += 1;
             }
@@ -388,7 +388,7 @@ fn wire_from(outs: &[LinkTxOut], from: usize) -> Vec<(u64, u8, bool, bool, bool)
 }
 
 /// A 6-dword data packet offered on VL3 in clock 0: taken in clock 0, read from clock 1
-/// (`src_vl` 3), on the wire from clock 3 with its VCRC appended (SPEC.md §3).
+/// (`src_vl` 3), on the wire from clock 3 with its VCRC appended (docs/spec.md §3).
 #[test]
 fn one_packet_every_backend() {
     let pkt: Vec<u8> = (0..24u8).map(|x| x.wrapping_mul(37).wrapping_add(5)).collect();
@@ -441,7 +441,7 @@ fn one_packet_every_backend() {
 fn priority_and_back_to_back_every_backend() {
     let vl15: Vec<u8> = (0..28u8).map(|x| x ^ 0x5a).collect();
     let data: Vec<u8> = (0..32u8).map(|x| x.wrapping_mul(11)).collect();
-    let fcp = [0x10u8, 0x00, 0x00, 0x00, 0x58, 0x05]; // SPEC.md §3: the Op=1 header, LPCRC 58 05
+    let fcp = [0x10u8, 0x00, 0x00, 0x00, 0x58, 0x05]; // docs/spec.md §3: the Op=1 header, LPCRC 58 05
     for width in [32usize, 64] {
         let lanes = width / 8;
         let vl15_words = (28 + 2usize).div_ceil(lanes);

@@ -1,7 +1,7 @@
-//! Link TX path: the transmit multiplexer and packet streamer of a port (SPEC.md §2, §3,
+//! Link TX path: the transmit multiplexer and packet streamer of a port (docs/spec.md §2, §3,
 //! §5). At every item boundary it chooses VL15 > FCP > data (data only in LinkActive),
 //! streams the chosen item onto the link word stream without fragmenting it, and appends
-//! the VCRC (SPEC.md §3: CRC-16 over the packet from the first LRH byte through the ICRC,
+//! the VCRC (docs/spec.md §3: CRC-16 over the packet from the first LRH byte through the ICRC,
 //! low byte first) to every data and VL15 packet.
 //!
 //! In this folder: the Verilog module `iblink_link_tx.v` (parameters `DATA_WIDTH`,
@@ -9,7 +9,7 @@
 //! [`LinkTxUnit`] (ports, emission), the generated VCRC modules
 //! `iblink_link_tx_vcrc_w32`/`_w64` ([`vcrc_module`]: the XOR equations, written from
 //! [`Crc16Equations`]) and the port binding. Model twin: `iblink_sim::blocks::link_tx`
-//! (an independent cycle model: the policy of SPEC.md §5 / `iblink_model::port::PortModel`,
+//! (an independent cycle model: the policy of docs/spec.md §5 / `iblink_model::port::PortModel`,
 //! items of `ceil(bytes / W)` words, the VCRC from `iblink_model::crc16`); lockstep of
 //! model, twin and Verilator: `lockstep.rs` here (the adapter: `sim.rs`).
 //!
@@ -126,9 +126,9 @@ pub const SOURCE: VerilogSource = VerilogSource {
 
 /// Link word widths the block is generated for.
 pub const WIDTHS: [usize; 2] = [32, 64];
-/// Bytes of an FCP on the wire (SPEC.md §2).
+/// Bytes of an FCP on the wire (docs/spec.md §2).
 pub const FCP_BYTES: u32 = 6;
-/// VCRC bytes after a data or VL15 packet (SPEC.md §3).
+/// VCRC bytes after a data or VL15 packet (docs/spec.md §3).
 pub const VCRC_BYTES: u32 = 2;
 /// `src_vl` while a VL15 packet is read.
 pub const VL15: u8 = 15;
@@ -736,7 +736,7 @@ fn lanes_mask(lanes: std::ops::Range<usize>) -> u64 {
 }
 
 /// The generated VCRC module's text (`module ... endmodule`): one XOR per output bit,
-/// from the CRC-16 equations (SPEC.md §3).
+/// from the CRC-16 equations (docs/spec.md §3).
 pub fn vcrc_body(width: usize) -> String {
     use std::fmt::Write as _;
     assert!(WIDTHS.contains(&width), "link TX VCRC: {width}-bit words (32 or 64)");
@@ -765,7 +765,7 @@ pub fn vcrc_body(width: usize) -> String {
     let _ = write!(
         v,
         "`default_nettype none
-// {name}: the VCRC (SPEC.md 3: CRC-16, poly 0x100B, reflected)
+// {name}: the VCRC (docs/spec.md §3: CRC-16, poly 0x100B, reflected)
 // next-state equations of iblink_link_tx at {width}-bit words, split as its pipeline
 // registers them. The update is linear, next = A(state) ^ B(data): each output is one
 // share, a flat XOR of the bits its equation names.
@@ -793,7 +793,7 @@ pub fn vcrc_module(width: usize) -> EmittedModule {
     generated(
         &vcrc_module_name(width),
         "link_tx",
-        vec![("data_width".into(), width.to_string()), ("equations".into(), "CRC-16 0x100B, reflected (SPEC.md 3)".into())],
+        vec![("data_width".into(), width.to_string()), ("equations".into(), "CRC-16 0x100B, reflected (docs/spec.md §3)".into())],
         &vcrc_body(width),
     )
 }

@@ -2,7 +2,7 @@
 //! stimulus that plays its environment: the user's packet queues (descriptors and
 //! first-word-fall-through word queues), the VL arbiter's offer and the FCP TX framer.
 //!
-//! RTL: [`iblink_rtl::link_tx`]. Reference: the transmit policy of SPEC.md §5 as
+//! RTL: [`iblink_rtl::link_tx`]. Reference: the transmit policy of docs/spec.md §5 as
 //! `iblink_model::port::PortModel::start_next` applies it (VL15 > FCP > data at item
 //! boundaries, data only in LinkActive, an item busy for `ceil(wire_bytes / W)` clocks,
 //! [`LinkItem::wire_bytes`]), and the VCRC from [`iblink_model::crc16`].
@@ -27,7 +27,7 @@ pub enum ItemKind {
     Data,
 }
 
-/// Bytes of an FCP (SPEC.md §2).
+/// Bytes of an FCP (docs/spec.md §2).
 const FCP_BYTES: usize = 6;
 /// Registers between a slot and the wire register: the slot's word is on the wire
 /// `START_TO_SOP - 1` clocks after its slot, the slot being the clock after the start.
@@ -49,7 +49,7 @@ struct Item {
 }
 
 /// The model: a transmitter that is busy for an item's `ceil(wire_bytes / W)` clocks after
-/// its start and chooses the next item in the clock its current one ends (SPEC.md §5),
+/// its start and chooses the next item in the clock its current one ends (docs/spec.md §5),
 /// building each wire word from the item's byte stream; the words then pass the two
 /// registers of the documented contract (start to `tx_sop`: [`START_TO_SOP`] clocks).
 pub struct LinkTxModelSim {
@@ -142,7 +142,7 @@ impl CycleSim for LinkTxModelSim {
                         it.bytes.extend_from_slice(&self.scratch);
                     }
                     if !it.vcrc_done && it.bytes.len() == it.body {
-                        // All data read: the VCRC follows, low byte first (SPEC.md §3).
+                        // All data read: the VCRC follows, low byte first (docs/spec.md §3).
                         let vcrc = crc16_wire(&it.bytes);
                         it.bytes.extend_from_slice(&vcrc);
                         it.vcrc_done = true;
@@ -163,7 +163,7 @@ impl CycleSim for LinkTxModelSim {
             it.slot += 1;
             ends = it.slot == it.words;
         }
-        // Item boundary: choose VL15 > FCP > data (SPEC.md §5), data only in LinkActive.
+        // Item boundary: choose VL15 > FCP > data (docs/spec.md §5), data only in LinkActive.
         let boundary = self.item.is_none() || ends;
         self.last_boundary = boundary;
         let pick = if !boundary {
@@ -340,7 +340,7 @@ impl Phase {
 const QUEUE_PACKETS: usize = 6;
 const VL15_PACKETS: usize = 3;
 
-/// A random PktLen: mostly short, some long up to 1048 (SPEC.md §1 range), and a few
+/// A random PktLen: mostly short, some long up to 1048 (docs/spec.md §1 range), and a few
 /// outside 6..=1048, which the block streams as given.
 pub fn random_pkt_len(r: &mut ChaCha8Rng) -> u16 {
     match r.gen_range(0..200) {

@@ -1,5 +1,5 @@
 `default_nettype none
-// iblink_pause_rx: the receive side of Ethernet PAUSE/PFC flow control (SPEC.md 9). It
+// iblink_pause_rx: the receive side of Ethernet PAUSE/PFC flow control (docs/spec.md §9). It
 // watches the frames the MAC receives; a frame of 14 bytes or more to the PAUSE address
 // 01-80-C2-00-00-01 or with EtherType 0x8808 is a control frame and is checked: 64
 // bytes long, FCS good (the CRC-32 over the whole frame leaves the residue 0xDEBB20E3),

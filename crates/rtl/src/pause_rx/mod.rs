@@ -1,4 +1,4 @@
-//! PAUSE/PFC receive side (SPEC.md §9): control frames checked (length, FCS, DA,
+//! PAUSE/PFC receive side (docs/spec.md §9): control frames checked (length, FCS, DA,
 //! EtherType, opcode), drops counted by cause, per-priority pause timers and `paused`.
 //!
 //! In this folder: the Verilog module `iblink_pause_rx.v` (parameters `DATA_WIDTH`,

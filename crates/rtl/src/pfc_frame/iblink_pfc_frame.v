@@ -1,5 +1,5 @@
 `default_nettype none
-// iblink_pfc_frame: the PAUSE/PFC frame builder (SPEC.md 9). It turns the frame pfc_tx
+// iblink_pfc_frame: the PAUSE/PFC frame builder (docs/spec.md §9). It turns the frame pfc_tx
 // hands out (the queues it carries, and which carry pause time 0) into the 64 bytes on
 // the wire, DATA_WIDTH bits a clock: DA 01-80-C2-00-00-01, SA, EtherType 0x8808, opcode
 // 0x0001 (PAUSE: queue 0's PT or 0) or 0x0101 (PFC: the enable vector, the OR of the

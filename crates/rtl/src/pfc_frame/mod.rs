@@ -1,4 +1,4 @@
-//! PAUSE/PFC frame builder (SPEC.md §9): the frame `pfc_tx` hands out, as its 64 bytes on
+//! PAUSE/PFC frame builder (docs/spec.md §9): the frame `pfc_tx` hands out, as its 64 bytes on
 //! the wire at 32 or 64 bits a clock, FCS from generated CRC-32 XOR equations.
 //!
 //! In this folder: the Verilog module `iblink_pfc_frame.v` (parameters `QUEUES`,

@@ -1,4 +1,4 @@
-//! PAUSE/PFC transmit side (SPEC.md §9): per-queue triggers (software one-shot, hardware
+//! PAUSE/PFC transmit side (docs/spec.md §9): per-queue triggers (software one-shot, hardware
 //! level, RX-fill RFA/RFD hysteresis), refresh before expiry, zero-quanta release,
 //! consolidation and merging; it hands out one frame at a time as the queues it carries.
 //!
@@ -52,7 +52,7 @@ pub const SOURCE: VerilogSource = VerilogSource {
     text: include_str!("iblink_pfc_tx.v"),
 };
 
-/// RX queues at most (SPEC.md §9).
+/// RX queues at most (docs/spec.md §9).
 pub const MAX_QUEUES: usize = 8;
 /// Generated queue counts.
 pub const QUEUE_COUNTS: [usize; 8] = [1, 2, 3, 4, 5, 6, 7, 8];

@@ -1,4 +1,4 @@
-//! The link port's own logic between its blocks (SPEC.md §5, §6, §8): link init, the
+//! The link port's own logic between its blocks (docs/spec.md §5, §6, §8): link init, the
 //! configuration registers and their power-up loader, the heads the arbiter may see,
 //! NP of each head, the pops, the grant report and the receive verdicts.
 //!

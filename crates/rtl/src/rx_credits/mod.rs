@@ -1,4 +1,4 @@
-//! Receiver credits, one set per data VL (SPEC.md §4, §8; seed 000 "Credit Limit
+//! Receiver credits, one set per data VL (docs/spec.md §4, §8; seed 000 "Credit Limit
 //! Calculation").
 //!
 //! In this folder: the Verilog module `iblink_rx_credits.v` (parameters `VLS` and
@@ -12,7 +12,7 @@
 //! generation-time parameters)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `reset` | in | synchronous link init / resync (SPEC.md §8): ABR = 0, free = CAPACITY; overrun counts are kept |
+//! | `reset` | in | synchronous link init / resync (docs/spec.md §8): ABR = 0, free = CAPACITY; overrun counts are kept |
 //! | `accept`, `accept_vl`, `accept_blocks` | in | a data packet of `accept_blocks` (7 bits) arrived for `accept_vl`: if it fits, ABR += blocks and free -= blocks; if not, it is dropped and counted |
 //! | `drain`, `drain_vl`, `drain_blocks` | in | the higher layer took a packet of `drain_blocks` out of the buffer: free += blocks (never above CAPACITY) |
 //! | `fcp_valid`, `fcp_vl`, `fcp_fctbs` | in | an FCP for `fcp_vl` was received: ABR := FCTBS |
@@ -39,10 +39,10 @@
 //!
 //! # Why these ports
 //! - FCCL is a packed bus, not a VL select: the FCP scheduler must see every VL's FCCL to
-//!   send an FCP "whenever that VL's FCCL has changed" (SPEC.md §5), and the framer picks
+//!   send an FCP "whenever that VL's FCCL has changed" (docs/spec.md §5), and the framer picks
 //!   one. It depends only on registers, so it adds no path from this clock's inputs.
 //! - The accept result is registered: it is the drop decision of a packet whose first
-//!   word was just seen, and the failsafe (SPEC.md §8) only needs the count.
+//!   word was just seen, and the failsafe (docs/spec.md §8) only needs the count.
 //! - Overrun counters are 16 bits and saturate: wide enough for many FCP periods at line
 //!   rate, small enough at 15 VLs (240 flip-flops); they are statistics, so resync keeps
 //!   them, as the model does.
@@ -84,11 +84,11 @@ pub const OVERRUN_BITS: usize = 16;
 /// CAPACITY − free and the overrun count one clock behind; the ports agree).
 #[derive(Clone, Copy, Debug)]
 pub struct RxRegs {
-    /// ABR per VL (SPEC.md §4): Adjusted Blocks Received, mod 4096.
+    /// ABR per VL (docs/spec.md §4): Adjusted Blocks Received, mod 4096.
     pub abr: [u16; MAX_VLS],
     /// Free Space Count per VL (seed 000), `0..=CAPACITY`.
     pub free: [u16; MAX_VLS],
-    /// Buffer overruns per VL (SPEC.md §4, §8), saturating.
+    /// Buffer overruns per VL (docs/spec.md §4, §8), saturating.
     pub overruns: [u16; MAX_VLS],
     /// The previous clock's accept was taken.
     pub accepted: bool,
@@ -96,7 +96,7 @@ pub struct RxRegs {
     pub dropped: bool,
 }
 
-/// FCCL = (ABR + min(free, 2048)) mod 4096 (SPEC.md §4).
+/// FCCL = (ABR + min(free, 2048)) mod 4096 (docs/spec.md §4).
 #[inline]
 pub fn fccl_of(abr: u16, free: u16) -> u16 {
     abr.wrapping_add(free.min(WINDOW)) & 0xfff

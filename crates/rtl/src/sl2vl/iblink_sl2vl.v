@@ -1,5 +1,5 @@
 `default_nettype none
-// iblink_sl2vl: the SLtoVL mapping table (SPEC.md 7). SL0..SL14 each choose a data VL;
+// iblink_sl2vl: the SLtoVL mapping table (docs/spec.md §7). SL0..SL14 each choose a data VL;
 // SL15 is management and always uses VL15, whatever was written.
 //
 // Per programmable SL s (generate block sl[s]): vl holds SL s's data VL in the VL_BITS

@@ -1,5 +1,5 @@
 //! SLtoVL table: model, Rust twin and Verilator in lockstep, and the rules of
-//! SPEC.md §7 checked directly in every back end.
+//! docs/spec.md §7 checked directly in every back end.
 
 use iblink_rtl::sl2vl::SlToVlIn;
 use iblink_sim::blocks::sl2vl::{sl2vl_sim, SlToVlStimulus};
@@ -17,7 +17,7 @@ fn sl2vl_lockstep_every_vlcap() {
     }
 }
 
-/// SPEC.md §7: SL15 is VL15 whatever is written; writes naming SL15 or a VL the port
+/// docs/spec.md §7: SL15 is VL15 whatever is written; writes naming SL15 or a VL the port
 /// lacks are refused; the default map spreads SLs over the data VLs.
 #[test]
 fn sl15_is_vl15_and_bad_writes_are_refused() {

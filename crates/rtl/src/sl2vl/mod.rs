@@ -1,4 +1,4 @@
-//! SLtoVL mapping table (SPEC.md §7): SL0..SL14 each choose a data VL; SL15 is
+//! SLtoVL mapping table (docs/spec.md §7): SL0..SL14 each choose a data VL; SL15 is
 //! management and always uses VL15, whatever was written.
 //!
 //! In this folder: the Verilog module `iblink_sl2vl.v` (parameter `VLS`), and here its

@@ -167,7 +167,7 @@ fn tx_lockstep_vl4() {
 fn tx_lockstep_vl15() {
     run_tx(15);
 }
-/// The other generated VLCaps (SPEC.md §7: 1, 2, 8 data VLs).
+/// The other generated VLCaps (docs/spec.md §7: 1, 2, 8 data VLs).
 #[test]
 fn tx_lockstep_vl1_vl2_vl8() {
     for vls in [1, 2, 8] {
@@ -332,7 +332,7 @@ impl Link {
 }
 
 /// The TX block's cycle contract: `credit_ok` during a clock is the credit check
-/// (SPEC.md §4) of the previous clock, and 0 in the first clock and in the clock after a
+/// (docs/spec.md §4) of the previous clock, and 0 in the first clock and in the clock after a
 /// reset. Expected values from the spec's check on the numbers driven, not from a model.
 #[test]
 fn tx_credit_ok_is_one_clock_late() {
@@ -378,7 +378,7 @@ fn seed000_step_by_step_and_buffer_full() {
     for b in Backend::ALL {
         let mut l = Link::new(b);
         let who = l.name();
-        // Before the first FCP nothing may go (CL = 0, SPEC.md §4).
+        // Before the first FCP nothing may go (CL = 0, docs/spec.md §4).
         assert!(!l.credit_ok(10), "{who}");
         // Steps 1-4: empty 3072-block buffer advertises ABR 0 + 2048 = 2048.
         assert_eq!(l.fccl(), 2048, "{who}");

@@ -1,4 +1,4 @@
-//! Transmitter credits, one set per data VL (SPEC.md §4, §8; seed 000 "Terminology").
+//! Transmitter credits, one set per data VL (docs/spec.md §4, §8; seed 000 "Terminology").
 //!
 //! In this folder: the Verilog module `iblink_tx_credits.v` (parameter `VLS`), and here
 //! its Rust cycle twin [`TxCreditsTwin`], the rust-hdl block [`TxCreditsUnit`] (ports,
@@ -9,7 +9,7 @@
 //! # Interface (VLCap `N` data VLs, a generation-time parameter)
 //! | port | dir | meaning |
 //! |---|---|---|
-//! | `reset` | in | synchronous link init / resync (SPEC.md §8): FCTBS = CL = 0 on every VL |
+//! | `reset` | in | synchronous link init / resync (docs/spec.md §8): FCTBS = CL = 0 on every VL |
 //! | `head_blocks` | in | `7N` bits: NP of VL `v`'s head packet at `[7v+6:7v]` (0..127; a packet is at most 66) |
 //! | `send` | in | the head packet of `send_vl` goes out this clock: FCTBS += its NP |
 //! | `send_vl` | in | 4 bits; a VL at or above VLCap (VL15 included) is ignored |
@@ -76,17 +76,17 @@ pub const SOURCE: VerilogSource = VerilogSource {
 
 /// Bits per VL in `head_blocks`: NP up to 127 (the largest packet is 66 blocks).
 pub const NP_BITS: usize = 7;
-/// Credit registers are 12 bits (SPEC.md §1).
+/// Credit registers are 12 bits (docs/spec.md §1).
 pub const CREDIT_MASK: u16 = 0xfff;
-/// The credit window: a packet may go iff `(CL - CR) mod 4096 <= 2048` (SPEC.md §4).
+/// The credit window: a packet may go iff `(CL - CR) mod 4096 <= 2048` (docs/spec.md §4).
 pub const WINDOW: u16 = 2048;
 
 /// The registers of all VLs (the Verilog's per-VL `reg`s).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TxRegs {
-    /// FCTBS per VL (SPEC.md §4): blocks sent since link init, mod 4096.
+    /// FCTBS per VL (docs/spec.md §4): blocks sent since link init, mod 4096.
     pub fctbs: [u16; MAX_VLS],
-    /// CL per VL (SPEC.md §4): FCCL of the latest FCP received; 0 after link init.
+    /// CL per VL (docs/spec.md §4): FCCL of the latest FCP received; 0 after link init.
     pub cl: [u16; MAX_VLS],
     /// Pipeline: CR = FCTBS + NP of the previous clock, per VL.
     pub cr_q: [u16; MAX_VLS],
@@ -97,7 +97,7 @@ pub struct TxRegs {
 }
 
 /// The credit check on the registers' terms: CR = FCTBS + NP, and a packet may go iff
-/// `(CL - CR) mod 4096 <= 2048` (SPEC.md §4).
+/// `(CL - CR) mod 4096 <= 2048` (docs/spec.md §4).
 #[inline]
 pub fn credit_check(fctbs: u16, cl: u16, np: u16) -> bool {
     window_ok(cl, fctbs.wrapping_add(np) & CREDIT_MASK)
@@ -382,7 +382,7 @@ mod tests {
         // Rollover: CL 4090, FCTBS 3586, NP 1 -> 503, go; CL 0, CR E03h -> 509, go.
         assert!(credit_check(3586, 4090, 1));
         assert!(credit_check(3586, 0, 1));
-        // SPEC.md 4: a margin of exactly 2048 passes, 2049 ahead does not.
+        // docs/spec.md §4: a margin of exactly 2048 passes, 2049 ahead does not.
         assert!(credit_check(0, 2048, 0));
         assert!(credit_check(0, 2047, 0));
         assert!(!credit_check(0, 2049, 0));

@@ -169,7 +169,7 @@ impl Iterator for TxCreditsStimulus {
             ..Default::default()
         };
         if self.rng.gen_ratio(1, 40_000) {
-            // Resync: both ends start over (SPEC.md §8); the other inputs are ignored.
+            // Resync: both ends start over (docs/spec.md §8); the other inputs are ignored.
             i.reset = true;
             i.send = self.rng.gen();
             i.fcp_valid = self.rng.gen();

@@ -1,5 +1,5 @@
 `default_nettype none
-// iblink_vl15_rx: VL15 receive buffer occupancy (SPEC.md 4, 7). VL15 carries subnet
+// iblink_vl15_rx: VL15 receive buffer occupancy (docs/spec.md §4, §7). VL15 carries subnet
 // management packets and has no credits, so an SMP that arrives while the buffer is full
 // is dropped, and counted here.
 //

@@ -1,4 +1,4 @@
-//! VL15 receive buffer occupancy (SPEC.md §4, §7; seeds 000, 002): VL15 carries subnet
+//! VL15 receive buffer occupancy (docs/spec.md §4, §7; seeds 000, 002): VL15 carries subnet
 //! management packets and has no credits, so an SMP that arrives while the buffer is
 //! full is dropped — here also counted.
 //!

@@ -1,7 +1,7 @@
-//! Data-VL arbiter (SPEC.md §6; seed 003 "Data VL Arbitration Description"): the
+//! Data-VL arbiter (docs/spec.md §6; seed 003 "Data VL Arbitration Description"): the
 //! high- and low-priority VLArbitrationTables, Weights, VLHighLimit and HighPriCounter,
 //! both low-table policies and the per-VL software enables. VL15 > FCP > data is the
-//! port's business (SPEC.md §5): this block only picks among data VLs.
+//! port's business (docs/spec.md §5): this block only picks among data VLs.
 //!
 //! In this folder: the Verilog module `iblink_vl_arb.v` (parameter `VLS`), and here its
 //! Rust cycle twin [`VlArbTwin`], the rust-hdl block [`VlArbUnit`] (ports, emission) and
@@ -24,7 +24,7 @@
 //! | `reset` | in | pointers to entry 0 (weights reloaded), HighPriCounter reloaded, high table's turn; tables kept |
 //! | `offer_valid` | out | an offer is shown |
 //! | `offer_vl[4]`, `offer_table`, `offer_entry[6]` | out | the packet to send: VL, table (0 high, 1 low), entry |
-//! | `offer_pkt_len[11]`, `offer_blocks[8]` | out | its PktLen and blocks (SPEC.md §1) |
+//! | `offer_pkt_len[11]`, `offer_blocks[8]` | out | its PktLen and blocks (docs/spec.md §1) |
 //! | `offer_weight_left[9]` | out | two's complement: the entry's remaining weight once it is sent |
 //! | `offer_high_counter[19]` | out | two's complement: HighPriCounter once it is sent, before any reload |
 //!
@@ -50,7 +50,7 @@
 //!   one clock to the next as VLs gain or lose packets or credits (the offered VL had its
 //!   head three clocks ago; in a port nothing but a take removes a head). A take always
 //!   commits exactly the offer shown in its clock: a table write never affects an offer
-//!   already taken (SPEC.md §6: no packet is fragmented).
+//!   already taken (docs/spec.md §6: no packet is fragmented).
 //! * **Configuration**: a table write, a change of `vl_high_limit`, `low_policy` or
 //!   `vl_enable` (detected against the value of the clock before), and `reset` act one
 //!   clock after the clock they are presented in, and after a take presented in that same
@@ -110,7 +110,7 @@ pub const SOURCE: VerilogSource = VerilogSource {
     text: include_str!("iblink_vl_arb.v"),
 };
 
-/// Entries in each VLArbitrationTable (SPEC.md §6).
+/// Entries in each VLArbitrationTable (docs/spec.md §6).
 pub const ENTRIES: usize = 64;
 /// Bits of LRH:PktLen.
 pub const LEN_BITS: usize = 11;
@@ -120,12 +120,12 @@ pub const HEAD_DELAY: usize = 3;
 pub const TAKE_GAP: usize = 4;
 /// After a configuration change presented at `t`, the next offer can show at `t + CONFIG_GAP`.
 pub const CONFIG_GAP: usize = 5;
-/// VLHighLimit meaning "no limit" (SPEC.md §6).
+/// VLHighLimit meaning "no limit" (docs/spec.md §6).
 pub const UNBOUNDED: u8 = 255;
 /// HighPriCounter dwords per VLHighLimit unit (4096 bytes).
 pub const DWORDS_PER_LIMIT: i32 = 1024;
 
-/// Blocks of a packet from its PktLen (SPEC.md §1): `ceil((PktLen*4 - 8) / 64)`, which is
+/// Blocks of a packet from its PktLen (docs/spec.md §1): `ceil((PktLen*4 - 8) / 64)`, which is
 /// `(PktLen + 13) / 16` for every PktLen (0 for PktLen < 3).
 #[inline]
 pub const fn blocks_of(pkt_len: u16) -> u16 {
@@ -331,7 +331,7 @@ pub struct VlArbTwin {
     pub limit: u8,
     pub one_packet: bool,
     pub enable: u16,
-    // Arbiter state (SPEC.md §6).
+    // Arbiter state (docs/spec.md §6).
     pub high_counter: i32,
     pub low_turn: bool,
     pub low_open: bool,
@@ -592,7 +592,7 @@ impl Twin for VlArbTwin {
         }
         self.hold = hold_next;
 
-        // The take of the clock before (SPEC.md §6), then the configuration sampled then.
+        // The take of the clock before (docs/spec.md §6), then the configuration sampled then.
         if t1_go {
             if !t1_low {
                 // A high packet: once the counter is negative it reloads and the low

@@ -105,7 +105,7 @@ fn saturate(
 /// empty, the low table runs alone. Over 100,000 packets the unfinished last round is far
 /// below 1 %.
 fn check_shares(run: &Run, table: &[ArbEntry], vls: usize) {
-    // Entries naming VL15 or a VL at or above VLCap are skipped (SPEC.md §6).
+    // Entries naming VL15 or a VL at or above VLCap are skipped (docs/spec.md §6).
     let mut weight = [0u64; 15];
     for e in table.iter().filter(|e| (e.vl as usize) < vls) {
         weight[e.vl as usize] += e.weight as u64;

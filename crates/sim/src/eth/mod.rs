@@ -1,4 +1,4 @@
-//! The Ethernet flow-control loop as a system (SPEC.md §9, seed 004): two ports back to
+//! The Ethernet flow-control loop as a system (docs/spec.md §9, seed 004): two ports back to
 //! back through a wire, per-priority traffic and paced readers, a summary per direction
 //! and queue, and the headroom sweep.
 

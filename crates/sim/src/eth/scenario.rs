@@ -7,7 +7,7 @@
 //! cycles = 400000              # clocks of traffic (then a flush)
 //! seed = 1
 //!
-//! [port]                       # both ends (SPEC.md §9; the keys of `iblink pfc trace`)
+//! [port]                       # both ends (docs/spec.md §9; the keys of `iblink pfc trace`)
 //! mode = "pfc"                 # or "pause"
 //! datapath_bits = 64
 //! zero_quanta_on_release = true

@@ -84,7 +84,7 @@ impl FaultDraws {
     }
 
     /// The fate of an FCP sent in direction `dir`, from its first four bytes (the
-    /// header: Op, FCTBS, VL, FCCL; SPEC.md §2). Counts the FCP for its key.
+    /// header: Op, FCTBS, VL, FCCL; docs/spec.md §2). Counts the FCP for its key.
     pub fn fcp(&mut self, dir: usize, header: [u8; 4], loss: f64, flip: f64) -> (Fate, u64) {
         let op = (header[0] >> 4) as u32;
         let vl = (header[2] >> 4) as u32;

@@ -10,7 +10,7 @@
 //! Every packet has an entry in a ledger from the clock it is generated until it is
 //! delivered (drained by the higher layer) or dropped for a named cause; a delivered
 //! packet must be byte for byte what was queued, on its VL, in order per VL. The sender's
-//! FCTBS is kept here from the packets popped (SPEC.md §4: blocks sent since link init),
+//! FCTBS is kept here from the packets popped (docs/spec.md §4: blocks sent since link init),
 //! the sender's CL from the FCPs it received (decoded with the model's decoder), the
 //! receiver's free space from the bench's buffer, so that
 //! - *eligible* (a data VL with a head packet whose credit check
@@ -353,7 +353,7 @@ struct Side {
     rxbuf: Vec<VecDeque<(u32, u16)>>,
     occ: [u32; 16],
     pacer: DrainPacer,
-    /// Transmitter's view (SPEC.md §4): FCTBS from pops, CL from decoded FCPs.
+    /// Transmitter's view (docs/spec.md §4): FCTBS from pops, CL from decoded FCPs.
     fctbs: [u16; 16],
     cl: [u16; 16],
     fcp_rx: Vec<u8>,
@@ -904,7 +904,7 @@ impl SystemRun {
         let d = &mut self.dirs[s];
         if let Some(r) = rec {
             if !r.link {
-                // Byte for byte what was queued, then its VCRC (SPEC.md §3).
+                // Byte for byte what was queued, then its VCRC (docs/spec.md §3).
                 let n = r.bytes.len();
                 let ok = n >= 2 && {
                     let body = &r.bytes[..n - 2];
@@ -921,7 +921,7 @@ impl SystemRun {
             }
         }
 
-        // Idle while eligible (SPEC.md §4 credit check, this bench's FCTBS and CL).
+        // Idle while eligible (docs/spec.md §4 credit check, this bench's FCTBS and CL).
         let u = &mut self.sides[s];
         let mut any = None;
         for v in 0..vls {

@@ -16,7 +16,7 @@ use iblink_model::sl2vl::VlCap;
 use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------------
-// Independent CRCs, from the catalogue parameters (SPEC.md §3, §9), bit by bit.
+// Independent CRCs, from the catalogue parameters (docs/spec.md §3, §9), bit by bit.
 
 /// CRC-16: poly 0x100B (0xD008 reflected), init 0xFFFF, reflected, xorout 0xFFFF.
 fn crc16_table() -> &'static [u16; 256] {
@@ -67,9 +67,9 @@ pub fn crc32(b: &[u8]) -> u32 {
 
 #[test]
 fn independent_crcs_match_the_catalogue_check_values() {
-    assert_eq!(crc16(b"123456789"), 0x0a3d); // SPEC.md §3
+    assert_eq!(crc16(b"123456789"), 0x0a3d); // docs/spec.md §3
     assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
-    // SPEC.md §3 example: the init FCP's LPCRC.
+    // docs/spec.md §3 example: the init FCP's LPCRC.
     assert_eq!(crc16(&[0x10, 0, 0, 0]), 0x0558);
 }
 
@@ -78,7 +78,7 @@ pub fn cap_of(rng: &mut Rng) -> VlCap {
 }
 
 // ---------------------------------------------------------------------------------
-// FCP (SPEC.md §2)
+// FCP (docs/spec.md §2)
 
 /// What the FCP decoder must say about `b`, from the wire format: the first failing
 /// check of length, LPCRC, Op, VL15, VLCap.
@@ -297,7 +297,7 @@ fn fuzz_fcp_encode_fields() {
 }
 
 // ---------------------------------------------------------------------------------
-// IBA data packets (SPEC.md §1, §3)
+// IBA data packets (docs/spec.md §1, §3)
 
 /// The parser's verdict as a comparable kind (Reserved keeps its field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -867,7 +867,7 @@ fn fuzz_erf_reader() {
 }
 
 // ---------------------------------------------------------------------------------
-// Ethernet PAUSE / PFC (SPEC.md §9)
+// Ethernet PAUSE / PFC (docs/spec.md §9)
 
 fn eth_oracle(b: &[u8]) -> Result<(), &'static str> {
     if b.len() < 64 {

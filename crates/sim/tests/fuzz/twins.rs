@@ -332,7 +332,7 @@ struct LinkVerdict {
     blocks: u8,
 }
 
-/// The check written here from SPEC.md §1, §3, §7 (LRH PktLen in byte 4 [2:0] and byte
+/// The check written here from docs/spec.md §1, §3, §7 (LRH PktLen in byte 4 [2:0] and byte
 /// 5; length `PktLen*4 + 2` with PktLen 6..=1048; VCRC over the rest, low byte first;
 /// VL in byte 0 [7:4], good below VLCap and VL15).
 fn spec_status(b: &[u8], cap: VlCap) -> u8 {
@@ -358,7 +358,7 @@ fn spec_status(b: &[u8], cap: VlCap) -> u8 {
 /// The model's verdict (`judge`), checked against [`spec_status`] and the IBA parser.
 fn model_link(b: &[u8], cap: VlCap) -> LinkVerdict {
     let v = judge(b, b.len(), cap);
-    assert_eq!(v.status, spec_status(b, cap), "the model's packet check and SPEC.md disagree");
+    assert_eq!(v.status, spec_status(b, cap), "the model's packet check and docs/spec.md disagree");
     // The IBA parser reads the same length and VCRC, before its own header checks.
     let in_range = |p: u16| (MIN_PKT_LEN..=MAX_PKT_LEN).contains(&p);
     match iba::parse(b) {

@@ -1,7 +1,7 @@
 `default_nettype none
 // Formal harness: a miter of iblink_crc16_dword (32 bits a clock, pipelined, latency 3)
 // against iblink_crc16 at DATA_WIDTH 32 (latency 1) on whole-dword packets, proven on
-// hdl_out/ by `iblink formal` (SPEC.md 3: one CRC-16, two units).
+// hdl_out/ by `iblink formal` (docs/spec.md §3: one CRC-16, two units).
 //
 // Every input of the dword unit is free each clock: reset, start, valid, last and data,
 // with any gaps. The reference unit reads the same stream two clocks later, with keep =

@@ -1,23 +1,23 @@
 `default_nettype none
-// Formal harness of iblink_fcp_rx (SPEC.md 2, 3, 7), proven on hdl_out/ by `iblink formal`.
+// Formal harness of iblink_fcp_rx (docs/spec.md §2, §3, §7), proven on hdl_out/ by `iblink formal`.
 //
 // Every input is free each clock (no assumptions: the module's contract takes any word
 // stream, any reset, no back-pressure). The harness frames the link packets itself from
 // the stream rules in the module header (valid/sop/eop/link; keep read on the eop word
 // only, its highest set bit i meaning lanes 0..i carry bytes), keeps bytes 0-5 of the
-// packet being received, and decides from SPEC.md alone whether it is a good FCP:
-//   - exactly 6 bytes (SPEC.md 2: the 6-byte form);
+// packet being received, and decides from docs/spec.md alone whether it is a good FCP:
+//   - exactly 6 bytes (docs/spec.md §2: the 6-byte form);
 //   - LPCRC (bytes 4-5, low byte first) == CRC-16 of bytes 0-3, computed by the
-//     harness's own bit-serial reflected CRC (SPEC.md 3: poly 0x100B, init 0xFFFF,
+//     harness's own bit-serial reflected CRC (docs/spec.md §3: poly 0x100B, init 0xFFFF,
 //     reflected in/out, xorout 0xFFFF), not by iblink_lpcrc;
-//   - Op (byte 0 [7:4]) is 0 or 1 (SPEC.md 2: 2-15 reserved, discarded);
-//   - VL (byte 2 [7:4]) below VLCap (SPEC.md 7; VL15 and VLCap..14 are no data VL).
+//   - Op (byte 0 [7:4]) is 0 or 1 (docs/spec.md §2: 2-15 reserved, discarded);
+//   - VL (byte 2 [7:4]) below VLCap (docs/spec.md §7; VL15 and VLCap..14 are no data VL).
 // Checked (module contract: the verdict of an eop in clock e shows in e+3; a reset in
 // clock r drops the eops of clocks r-2..r; upd_* hold the last good FCP, 0 after reset):
 //   P1  upd_valid == "the packet whose eop was 3 clocks ago is a good FCP" (both ways:
 //       nothing else is accepted, and every good FCP is);
 //   P2  upd_op, upd_vl, upd_fctbs, upd_fccl == the fields of the last good FCP as
-//       received (SPEC.md 2: Op byte0[7:4], FCTBS byte0[3:0].byte1, VL byte2[7:4],
+//       received (docs/spec.md §2: Op byte0[7:4], FCTBS byte0[3:0].byte1, VL byte2[7:4],
 //       FCCL byte2[3:0].byte3), 0 after a reset;
 //   P3  good_count counts exactly the upd_valid pulses (saturating at 0xFFFF).
 // The LPCRC a good FCP must carry is the harness's CRC of the harness's bytes 0-3 (see
@@ -58,7 +58,7 @@ iblink_fcp_rx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH)) dut (
     .vl_cap_count(vl_cap_count)
 );
 
-// ---- SPEC.md 3: CRC-16, bit-serial, reflected (0x100B reflected = 0xD008) ----
+// ---- docs/spec.md §3: CRC-16, bit-serial, reflected (0x100B reflected = 0xD008) ----
 // The bit-serial loop runs at elaboration only (constant arguments), on the 32 unit
 // vectors of the header: a CRC is affine in its message, crc(h) = crc(0) ^ the XOR of
 // the columns of h's set bits. At run time each LPCRC bit is a flat XOR of header bits,
@@ -108,7 +108,7 @@ function [15:0] lpcrc_of(input [31:0] h);
       end
    end
 endfunction
-// Self-checks of the harness CRC against SPEC.md 3: the example 10 00 00 00 -> 0x0558
+// Self-checks of the harness CRC against docs/spec.md §3: the example 10 00 00 00 -> 0x0558
 // (through the columns), and the check value "123456789" -> 0x0A3D (bit-serial).
 always @(*) begin
    assert(lpcrc_of(32'h0000_0010) == 16'h0558);
@@ -117,7 +117,7 @@ always @(*) begin
           "9") ^ 16'hFFFF) == 16'h0A3D);
 end
 
-// SPEC.md 2 and 7 on the six bytes (byte k at [8k+7:8k]).
+// docs/spec.md §2 and §7 on the six bytes (byte k at [8k+7:8k]).
 function good_fields(input [47:0] b);   // Op 0 or 1, VL below VLCap
    begin
       good_fields = (b[7:4] < 4'd2) && (b[23:20] < VLS);
@@ -238,14 +238,14 @@ always @(posedge clock)
 
 // ---- Properties ----
 always @(*) begin
-   // P1: accepted exactly when good (SPEC.md 2, 3, 7), 3 clocks after the eop.
+   // P1: accepted exactly when good (docs/spec.md §2, §3, §7), 3 clocks after the eop.
    assert(upd_valid == q3_good);
    // P2: the reported fields are the received bytes of the last good FCP.
    assert(upd_op == l_op);
    assert(upd_vl == l_vl);
    assert(upd_fctbs == l_fctbs);
    assert(upd_fccl == l_fccl);
-   // A reported VL is a data VL of this port (SPEC.md 7).
+   // A reported VL is a data VL of this port (docs/spec.md §7).
    if (upd_valid) assert(upd_vl < VLS);
    // P3
    assert(good_count == l_good);

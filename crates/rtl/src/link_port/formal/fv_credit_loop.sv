@@ -6,7 +6,7 @@
 // clock, on rank. Whole, its induction step does not finish (z3 4.8 or 5.x, cvc5 1.0,
 // ABC pdr; docs/formal.md). The credit bounds go through ghosts of the blocks in flight
 // and lost (g_fl, g_lost) and a chain of one-event lemmas (ranks 2-4, below).
-// Formal harness of the credit loop (SPEC.md 4, 5, 8), proven on hdl_out/ by
+// Formal harness of the credit loop (docs/spec.md §4, §5, §8), proven on hdl_out/ by
 // `iblink formal`: one iblink_tx_credits and one iblink_rx_credits, one data VL, joined
 // by an abstract link. Every choice of the link and of both ends is free each clock:
 //   - the transmitter's head packet (1..66 blocks) and whether it goes; it goes only as
@@ -19,7 +19,7 @@
 //     one sent while one is in flight makes the older one lost;
 //   - the receiver's FCP (its FCCL), arriving after any delay or lost, the same way;
 //   - the higher layer draining any blocks from the receive buffer, any clock;
-//   - link init (SPEC.md 8): both ends reset, the link emptied.
+//   - link init (docs/spec.md §8): both ends reset, the link emptied.
 // In one clock the receiver applies accept, drain, FCP (its cycle contract), so a data
 // piece sent after an FCP never arrives in the clock that FCP does (on the wire the FCP
 // ends first, and link RX takes longer over a data packet than FCP RX over an FCP).
@@ -46,7 +46,7 @@ module fv_credit_loop #(
     parameter CAPACITY = 66
 ) (
     input wire        clock,
-    // Link init or resync of both ends (SPEC.md 8): the link is emptied
+    // Link init or resync of both ends (docs/spec.md §8): the link is emptied
     input wire        link_init,
     // The transmitter's head packet, and whether it goes this clock
     input wire [6:0]  head_np,
@@ -70,7 +70,7 @@ module fv_credit_loop #(
 
 // Widths: no quantity the invariant bounds exceeds RMAX = min(CAPACITY, 2048) blocks, so
 // the link's counters have GW bits (room for RMAX plus one packet before a bug is seen)
-// and sums of them AW bits; FCTBS, ABR, CL and FCCL keep SPEC.md's 12 bits.
+// and sums of them AW bits; FCTBS, ABR, CL and FCCL keep docs/spec.md's 12 bits.
 localparam ROOM_MAX = CAPACITY < 2048 ? CAPACITY : 2048;
 localparam GW = $clog2(ROOM_MAX + 1) + 1;
 localparam AW = GW + 2;
@@ -141,7 +141,7 @@ always @(posedge clock) begin
 end
 
 // ---- what the environment does (assumptions) ----
-// A packet is 1..66 blocks (SPEC.md 1: PktLen 6..1048).
+// A packet is 1..66 blocks (docs/spec.md §1: PktLen 6..1048).
 always @(*) assume(head_np >= 7'd1 && head_np <= 7'd66);
 // The transmitter sends only what iblink_tx_credits' cycle contract allows.
 always @(*) if (send) assume(credit_ok && past_valid && !q_init && !q_send && head_np == q_np);
@@ -189,7 +189,7 @@ always @(posedge clock) begin
 end
 
 // ---- properties ----
-// Ghost of the receiver's occupancy, from SPEC.md 4 (accept if it fits, then drain, never
+// Ghost of the receiver's occupancy, from docs/spec.md §4 (accept if it fits, then drain, never
 // below 0).
 reg [AW-1:0] g_used = 0;
 wire [AW-1:0] g_u1 = (arrive && {{(AW-7){1'b0}}, step_np} <= CAP - g_used) ? g_used + step_np : g_used;

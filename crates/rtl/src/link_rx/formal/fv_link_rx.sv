@@ -1,23 +1,23 @@
 `default_nettype none
-// Formal harness of iblink_link_rx (SPEC.md 1, 3, 7; the module's contract in
+// Formal harness of iblink_link_rx (docs/spec.md §1, §3, §7; the module's contract in
 // crates/rtl/src/link_rx/mod.rs), proven on hdl_out/ by `iblink formal`.
 //
 // What is proven (every clock, every input sequence):
 //   P1  done rises 4 clocks after the eop word of a data packet (the contract's
 //       latency), for exactly those packets (none after a reset drops it);
-//   P2  done_status is the verdict SPEC.md and the module contract give, in their order:
+//   P2  done_status is the verdict docs/spec.md and the module contract give, in their order:
 //         2 (length) unless bytes == PktLen*4 + 2 and 6 <= PktLen <= 1048, where
 //           bytes counts the packet's words as the harness frames them (W/8 a word,
 //           lanes 0..i on the eop word, i the highest set keep bit) and PktLen is
-//           LRH byte 4 [2:0] . byte 5 as received (SPEC.md 1, the IBA LRH);
+//           LRH byte 4 [2:0] . byte 5 as received (docs/spec.md §1, the IBA LRH);
 //         1 (VCRC) unless the received VCRC (the last two bytes, low byte first)
-//           equals the CRC-16 of every byte before them (SPEC.md 3: poly 0x100B,
+//           equals the CRC-16 of every byte before them (docs/spec.md §3: poly 0x100B,
 //           init 0xFFFF, reflected, xorout 0xFFFF), computed by this harness's own
 //           bit-serial CRC, not by the RTL's equations;
-//         3 (bad VL) if LRH VL (byte 0 [7:4]) is VLCap..14 (SPEC.md 7);
+//         3 (bad VL) if LRH VL (byte 0 [7:4]) is VLCap..14 (docs/spec.md §7);
 //         0 (good, "delivered") otherwise; done_status holds between dones;
 //   P3  acc_valid (data VL) / vl15_accept (VL15) pulse with exactly the good dones,
-//       carrying the packet's VL and ceil((PktLen*4 - 8)/64) blocks (SPEC.md 1);
+//       carrying the packet's VL and ceil((PktLen*4 - 8)/64) blocks (docs/spec.md §1);
 //   P4  out_* is the input word one clock later, lanes past the packet's end zero
 //       (VCRC kept); out_abort one clock after a sop that cuts an open data packet.
 // So a packet is delivered (good) only with a right VCRC and a PktLen that matches
@@ -85,7 +85,7 @@ iblink_link_rx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(BPW)) dut (
     .abort_count(abort_count)
 );
 
-// ---- SPEC.md 3: CRC-16, bit-serial, reflected (0x100B reflected = 0xD008) ----
+// ---- docs/spec.md §3: CRC-16, bit-serial, reflected (0x100B reflected = 0xD008) ----
 function [15:0] crc16_byte(input [15:0] c, input [7:0] b);
    integer i;
    reg [15:0] r;
@@ -222,7 +222,7 @@ function [15:0] apply32(input [511:0] c, input [31:0] x);
    end
 endfunction
 
-// Self-checks of the harness's CRC (SPEC.md 3 check value "123456789" -> 0x0A3D),
+// Self-checks of the harness's CRC (docs/spec.md §3 check value "123456789" -> 0x0A3D),
 // and E injective (rank 16), which makes E(v) == E(e) the same as v == e.
 always @(*) begin
    assert((crc_bytes(crc_bytes(16'hFFFF, "4321", 4), {"9", "8", "7", "6", "5"}, 5) ^ 16'hFFFF) == 16'h0A3D);
@@ -230,7 +230,7 @@ always @(*) begin
    assert(E4_RANK == 16);
 end
 
-// SPEC.md 1 and 7, as plain arithmetic.
+// docs/spec.md §1 and §7, as plain arithmetic.
 function range_ok(input [10:0] pl);
    range_ok = (pl >= 11'd6) && (pl <= 11'd1048);
 endfunction
@@ -278,7 +278,7 @@ wire f_pkw = f_take & (f_prior == PKW);           // this word carries PktLen
 wire [10:0] rx_pl = (BPW == 4) ? {rx_data[2:0], rx_data[15:8]} : {rx_data[34:32], rx_data[47:40]};
 wire [10:0] n_pl = f_pkw ? rx_pl : f_pl;
 wire [3:0] n_vl = f_first ? rx_data[7:4] : f_vl;
-// The packet's byte count with this word, and the length rule (SPEC.md 1).
+// The packet's byte count with this word, and the length rule (docs/spec.md §1).
 wire [14:0] f_bytes = ((BPW == 4) ? {1'b0, f_prior, 2'b00} : {f_prior, 3'b000}) + {11'd0, k_bytes};
 wire [14:0] f_want = {2'd0, n_pl, 2'b10};        // PktLen*4 + 2
 wire f_len_ok = (f_bytes == f_want) && range_ok(n_pl);
@@ -376,7 +376,7 @@ reg [15:0] h1_fold = 16'd0;
 always @(posedge clock) h1_fold <= h0_fold;
 wire h1_end = h1_valid & h1_eop;
 
-// The shadow CRC register over the packet's whole words (SPEC.md 3: init 0xFFFF),
+// The shadow CRC register over the packet's whole words (docs/spec.md §3: init 0xFFFF),
 // restarted like the contract says (a packet's first word, its end, a reset).
 (* keep *) wire [15:0] fv_state;
 reg [15:0] h_st = 16'hFFFF;

@@ -1,8 +1,8 @@
 // fv_link_tx: formal harness of iblink_link_tx (the link TX multiplexer and streamer).
 //
-// What is proven (SPEC.md 5 "Transmit priority, at packet boundaries only (never
+// What is proven (docs/spec.md §5 "Transmit priority, at packet boundaries only (never
 // fragmenting a packet): VL15 packets > FCPs > data VLs"; data only in LinkActive;
-// SPEC.md 2/3 item sizes), against the module's header cycle contract:
+// docs/spec.md §2/3 item sizes), against the module's header cycle contract:
 //  1. Decisions: the start pulses (vl15_take, fcp_start, take) fire only at an item
 //     boundary (idle, or the last slot of the item in progress), never with reset, and at
 //     a boundary exactly the spec's winner fires: VL15 if vl15_valid, else the FCP if
@@ -84,14 +84,14 @@ reg        h_odd = 1'b0;    // a packet's PktLen is odd
 reg [15:0] h_rb = 16'd0;    // wire bytes of the item from this slot's word on
 reg [15:0] h_rd = 16'd0;    // data bytes of the item from this slot's word on (0: none left)
 // Wire bytes of an item: a packet is 4 PktLen bytes read from its queue plus its 2-byte
-// VCRC (SPEC.md 1, 3), an FCP 6 bytes, all of them the framer's (SPEC.md 2).
+// VCRC (docs/spec.md §1, §3), an FCP 6 bytes, all of them the framer's (docs/spec.md §2).
 wire [10:0] s_len = vl15_valid ? vl15_len : offer_len;
 wire [15:0] s_db = {3'd0, s_len, 2'b00};
 wire h_last = h_act && h_rb <= KW;
-// A boundary: idle or the item's last slot (SPEC.md 5: never fragment).
+// A boundary: idle or the item's last slot (docs/spec.md §5: never fragment).
 wire h_bnd = !h_act || h_last;
 
-// The spec's decision at a boundary (SPEC.md 5: VL15 > FCP > data; data in LinkActive).
+// The spec's decision at a boundary (docs/spec.md §5: VL15 > FCP > data; data in LinkActive).
 wire s_vl15 = h_bnd && !reset && vl15_valid;
 wire s_fcp  = h_bnd && !reset && !vl15_valid && fcp_pending;
 wire s_data = h_bnd && !reset && !vl15_valid && !fcp_pending && link_active && offer_valid;

@@ -1,11 +1,11 @@
 `default_nettype none
 // Formal harness of iblink_pfc_tx in PFC mode (PFC = 1) or PAUSE mode (PFC = 0)
-// (SPEC.md 9), checked on hdl_out/ by `iblink formal`. Every input is free each clock
+// (docs/spec.md §9), checked on hdl_out/ by `iblink formal`. Every input is free each clock
 // but for the assumptions below.
 //
-// The harness keeps, per queue, from SPEC.md 9 and the block's port contract (not from
+// The harness keeps, per queue, from docs/spec.md §9 and the block's port contract (not from
 // its registers):
-//   - the queue's level trigger: the hardware level, or the RX-fill trigger as SPEC.md
+//   - the queue's level trigger: the hardware level, or the RX-fill trigger as docs/spec.md
 //     9 defines it (asserted when the fill rises above RFA, released when it falls
 //     below RFD, when enabled);
 // and per slot (PFC mode: one per queue; PAUSE mode: slot 0 alone, whose level is any
@@ -16,20 +16,20 @@
 // and checks, per slot:
 //   P1 a level trigger that stays asserted is never left without a pause that covers
 //      it: once the first frame can have left (LEVEL_SETTLE clocks), every clock has
-//      pause time left (the refresh, SPEC.md 9, leaves before the pause runs out);
+//      pause time left (the refresh, docs/spec.md §9, leaves before the pause runs out);
 //   P2 when a queue's triggers are all off, no frame carries it with a pause time
 //      (but one already taken, or one a software request left waiting), and a release
 //      frame (pause time 0) comes only for a fall of its level, at most one per fall;
 //      none at all with zero_quanta_on_release off;
 //   P3 PAUSE mode: no frame carries any slot but slot 0;
 //   P4 a software request is followed by a frame carrying its slot with a pause time
-//      within OFF_SETTLE clocks, or as long after the level's last fall (SPEC.md 9: one
+//      within OFF_SETTLE clocks, or as long after the level's last fall (docs/spec.md §9: one
 //      frame per request, not lost while its frame waits, nor when a release replaces
 //      the pause time it set).
 //
 // Assumptions (the block's contract with its user, and this check's scope):
 //   - configuration static while running (the port's documented rule);
-//   - RFD < RFA (SPEC.md 9, a configuration error otherwise);
+//   - RFD < RFA (docs/spec.md §9, a configuration error otherwise);
 //   - refresh_quanta 4 and PT 5 or 6: the timer is the same logic for any PT, and these
 //     make a refresh period 8 to 16 clocks, so the BMC depth sees several;
 //   - busy (a data frame on the wire) at most BUSY_MAX clocks in a row: the scope of
@@ -112,7 +112,7 @@ generate
       always @(*) assume(pt == 16'd5 || pt == 16'd6);
       always @(*) assume(rfd < rfa);
 
-      // SPEC.md 9, EHFC: above RFA asserts, below RFD releases. fill_now is the trigger
+      // docs/spec.md §9, EHFC: above RFA asserts, below RFD releases. fill_now is the trigger
       // with this clock's fill level taken in; level, the queue's level trigger as of
       // this clock's inputs.
       // A reset clears the triggers: the inputs of its clock are not taken.

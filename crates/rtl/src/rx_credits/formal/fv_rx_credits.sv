@@ -1,9 +1,9 @@
 `default_nettype none
-// Formal harness of iblink_rx_credits (SPEC.md 4, 8), proven on hdl_out/ by `iblink formal`.
+// Formal harness of iblink_rx_credits (docs/spec.md §4, §8), proven on hdl_out/ by `iblink formal`.
 //
 // Every input is free each clock (any VL number, VL15 and VLs at or above VLCap included;
 // any 7-bit block count, 0 and > 66 included; events for several VLs in one clock).
-// The harness keeps its own receiver per VL, written from SPEC.md 4 and the module's
+// The harness keeps its own receiver per VL, written from docs/spec.md §4 and the module's
 // cycle contract (not from the RTL):
 //   ABR   (mod 4096)  += blocks on an accept that fits; := FCTBS on an FCP
 //   used  (= CAPACITY - free)  += blocks on an accept that fits (blocks <= free, checked
@@ -16,13 +16,13 @@
 // and checks the DUT against it:
 //   P1 occupancy: used <= CAPACITY (free = CAPACITY - used in 0..CAPACITY);
 //   P2 FCCL: (FCCL - ABR) mod 4096 == min(free, 2048): never past ABR + free, never past
-//      ABR + 2048 (SPEC.md 4);
+//      ABR + 2048 (docs/spec.md §4);
 //   P3 overrun: an accept with blocks > free is dropped and counted, never stored: used
 //      and ABR change only by that clock's drain / FCP, `dropped` (not `accepted`) the
-//      next clock, overruns + 1 (saturating) (SPEC.md 4);
+//      next clock, overruns + 1 (saturating) (docs/spec.md §4);
 //   P4 accept: an accept that fits raises `accepted` (not `dropped`) the next clock, and
 //      adds its blocks to ABR (unless an FCP in the same clock sets ABR) and to used;
-//   P5 reset (link init / resync, SPEC.md 8) clears ABR and used (free = CAPACITY), and
+//   P5 reset (link init / resync, docs/spec.md §8) clears ABR and used (free = CAPACITY), and
 //      keeps the overrun counts;
 //   plus the per-clock equality of every output and tapped register with the model.
 // Taps (not ports): vl[v].abr and vl[v].used per VL, and the per-VL accept flags
@@ -80,7 +80,7 @@ wire [12:0] d = {6'd0, drain_blocks};
 genvar v;
 generate
    for (v = 0; v < VLS; v = v + 1) begin : p
-      // ---- the model of VL v (SPEC.md 4) ----
+      // ---- the model of VL v (docs/spec.md §4) ----
       reg [11:0] m_abr = 12'd0;
       reg [12:0] m_used = 13'd0;
       reg [15:0] m_ov = 16'd0;

@@ -1,8 +1,8 @@
 `default_nettype none
-// Formal harness of iblink_tx_credits (SPEC.md 4, 8), proven on hdl_out/ by `iblink formal`.
+// Formal harness of iblink_tx_credits (docs/spec.md §4, §8), proven on hdl_out/ by `iblink formal`.
 //
 // Every input is free each clock. The harness keeps its own FCTBS and CL per VL, written
-// from SPEC.md 4 (not from the RTL), and checks:
+// from docs/spec.md §4 (not from the RTL), and checks:
 //   - FCTBS advances by exactly NP of the sent VL's head packet on a send, mod 4096,
 //     and only on a send for that VL (VL15 and VLs at or above VLCap change nothing);
 //   - credit_ok[v] is 1 exactly when the check (CL - CR) mod 4096 <= 2048, CR = FCTBS + NP,
@@ -40,7 +40,7 @@ always @(posedge clock) past_valid <= 1'b1;
 genvar v;
 generate
    for (v = 0; v < VLS; v = v + 1) begin : p
-      // SPEC.md 4: the transmitter's registers for VL v.
+      // docs/spec.md §4: the transmitter's registers for VL v.
       reg [11:0] f_fctbs = 12'd0;
       reg [11:0] f_cl = 12'd0;
       wire [11:0] np = {5'd0, head_blocks[7*v +: 7]};
@@ -53,7 +53,7 @@ generate
             if (fcp_valid && fcp_vl == v) f_cl <= fcp_fccl;
          end
       end
-      // The check of SPEC.md 4 on this clock's registers.
+      // The check of docs/spec.md §4 on this clock's registers.
       wire [11:0] f_margin = f_cl - (f_fctbs + np);
       wire f_may_send = f_margin <= 12'd2048;
 

@@ -1,4 +1,4 @@
-// fv_vl_arb: formal harness of iblink_vl_arb (the data-VL arbiter, SPEC.md 6 and 7).
+// fv_vl_arb: formal harness of iblink_vl_arb (the data-VL arbiter, docs/spec.md §6 and §7).
 //
 // Every input is arbitrary in every clock: heads, takes, table writes, VLHighLimit, the
 // low policy, the VL enables and reset. No assumption is made. The tables are the DUT's
@@ -8,17 +8,17 @@
 // What is proven, against the module's header cycle contract ("an offer shown at t is
 // decided on head_valid/head_len as sampled at t-3"; configuration "acts one clock after
 // it is presented"):
-//  1. Offers are legal (SPEC.md 6 "An entry ... naming VL15, a VL at or above VLCap, or
+//  1. Offers are legal (docs/spec.md §6 "An entry ... naming VL15, a VL at or above VLCap, or
 //     a disabled VL, is skipped"; "eligible while ... its VL has a packet whose credit
 //     check passes"): whenever offer_valid, offer_vl < VLS (so never VL15), the offered
 //     VL had head_valid (a head packet whose credit check passes) 3 clocks before, it
 //     was enabled then, the offered table entry names offer_vl, and offer_pkt_len is
 //     that VL's head_len of 3 clocks before. A take is a take of an offer, so no grant
 //     is ever made to an empty, credit-less, disabled, VL15 or >= VLCap VL.
-//  2. Table storage (SPEC.md 6 "An entry with Weight 0, or naming VL15, a VL at or above
+//  2. Table storage (docs/spec.md §6 "An entry with Weight 0, or naming VL15, a VL at or above
 //     VLCap ... is skipped"): a write of (vl, weight) to an entry stores vl if weight != 0
 //     and vl < VLCap, else 15 (never eligible), visible 2 clocks after the write.
-//  3. VLHighLimit (SPEC.md 6: VLHighLimit 1-254, "limit x 1024 dwords may be sent from
+//  3. VLHighLimit (docs/spec.md §6: VLHighLimit 1-254, "limit x 1024 dwords may be sent from
 //     the high table before the low table gets a turn"; HighPriCounter counts PktLen
 //     dwords; a high packet starts while the counter is not negative): hs counts the
 //     dwords of high-table packets taken while the low table had an eligible entry (as
@@ -192,13 +192,13 @@ always @(posedge clock) begin
 end
 always @(*) if (counted && limited) assert(hs <= lim_dw); // property 3
 
-// ---- 4. the offered HighPriCounter (SPEC.md 6: a high packet subtracts its PktLen in
+// ---- 4. the offered HighPriCounter (docs/spec.md §6: a high packet subtracts its PktLen in
 // dwords, not under VLHighLimit 255; offer_high_counter is the counter once the offered
 // packet is sent, before any reload: module header) ----
 always @(*) if (offer_valid && !offer_table)
     assert(offer_high_counter == (limited ? fv_hc - {8'd0, offer_pkt_len} : fv_hc)); // property 4
 
-// ---- 5. the reload (SPEC.md 6: limit x 1024 dwords may be sent from the high table
+// ---- 5. the reload (docs/spec.md §6: limit x 1024 dwords may be sent from the high table
 // before the low table gets a turn, so HighPriCounter starts there): in the clock after
 // a reset or a VLHighLimit change acts, HighPriCounter is the new VLHighLimit x 1024 ----
 reg cfg_q = 1'b0;   // a reset or a VLHighLimit change acted in the clock before
@@ -247,7 +247,7 @@ end
 // ---- Invariants of the table decision (stage by stage, to the offer) ----
 // Stage A's low ready bits are the harness's low eligibility of the clock before. At
 // stage B a high pick although the low table had an eligible entry is only made in the
-// high table's turn (or a low turn that hands back): the decision tree of SPEC.md 6. The
+// high table's turn (or a low turn that hands back): the decision tree of docs/spec.md §6. The
 // state it was made on is still the state while hold <= 1 (no take, commit or
 // configuration since), and so at the offer.
 always @(*) begin
