@@ -7,8 +7,6 @@
 //! reference model's FCP encoder/decoder and IBA parser, and Wireshark; the capture's
 //! counts are compared with the engine's own ledger as printed in the summary.
 
-#[path = "../../model/tests/support/tshark.rs"]
-mod tshark;
 
 use iblink_model::erf::{read_all, ErfRecord};
 use iblink_model::fcp::{Fcp, FcpOp};
@@ -17,7 +15,7 @@ use iblink_model::sl2vl::VlCap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Output};
-use tshark::{check_data, tshark_fields, tshark_fields_with, ERF_LOSS, ERF_RX_ERROR};
+use iblink_testkit::tshark::{check_data, tshark_fields, tshark_fields_with, ERF_LOSS, ERF_RX_ERROR};
 
 fn iblink(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_iblink"))

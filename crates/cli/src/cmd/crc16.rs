@@ -72,11 +72,11 @@ pub fn run(a: Crc16Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Seeded fuzzing of `parse_hex` (`IBLINK_FUZZ_INPUTS` inputs; see
-/// `crates/sim/tests/fuzz/support.rs`): no panic, and it agrees with its documented
+/// `iblink_testkit::fuzz`): no panic, and it agrees with its documented
 /// syntax (hex digit pairs, whitespace between them ignored).
 #[cfg(test)]
 mod fuzz_tests {
-    use crate::cmd::fcp::fuzz_support::{self as fz, run_case, Rng};
+    use iblink_testkit::fuzz::{self as fz, run_case, Rng};
     use super::parse_hex;
 
     fn oracle(s: &str) -> Result<Vec<u8>, char> {

@@ -130,18 +130,12 @@ pub fn run(cmd: FcpCmd) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The fuzz tests' support (seeded RNG, mutators, counts), shared with
-/// `crates/sim/tests/fuzz/`; also used by the fuzz tests in `crc16.rs` and `sim.rs`.
-#[cfg(test)]
-#[path = "../../../sim/tests/fuzz/support.rs"]
-pub(crate) mod fuzz_support;
-
 /// Seeded fuzzing of the command line's number and hex parsers (`IBLINK_FUZZ_INPUTS`
-/// inputs each; see `crates/sim/tests/fuzz/support.rs`): no panic, and each agrees with
+/// inputs each; see `iblink_testkit::fuzz`): no panic, and each agrees with
 /// a reading of its documented syntax written here.
 #[cfg(test)]
 mod fuzz_tests {
-    use super::fuzz_support::{self as fz, run_case, Rng};
+    use iblink_testkit::fuzz::{self as fz, run_case, Rng};
     use super::{parse_hex, parse_num};
 
     /// Pieces numbers and hex are made of, good and bad.

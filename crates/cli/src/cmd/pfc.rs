@@ -167,7 +167,7 @@ pub fn run(cmd: PfcCmd) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod fuzz_tests {
     use super::parse_times;
-    use crate::cmd::fcp::fuzz_support::{self as fz, run_case, Rng};
+    use iblink_testkit::fuzz::{self as fz, run_case, Rng};
     use iblink_sim::pfc_trace::parse_mac;
 
     const PIECES: &[&str] = &[

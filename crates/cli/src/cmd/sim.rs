@@ -690,11 +690,11 @@ fn capture_line(st: &CaptureStats, view: CaptureView) -> String {
 }
 
 /// Seeded fuzzing of `--vcd-window`'s parser (`IBLINK_FUZZ_INPUTS` inputs; see
-/// `crates/sim/tests/fuzz/support.rs`): no panic, and it agrees with its syntax
+/// `iblink_testkit::fuzz`): no panic, and it agrees with its syntax
 /// (`FROM..TO`, clocks, FROM below TO).
 #[cfg(test)]
 mod fuzz_tests {
-    use crate::cmd::fcp::fuzz_support::{self as fz, run_case, Rng};
+    use iblink_testkit::fuzz::{self as fz, run_case, Rng};
     use super::parse_window;
 
     fn oracle(s: &str) -> Option<(u64, u64)> {

@@ -6,7 +6,7 @@
 //! `iblink_crc16_xor_w<W>` ([`xor_module_body`]), the Rust cycle twin [`Crc16Twin`], the
 //! rust-hdl block [`Crc16Unit`] (ports, emission) and the port binding. Reference model:
 //! `iblink_model::crc16` (the `crc` crate); lockstep of model, twin and Verilator:
-//! `lockstep.rs` here (stimulus: `sim.rs`).
+//! `crates/sim/tests/lockstep/crc16.rs` (stimulus: `crates/sim/src/blocks/crc16.rs`).
 //!
 //! The equations ([`Crc16Equations`], [`write_xor_assigns`]) and their tables
 //! ([`Crc16Tables`]) also serve the blocks that compute a CRC-16 on their own datapath

@@ -8,7 +8,7 @@
 //! [`Crc16DwordTwin`], the rust-hdl block [`Crc16DwordW32`] (ports, emission) and the
 //! port binding. Reference model: `iblink_model::crc16` (the `crc` crate) in a cycle
 //! adapter, `iblink_sim::blocks::crc16_dword`; lockstep of model, twin and Verilator:
-//! `lockstep.rs` here (the adapter: `sim.rs`).
+//! `crates/sim/tests/lockstep/crc16_dword.rs` (the adapter: `crates/sim/src/blocks/crc16_dword.rs`).
 //!
 //! # Why a second CRC unit
 //! On the link every CRC input is whole dwords: a data packet's VCRC covers `PktLen * 4`

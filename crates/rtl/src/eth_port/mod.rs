@@ -3,7 +3,7 @@
 //! composed once with the [`netlist!`](crate::netlist) macro: from that one description
 //! come the Rust stepper [`EthPortTwin`] and the Verilog top [`variant`]
 //! (`iblink_eth_port_q<Q>_w<W>`). Reference model: `iblink_model::eth_port::EthPort`;
-//! lockstep: `lockstep.rs` here.
+//! lockstep: `crates/sim/tests/lockstep/eth_port.rs`.
 //!
 //! | port | dir | meaning |
 //! |---|---|---|

@@ -6,7 +6,7 @@
 //! In this folder: the Verilog module `iblink_eth_rxbuf.v` (parameters `QUEUES`,
 //! `DATA_WIDTH`, `ADDR_BITS`), and here its Rust cycle twin [`EthRxbufTwin`], the
 //! rust-hdl block [`EthRxbufUnit`] and the port binding. Reference model:
-//! `iblink_model::eth_port::RxBuffers`; lockstep: `lockstep.rs` here (stimulus and the
+//! `iblink_model::eth_port::RxBuffers`; lockstep: `crates/sim/tests/lockstep/eth_rxbuf.rs` (stimulus and the
 //! model adapter: `crates/sim/src/blocks/eth_rxbuf.rs`).
 //!
 //! | port | dir | meaning |

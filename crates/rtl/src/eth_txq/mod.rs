@@ -5,8 +5,8 @@
 //! In this folder: the Verilog module `iblink_eth_txq.v` (parameters `QUEUES`,
 //! `DATA_WIDTH`, `ADDR_BITS`), and here its Rust cycle twin [`EthTxqTwin`], the rust-hdl
 //! block [`EthTxqUnit`] and the port binding. Reference model:
-//! `iblink_model::eth_port::TxQueues`; lockstep: `lockstep.rs` here (stimulus and the
-//! model adapter: `sim.rs`).
+//! `iblink_model::eth_port::TxQueues`; lockstep: `crates/sim/tests/lockstep/eth_txq.rs` (stimulus and the
+//! model adapter: `crates/sim/src/blocks/eth_txq.rs`).
 //!
 //! | port | dir | meaning |
 //! |---|---|---|

@@ -7,7 +7,7 @@
 //! emission) and the port binding. Reference model: `iblink_model::failsafe::Failsafe`
 //! as the port model drives it (`iblink_model::port`: a trip resyncs the port, and the
 //! resync resets the failsafe); lockstep of model, twin and Verilator:
-//! `lockstep.rs` here (stimulus: `sim.rs`).
+//! `crates/sim/tests/lockstep/failsafe.rs` (stimulus: `crates/sim/src/blocks/failsafe.rs`).
 //!
 //! # Interface (VLCap `N` data VLs, a generation-time parameter)
 //! | port | dir | meaning |

@@ -9,7 +9,7 @@
 //! binding. Reference model: `iblink_model::fcp::Fcp::decode` (the accept/discard
 //! decision and its reason), wrapped by `iblink_sim::blocks::fcp_rx` in a cycle adapter
 //! that reassembles link packets by the framing rules below and applies this block's
-//! latency; lockstep of model, twin and Verilator: `lockstep.rs` here (the adapter: `sim.rs`).
+//! latency; lockstep of model, twin and Verilator: `crates/sim/tests/lockstep/fcp_rx.rs` (the adapter: `crates/sim/src/blocks/fcp_rx.rs`).
 //!
 //! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits: `VLS`, `DATA_WIDTH`)
 //! | port | dir | meaning |

@@ -10,7 +10,7 @@
 //! with a minimum gap, refresh beats on-change, round robin after the last VL sent,
 //! `restart`) and `iblink_model::fcp::Fcp::encode` (the bytes), wrapped by
 //! `iblink_sim::blocks::fcp_tx` in a cycle adapter that applies the contract below;
-//! lockstep of model, twin and Verilator: `lockstep.rs` here (the adapter: `sim.rs`).
+//! lockstep of model, twin and Verilator: `crates/sim/tests/lockstep/fcp_tx.rs` (the adapter: `crates/sim/src/blocks/fcp_tx.rs`).
 //!
 //! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits: `VLS`, `DATA_WIDTH`)
 //! | port | dir | meaning |

@@ -15,12 +15,13 @@
 //! `iblink_link_port_vl<N>_w<W>.f` naming every file it needs.
 //!
 //! Three descriptions of the port, each for one job: [`netlist`] (the stepper and the
-//! Verilog top, one text); `cycle_model.rs` beside it, `PortCycleModel`, the blocks'
-//! reference models wired as the port, sharing with the RTL only the In/Out records and
-//! the blocks' documented latencies, the lockstep's oracle (`lockstep.rs`); and
-//! `iblink_model::port::PortPair`, the item-level model the system runs are judged
-//! against. `sim.rs` holds the back ends, the two-port bench and the random stimulus;
-//! `failsafe_test.rs` the failsafe's requests through the whole port.
+//! Verilog top, one text); `PortCycleModel` (`crates/sim/src/blocks/link_port_model.rs`),
+//! the blocks' reference models wired as the port, sharing with the RTL only the In/Out
+//! records and the blocks' documented latencies, the lockstep's oracle
+//! (`crates/sim/tests/lockstep/link_port.rs`); and `iblink_model::port::PortPair`, the
+//! item-level model the system runs are judged against. The back ends, the two-port bench
+//! and the random stimulus are in `crates/sim/src/blocks/link_port.rs`; the failsafe's
+//! requests through the whole port in `crates/sim/tests/lockstep/link_port_failsafe.rs`.
 //!
 //! # User interface (VLCap `N`, `W`-bit link words, `K = W/8` lanes)
 //! | port | dir | meaning |

@@ -12,7 +12,7 @@
 //! (reassembles packets from the words, checks them with the reference CRC
 //! `iblink_model::crc16` and classifies them by the rules of
 //! `iblink_model::port::PortModel::receive`, then applies the latencies below); lockstep
-//! of model, twin and Verilator: `lockstep.rs` here (the adapter: `sim.rs`).
+//! of model, twin and Verilator: `crates/sim/tests/lockstep/link_rx.rs` (the adapter: `crates/sim/src/blocks/link_rx.rs`).
 //!
 //! # Interface (VLCap `N` data VLs and `W` = 32 or 64 data bits, fixed at generation)
 //! | port | dir | meaning |

@@ -11,7 +11,7 @@
 //! [`Crc16Equations`]) and the port binding. Model twin: `iblink_sim::blocks::link_tx`
 //! (an independent cycle model: the policy of docs/spec.md §5 / `iblink_model::port::PortModel`,
 //! items of `ceil(bytes / W)` words, the VCRC from `iblink_model::crc16`); lockstep of
-//! model, twin and Verilator: `lockstep.rs` here (the adapter: `sim.rs`).
+//! model, twin and Verilator: `crates/sim/tests/lockstep/link_tx.rs` (the adapter: `crates/sim/src/blocks/link_tx.rs`).
 //!
 //! # Interface (`W` = 32 or 64 bits a clock, `K = W / 8` byte lanes)
 //! | port | dir | meaning |

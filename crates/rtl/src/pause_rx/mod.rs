@@ -4,8 +4,8 @@
 //! In this folder: the Verilog module `iblink_pause_rx.v` (parameters `DATA_WIDTH`,
 //! `COUNT_BITS`; it instantiates the generated `iblink_crc32_xor_w*`), and here its Rust
 //! cycle twin [`PauseRxTwin`], the rust-hdl block [`PauseRxUnit`] and the port binding.
-//! Reference model: `iblink_model::pfc::PauseRx`; lockstep: `lockstep.rs` here
-//! (stimulus and the model adapter: `sim.rs`).
+//! Reference model: `iblink_model::pfc::PauseRx`; lockstep: `crates/sim/tests/lockstep/pause_rx.rs`
+//! (stimulus and the model adapter: `crates/sim/src/blocks/pause_rx.rs`).
 //!
 //! | port | dir | meaning |
 //! |---|---|---|

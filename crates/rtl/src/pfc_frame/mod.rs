@@ -6,7 +6,7 @@
 //! `iblink_crc32_xor_w64`), and here its Rust cycle twin [`PfcFrameTwin`], the rust-hdl
 //! block [`PfcFrameUnit`] and the port binding. Reference: the model's
 //! `iblink_model::ethernet::PauseFrame::encode` (FCS by the `crc` crate); lockstep:
-//! `lockstep.rs` here (stimulus and the model adapter: `sim.rs`).
+//! `crates/sim/tests/lockstep/pfc_frame.rs` (stimulus and the model adapter: `crates/sim/src/blocks/pfc_frame.rs`).
 //!
 //! | port | dir | meaning |
 //! |---|---|---|

@@ -7,8 +7,8 @@
 //! the same cycle behaviour), and here its Rust cycle twin [`PfcTxTwin`] (of the
 //! `"GENERIC"` layout's registers), the rust-hdl block [`PfcTxUnit`] (ports, emission) and
 //! the port binding. Reference model: `iblink_model::pfc::PfcTx`; lockstep of model, twin
-//! and Verilator (both layouts): `lockstep.rs` here (stimulus and the model adapter:
-//! `sim.rs`).
+//! and Verilator (both layouts): `crates/sim/tests/lockstep/pfc_tx.rs` (stimulus and the model adapter:
+//! `crates/sim/src/blocks/pfc_tx.rs`).
 //!
 //! | port | dir | meaning |
 //! |---|---|---|

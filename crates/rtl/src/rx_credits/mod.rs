@@ -5,8 +5,8 @@
 //! `CAPACITY`), and here its Rust cycle twin [`RxCreditsTwin`], the rust-hdl block
 //! [`RxCreditsUnit`] (ports, emission) and the port binding. Reference model:
 //! `iblink_model::credits::RxCredits` (one per VL); lockstep of model, twin and
-//! Verilator: `../tx_credits/lockstep.rs`, with TX
-//! credits, as the seed's worked examples drive both ends (stimulus: `sim.rs` here).
+//! Verilator: `crates/sim/tests/lockstep/tx_credits.rs`, with TX
+//! credits, as the seed's worked examples drive both ends (stimulus: `crates/sim/src/blocks/rx_credits.rs`).
 //!
 //! # Interface (VLCap `N` data VLs and a buffer of `CAPACITY` blocks per VL, both
 //! generation-time parameters)

@@ -4,8 +4,8 @@
 //! In this folder: the Verilog module `iblink_sl2vl.v` (parameter `VLS`), and here its
 //! Rust cycle twin [`SlToVlTwin`], the rust-hdl block [`SlToVlUnit`] (ports, emission)
 //! and the port binding. Reference model: `iblink_model::sl2vl::SlToVl`; lockstep of
-//! model, twin and Verilator: `lockstep.rs` here (stimulus:
-//! `sim.rs`).
+//! model, twin and Verilator: `crates/sim/tests/lockstep/sl2vl.rs` (stimulus:
+//! `crates/sim/src/blocks/sl2vl.rs`).
 //!
 //! | port | dir | meaning |
 //! |---|---|---|

@@ -3,8 +3,8 @@
 //! In this folder: the Verilog module `iblink_tx_credits.v` (parameter `VLS`), and here
 //! its Rust cycle twin [`TxCreditsTwin`], the rust-hdl block [`TxCreditsUnit`] (ports,
 //! emission) and the port binding. Reference model: `iblink_model::credits::TxCredits`
-//! (one per VL); lockstep of model, twin and Verilator: `lockstep.rs` here, which also
-//! runs RX credits and both ends of a link (stimulus: `sim.rs`).
+//! (one per VL); lockstep of model, twin and Verilator: `crates/sim/tests/lockstep/tx_credits.rs`, which also
+//! runs RX credits and both ends of a link (stimulus: `crates/sim/src/blocks/tx_credits.rs`).
 //!
 //! # Interface (VLCap `N` data VLs, a generation-time parameter)
 //! | port | dir | meaning |

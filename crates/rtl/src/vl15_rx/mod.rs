@@ -5,8 +5,8 @@
 //! In this folder: the Verilog module `iblink_vl15_rx.v` (parameter `CAPACITY`), and
 //! here its Rust cycle twin [`Vl15RxTwin`], the rust-hdl block [`Vl15RxUnit`] (ports,
 //! emission) and the port binding. Reference model: `iblink_model::vl15::Vl15Buffer`;
-//! lockstep of model, twin and Verilator: `lockstep.rs` here
-//! (stimulus: `sim.rs`).
+//! lockstep of model, twin and Verilator: `crates/sim/tests/lockstep/vl15_rx.rs`
+//! (stimulus: `crates/sim/src/blocks/vl15_rx.rs`).
 //!
 //! | port | dir | meaning |
 //! |---|---|---|

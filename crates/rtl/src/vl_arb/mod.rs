@@ -7,9 +7,9 @@
 //! Rust cycle twin [`VlArbTwin`], the rust-hdl block [`VlArbUnit`] (ports, emission) and
 //! the port binding. Reference model: `iblink_model::arbiter::VlArbiter` (`grant`/`peek`,
 //! `write_entry`); lockstep of model, twin and Verilator:
-//! `lockstep.rs` and `saturation.rs` here (the model in a cycle
+//! `crates/sim/tests/lockstep/vl_arb.rs` and `vl_arb_saturation.rs` (the model in a cycle
 //! adapter applying exactly the latencies below, and the stimulus:
-//! `sim.rs`).
+//! `crates/sim/src/blocks/vl_arb.rs`).
 //!
 //! # Interface (VLCap `N` data VLs, the parameter `VLS`)
 //! | port | dir | meaning |

@@ -1,44 +1,26 @@
-//! Per-block back-end wiring: each block's model adapter, constructors and stimulus.
+//! Per-block back-end wiring: each block's model adapter, constructors and stimulus, one
+//! file per block named as its folder in `crates/rtl/src/` (the link port's reference
+//! cycle model is `link_port_model.rs`).
 
-#[path = "../../../rtl/src/crc16/sim.rs"]
 pub mod crc16;
-#[path = "../../../rtl/src/eth_port/sim.rs"]
 pub mod eth_port;
-#[path = "../../../rtl/src/eth_rxbuf/sim.rs"]
 pub mod eth_rxbuf;
-#[path = "../../../rtl/src/eth_txq/sim.rs"]
 pub mod eth_txq;
-#[path = "../../../rtl/src/failsafe/sim.rs"]
 pub mod failsafe;
-#[path = "../../../rtl/src/crc16_dword/sim.rs"]
 pub mod crc16_dword;
-#[path = "../../../rtl/src/fcp_rx/sim.rs"]
 pub mod fcp_rx;
-#[path = "../../../rtl/src/fcp_tx/sim.rs"]
 pub mod fcp_tx;
-#[path = "../../../rtl/src/link_port/sim.rs"]
 pub mod link_port;
-#[path = "../../../rtl/src/link_port/cycle_model.rs"]
 pub mod link_port_model;
-#[path = "../../../rtl/src/link_rx/sim.rs"]
 pub mod link_rx;
-#[path = "../../../rtl/src/link_tx/sim.rs"]
 pub mod link_tx;
-#[path = "../../../rtl/src/pause_rx/sim.rs"]
 pub mod pause_rx;
-#[path = "../../../rtl/src/pfc_frame/sim.rs"]
 pub mod pfc_frame;
-#[path = "../../../rtl/src/pfc_tx/sim.rs"]
 pub mod pfc_tx;
-#[path = "../../../rtl/src/rx_credits/sim.rs"]
 pub mod rx_credits;
-#[path = "../../../rtl/src/sl2vl/sim.rs"]
 pub mod sl2vl;
-#[path = "../../../rtl/src/tx_credits/sim.rs"]
 pub mod tx_credits;
-#[path = "../../../rtl/src/vl15_rx/sim.rs"]
 pub mod vl15_rx;
-#[path = "../../../rtl/src/vl_arb/sim.rs"]
 pub mod vl_arb;
 
 use crate::{CycleSim, HdlStepper, VerilatedSim};

@@ -11,7 +11,7 @@
 //!
 //! The command line's own argument parsers (`iblink fcp` numbers and hex, `iblink crc16`
 //! hex, `iblink sim --vcd-window`, `iblink pfc --sa` and `--times`) are fuzzed by unit
-//! tests beside them in `crates/cli/src/cmd/`, with the same support module ([`support`]).
+//! tests beside them in `crates/cli/src/cmd/`, with the same support (`iblink_testkit::fuzz`).
 //!
 //! Everything is seeded (`IBLINK_FUZZ_SEED` overrides the base seed); a failure names
 //! the input, the base seed and the case. It lives in this crate because `make soak`
@@ -19,5 +19,5 @@
 
 mod configs;
 mod parsers;
-mod support;
+use iblink_testkit::fuzz as support;
 mod twins;

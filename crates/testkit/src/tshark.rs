@@ -1,10 +1,9 @@
 //! Reading ERF captures with Wireshark's tshark, frame by frame, and checking a data
-//! frame's decode field by field. Shared by `crates/model/tests/erf_tshark.rs` and
-//! `crates/cli/tests/sim_cli.rs` (included with `#[path]`).
+//! frame's decode field by field. Used by `tests/erf_tshark.rs` here and by
+//! `crates/cli/tests/sim_cli.rs`.
 //!
 //! tshark comes from the Debian package `tshark`, which `make deps` (tools/deps.sh)
 //! installs; without it the callers fail and say so.
-#![allow(dead_code)]
 
 use iblink_model::crc16::crc16;
 use iblink_model::iba::{PacketFields, Transport};

@@ -10,10 +10,8 @@
 //!
 //! tshark comes from the Debian package `tshark`, which `make deps` (tools/deps.sh)
 //! installs; without it these tests fail and say so. Running it and checking a data
-//! frame's fields is in `support/tshark.rs` (shared with the `iblink sim` capture test).
-
-#[path = "support/tshark.rs"]
-mod tshark;
+//! frame's fields is in [`iblink_testkit::tshark`] (shared with the `iblink sim` capture
+//! test).
 
 use iblink_model::config::PortConfig;
 use iblink_model::erf::{read_all, Direction, ErfType, ErfWriter};
@@ -23,7 +21,7 @@ use iblink_model::port::{LinkItem, PortModel, PortPair, DEFAULT_ACTIVATE_AFTER};
 use iblink_model::sl2vl::VlCap;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 use std::path::{Path, PathBuf};
-use tshark::{check_data, tshark_fields};
+use iblink_testkit::tshark::{check_data, tshark_fields};
 
 /// What was written, record by record.
 struct Sent {

@@ -1,8 +1,7 @@
 //! Seeded fuzzing without a fuzzing engine: a small deterministic RNG, byte and text
 //! mutators, the input counts, and a panic catcher that names the seed and the input.
-//! Used by the fuzz test here (`crates/sim/tests/fuzz/`) and by the command line's unit
-//! tests of its argument parsers (`crates/cli/src/cmd/fcp.rs` includes it with `#[path]`);
-//! it needs no crate.
+//! Used by `iblink-sim`'s fuzz test (`crates/sim/tests/fuzz/`) and by the command line's
+//! unit tests of its argument parsers (`crates/cli/src/cmd/`).
 //!
 //! * `IBLINK_FUZZ_INPUTS` (default 1,000,000): inputs per byte decoder and argument
 //!   parser, and frames per twin (`make soak` runs more).
@@ -12,7 +11,6 @@
 //! * `IBLINK_FUZZ_SEED`: the base seed (default: each test's own constant). A failing
 //!   input is reported with the base seed, its case number and the case seed; the case
 //!   seed alone regenerates it (`Rng::new(case_seed)` is what the case drew from).
-#![allow(dead_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
