@@ -4,7 +4,7 @@
 //!
 //! The user side is plain Rust shared by every back end, so a run is the same stimulus
 //! whatever simulates the ports; [`PortPairBench::step`] returns both ports' outputs for
-//! a lockstep comparison of back ends, and the bench itself checks what the SPEC promises
+//! a lockstep comparison of back ends, and the bench itself checks what the specification promises
 //! end to end: every packet arrives once, in order per VL, byte for byte, and no buffer
 //! ever overruns.
 

@@ -15,7 +15,7 @@
 //! receiver's free space from the bench's buffer, so that
 //! - *eligible* (a data VL with a head packet whose credit check
 //!   `(CL - (FCTBS + NP)) mod 4096 <= 2048` passes, in LinkActive) and *idle* (no word
-//!   sent) come from the SPEC, not from the port;
+//!   sent) come from the specification, not from the port;
 //! - *agreement* compares the receiver's ABR (`FCCL - min(free, 2048)` mod 4096, FCCL
 //!   from the port's output) with the sender's FCTBS whenever nothing of that VL is in
 //!   flight.
