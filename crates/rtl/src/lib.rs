@@ -1,8 +1,14 @@
-//! iblink's hardware blocks, described in rust-hdl, and their Verilog emission.
+//! iblink's hardware blocks: hand-written parameterised Verilog, each with its Rust cycle
+//! twin, and their emission into `hdl_out/`.
 //!
-//! Each block is one file: the rust-hdl description (what the stepper runs), the
-//! Verilog it emits, its [`io::HdlIo`] binding, and unit tests. Its reference-model
-//! twin lives in `iblink-model` under the same name.
+//! Each block is a folder, `<block>/`: the module `iblink_<block>.v`, and `mod.rs` with its
+//! cycle contract, its `In`/`Out` records, the twin ([`twin::Twin`]), its ports declared
+//! once ([`hdl_block!`], which derives the rust-hdl block and the [`io::HdlIo`] binding every
+//! back end drives it through) and its `variant()`s; where it has proofs, `formal.toml` and
+//! `formal/`. Its reference model lives in `iblink-model`; its back ends and lockstep in
+//! `iblink-sim` (`crates/sim/src/blocks/<block>.rs`, `crates/sim/tests/lockstep/<block>.rs`),
+//! so this crate never sees the models. The ports compose blocks through [`netlist!`];
+//! [`catalog`] lists what `hdl_out/` holds.
 
 pub mod bits;
 pub mod catalog;

@@ -344,3 +344,14 @@ macro_rules! with_pfc_frame {
             |$t| $body; _ => $other)
     };
 }
+
+/// PAUSE/PFC receive side by datapath width in bits.
+#[macro_export]
+macro_rules! with_pause_rx {
+    ($key:expr, |$t:ident| $body:expr, _ => $other:expr) => {
+        $crate::dispatch_variant!($key;
+            32 => $crate::pause_rx::PauseRxW32,
+            64 => $crate::pause_rx::PauseRxW64;
+            |$t| $body; _ => $other)
+    };
+}

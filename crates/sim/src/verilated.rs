@@ -15,7 +15,7 @@ pub struct VerilatedSim<B: HdlIo> {
 }
 
 /// The build description for block `B` in configuration `v`: port widths are read off
-/// the rust-hdl description, slot order from `B::INPUTS`/`B::OUTPUTS`.
+/// the rust-hdl description, slot order from `B::PORTS`.
 pub fn build_for<B: HdlIo>(v: &Variant, trace: bool) -> VerilatorBuild {
     let ports = top_ports(&B::default());
     let top = v.top.as_str();
@@ -31,8 +31,8 @@ pub fn build_for<B: HdlIo>(v: &Variant, trace: bool) -> VerilatorBuild {
         top: top.to_string(),
         params: v.params.clone(),
         clock: "clock".into(),
-        inputs: B::INPUTS.iter().map(|p| find(p.name, Dir::Input)).collect(),
-        outputs: B::OUTPUTS.iter().map(|p| find(p.name, Dir::Output)).collect(),
+        inputs: B::PORTS.iter().filter(|p| p.dir == Dir::Input).map(|p| find(p.name, Dir::Input)).collect(),
+        outputs: B::PORTS.iter().filter(|p| p.dir == Dir::Output).map(|p| find(p.name, Dir::Output)).collect(),
         trace,
     }
 }

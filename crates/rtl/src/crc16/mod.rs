@@ -46,7 +46,6 @@
 //! `iblink_crc16.v`.
 
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
@@ -239,76 +238,30 @@ impl Twin for Crc16Twin {
     }
 }
 
-/// The CRC-16 unit for rust-hdl, `W` data bits and `K = W / 8` byte enables per clock:
-/// its ports, and its behaviour through the twin.
-#[derive(LogicBlock)]
-pub struct Crc16Unit<const W: usize, const K: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub start: Signal<In, Bit>,
-    pub valid: Signal<In, Bit>,
-    pub last: Signal<In, Bit>,
-    pub data: Signal<In, Bits<W>>,
-    pub keep: Signal<In, Bits<K>>,
-    pub crc: Signal<Out, Bits<16>>,
-    pub crc_valid: Signal<Out, Bit>,
-    twin: Opaque<Crc16Twin>,
-}
-
-impl<const W: usize, const K: usize> Default for Crc16Unit<W, K> {
-    fn default() -> Self {
-        assert!(W == 8 * K && WIDTHS.contains(&W), "Crc16Unit<{W}, {K}>: unsupported width");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            start: Default::default(),
-            valid: Default::default(),
-            last: Default::default(),
-            data: Default::default(),
-            keep: Default::default(),
-            crc: Default::default(),
-            crc_valid: Default::default(),
-            twin: Opaque(Crc16Twin::new(W)),
-        }
+crate::hdl_block! {
+    /// The CRC-16 unit for rust-hdl, `W` data bits and `K = W / 8` byte enables per clock:
+    /// its ports, and its behaviour through the twin.
+    pub struct Crc16Unit<const W: usize, const K: usize> {
+        twin: Crc16Twin,
     }
-}
-
-impl<const W: usize, const K: usize> Crc16Unit<W, K> {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> Crc16In {
-        Crc16In {
-            reset: self.reset.val(),
-            start: self.start.val(),
-            valid: self.valid.val(),
-            last: self.last.val(),
-            data: self.data.val().to_u64(),
-            keep: self.keep.val().to_u64() as u8,
-        }
-    }
-}
-
-impl<const W: usize, const K: usize> Logic for Crc16Unit<W, K> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.crc.next = (o.crc as u64).into();
-        self.crc_valid.next = o.crc_valid;
-    }
-
-    fn connect(&mut self) {
-        self.crc.connect();
-        self.crc_valid.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
+    check: W == 8 * K && WIDTHS.contains(&W);
+    default: Self::with_twin(Crc16Twin::new(W));
+    hdl: |u| {
         let mut cores = SOURCE.text.to_string();
         for w in WIDTHS {
             cores.push_str(&xor_module_body(w));
         }
-        rust_hdl_wrapper(self, SOURCE.module, &params(W), &cores)
+        rust_hdl_wrapper(u, SOURCE.module, &params(W), &cores)
+    };
+    ports(i: Crc16In, o: Crc16Out) {
+        reset: in Bit = i.reset;
+        start: in Bit = i.start;
+        valid: in Bit = i.valid;
+        last: in Bit = i.last;
+        data: in Bits<W> = i.data;
+        keep: in Bits<K> = i.keep;
+        crc: out Bits<16> = o.crc;
+        crc_valid: out Bit = o.crc_valid;
     }
 }
 
@@ -471,52 +424,6 @@ pub struct Crc16In {
 pub struct Crc16Out {
     pub crc: u16,
     pub crc_valid: bool,
-}
-
-impl<const W: usize, const K: usize> HdlIo for Crc16Unit<W, K> {
-    type In = Crc16In;
-    type Out = Crc16Out;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("start"),
-        PortSpec::new("valid"),
-        PortSpec::new("last"),
-        PortSpec::new("data"),
-        PortSpec::new("keep"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("crc"), PortSpec::new("crc_valid")];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &Crc16In) {
-        self.reset.next = i.reset;
-        self.start.next = i.start;
-        self.valid.next = i.valid;
-        self.last.next = i.last;
-        self.data.next = (i.data & mask(W)).into();
-        self.keep.next = (i.keep as u64 & mask(K)).into();
-    }
-    fn sample(&self) -> Crc16Out {
-        Crc16Out {
-            crc: self.crc.val().to_u64() as u16,
-            crc_valid: self.crc_valid.val(),
-        }
-    }
-    fn pack(i: &Crc16In, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.start as u64;
-        slots[2] = i.valid as u64;
-        slots[3] = i.last as u64;
-        slots[4] = i.data & mask(W);
-        slots[5] = i.keep as u64 & mask(K);
-    }
-    fn unpack(slots: &[u64]) -> Crc16Out {
-        Crc16Out {
-            crc: slots[0] as u16,
-            crc_valid: slots[1] & 1 == 1,
-        }
-    }
 }
 
 pub use crate::bits::mask;

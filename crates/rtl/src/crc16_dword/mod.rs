@@ -68,7 +68,6 @@
 
 use crate::crc16::{Crc16Equations, Crc16Out, INIT, XOROUT};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
@@ -534,69 +533,23 @@ impl Twin for Crc16DwordTwin {
     }
 }
 
-/// The pipelined dword CRC unit for rust-hdl, 32 bits a clock: its ports, and its
-/// behaviour through the twin.
-#[derive(LogicBlock)]
-pub struct Crc16DwordW32 {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub start: Signal<In, Bit>,
-    pub valid: Signal<In, Bit>,
-    pub last: Signal<In, Bit>,
-    pub data: Signal<In, Bits<32>>,
-    pub crc: Signal<Out, Bits<16>>,
-    pub crc_valid: Signal<Out, Bit>,
-    twin: Opaque<Crc16DwordTwin>,
-}
-
-impl Default for Crc16DwordW32 {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            start: Default::default(),
-            valid: Default::default(),
-            last: Default::default(),
-            data: Default::default(),
-            crc: Default::default(),
-            crc_valid: Default::default(),
-            twin: Opaque(Crc16DwordTwin::new()),
-        }
+crate::hdl_block! {
+    /// The pipelined dword CRC unit for rust-hdl, 32 bits a clock: its ports, and its
+    /// behaviour through the twin.
+    pub struct Crc16DwordW32<> {
+        twin: Crc16DwordTwin,
     }
-}
-
-impl Crc16DwordW32 {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> Crc16DwordIn {
-        Crc16DwordIn {
-            reset: self.reset.val(),
-            start: self.start.val(),
-            valid: self.valid.val(),
-            last: self.last.val(),
-            data: self.data.val().to_u64() as u32,
-        }
-    }
-}
-
-impl Logic for Crc16DwordW32 {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.crc.next = (o.crc as u64).into();
-        self.crc_valid.next = o.crc_valid;
-    }
-
-    fn connect(&mut self) {
-        self.crc.connect();
-        self.crc_valid.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let cores = format!("{}{}", SOURCE.text, xor_module_body(networks()));
-        rust_hdl_wrapper(self, SOURCE.module, &[], &cores)
+    check: true;
+    default: Self::with_twin(Crc16DwordTwin::new());
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &[], &format!("{}{}", SOURCE.text, xor_module_body(networks())));
+    ports(i: Crc16DwordIn, o: Crc16Out) {
+        reset: in Bit = i.reset;
+        start: in Bit = i.start;
+        valid: in Bit = i.valid;
+        last: in Bit = i.last;
+        data: in Bits<32> = i.data;
+        crc: out Bits<16> = o.crc;
+        crc_valid: out Bit = o.crc_valid;
     }
 }
 
@@ -725,49 +678,6 @@ pub struct Crc16DwordIn {
     pub valid: bool,
     pub last: bool,
     pub data: u32,
-}
-
-impl HdlIo for Crc16DwordW32 {
-    type In = Crc16DwordIn;
-    type Out = Crc16Out;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("start"),
-        PortSpec::new("valid"),
-        PortSpec::new("last"),
-        PortSpec::new("data"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("crc"), PortSpec::new("crc_valid")];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &Crc16DwordIn) {
-        self.reset.next = i.reset;
-        self.start.next = i.start;
-        self.valid.next = i.valid;
-        self.last.next = i.last;
-        self.data.next = (i.data as u64).into();
-    }
-    fn sample(&self) -> Crc16Out {
-        Crc16Out {
-            crc: self.crc.val().to_u64() as u16,
-            crc_valid: self.crc_valid.val(),
-        }
-    }
-    fn pack(i: &Crc16DwordIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.start as u64;
-        slots[2] = i.valid as u64;
-        slots[3] = i.last as u64;
-        slots[4] = i.data as u64;
-    }
-    fn unpack(slots: &[u64]) -> Crc16Out {
-        Crc16Out {
-            crc: slots[0] as u16,
-            crc_valid: slots[1] & 1 == 1,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -19,15 +19,13 @@
 //! | `rd_en[Q]` / `rd_valid[Q]`, `rd_data[WQ]`, `rd_keep[WQ/8]`, `rd_last[Q]` | in / out | readers of the receive buffers (a word the clock after the ask) |
 //! | `fill_bytes[16Q]`, `drop[Q]`, `paused[8]` | out | buffer fill levels, frames dropped, priorities held |
 
-use crate::bits::{bits_from_words, fields8, mask, pack_fields, read_words};
 use crate::emit::Variant;
 use crate::eth_rxbuf::EthRxbufTwin;
 use crate::eth_txq::EthTxqTwin;
-use crate::io::{HdlIo, Opaque, Port, PortSpec};
+use crate::io::Port;
 use crate::pause_rx::PauseRxTwin;
 use crate::pfc_frame::PfcFrameTwin;
 use crate::pfc_tx::PfcTxTwin;
-use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
 pub use crate::pfc_tx::{QUEUE_COUNTS, WIDTHS};
@@ -248,323 +246,57 @@ fn masked(o: EthPortTopOut, queues: usize) -> EthPortTopOut {
     EthPortTopOut { tx_data: t.tx_data, tx_keep: t.tx_keep, tx_last: t.tx_last, rd_data: r.rd_data, rd_keep: r.rd_keep, rd_last: r.rd_last, ..o }
 }
 
-/// The port for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `S = 16Q`,
-/// `D = WQ`, `KQ = KQ`. Its `update` runs [`EthPortTwin`]; its `hdl()` instantiates the
-/// generated top.
-#[derive(LogicBlock)]
-pub struct EthPortUnit<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub cfg_pfc: Signal<In, Bit>,
-    pub cfg_zero_on_release: Signal<In, Bit>,
-    pub cfg_refresh_quanta: Signal<In, Bits<16>>,
-    pub cfg_pause_quanta: Signal<In, Bits<S>>,
-    pub cfg_fill_en: Signal<In, Bits<Q>>,
-    pub cfg_rfa: Signal<In, Bits<S>>,
-    pub cfg_rfd: Signal<In, Bits<S>>,
-    pub cfg_sa: Signal<In, Bits<48>>,
-    pub cfg_priorities: Signal<In, Bits<P>>,
-    pub cfg_size_words: Signal<In, Bits<S>>,
-    pub cfg_tx_words: Signal<In, Bits<16>>,
-    pub hw_level: Signal<In, Bits<Q>>,
-    pub sw_req: Signal<In, Bits<Q>>,
-    pub s_valid: Signal<In, Bits<Q>>,
-    pub s_data: Signal<In, Bits<D>>,
-    pub s_keep: Signal<In, Bits<KQ>>,
-    pub s_last: Signal<In, Bits<Q>>,
-    pub s_ready: Signal<Out, Bits<Q>>,
-    pub tx_valid: Signal<Out, Bit>,
-    pub tx_data: Signal<Out, Bits<W>>,
-    pub tx_keep: Signal<Out, Bits<K>>,
-    pub tx_last: Signal<Out, Bit>,
-    pub rx_valid: Signal<In, Bit>,
-    pub rx_data: Signal<In, Bits<W>>,
-    pub rx_keep: Signal<In, Bits<K>>,
-    pub rx_last: Signal<In, Bit>,
-    pub rd_en: Signal<In, Bits<Q>>,
-    pub rd_valid: Signal<Out, Bits<Q>>,
-    pub rd_data: Signal<Out, Bits<D>>,
-    pub rd_keep: Signal<Out, Bits<KQ>>,
-    pub rd_last: Signal<Out, Bits<Q>>,
-    pub fill_bytes: Signal<Out, Bits<S>>,
-    pub drop: Signal<Out, Bits<Q>>,
-    pub paused: Signal<Out, Bits<8>>,
-    twin: Opaque<EthPortTwin>,
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> Default
-    for EthPortUnit<Q, W, K, P, S, D, KQ>
-{
-    fn default() -> Self {
-        assert!(K * 8 == W && P == 8 * Q && S == 16 * Q && D == W * Q && KQ == K * Q, "EthPortUnit<{Q}, {W}>");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            cfg_pfc: Default::default(),
-            cfg_zero_on_release: Default::default(),
-            cfg_refresh_quanta: Default::default(),
-            cfg_pause_quanta: Default::default(),
-            cfg_fill_en: Default::default(),
-            cfg_rfa: Default::default(),
-            cfg_rfd: Default::default(),
-            cfg_sa: Default::default(),
-            cfg_priorities: Default::default(),
-            cfg_size_words: Default::default(),
-            cfg_tx_words: Default::default(),
-            hw_level: Default::default(),
-            sw_req: Default::default(),
-            s_valid: Default::default(),
-            s_data: Default::default(),
-            s_keep: Default::default(),
-            s_last: Default::default(),
-            s_ready: Default::default(),
-            tx_valid: Default::default(),
-            tx_data: Default::default(),
-            tx_keep: Default::default(),
-            tx_last: Default::default(),
-            rx_valid: Default::default(),
-            rx_data: Default::default(),
-            rx_keep: Default::default(),
-            rx_last: Default::default(),
-            rd_en: Default::default(),
-            rd_valid: Default::default(),
-            rd_data: Default::default(),
-            rd_keep: Default::default(),
-            rd_last: Default::default(),
-            fill_bytes: Default::default(),
-            drop: Default::default(),
-            paused: Default::default(),
-            twin: Opaque(EthPortTwin::new(Q, W)),
-        }
+crate::hdl_block! {
+    /// The port for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `S = 16Q`,
+    /// `D = WQ`, `KQ = KQ`. Its `update` runs [`EthPortTwin`]; its `hdl()` instantiates the
+    /// generated top. Outputs read back are [`masked`].
+    pub struct EthPortUnit<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> {
+        twin: EthPortTwin,
     }
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> Logic
-    for EthPortUnit<Q, W, K, P, S, D, KQ>
-{
-    fn update(&mut self) {
-        let i = EthPortTopIn {
-            reset: self.reset.val(),
-            cfg_pfc: self.cfg_pfc.val(),
-            cfg_zero_on_release: self.cfg_zero_on_release.val(),
-            cfg_refresh_quanta: self.cfg_refresh_quanta.val().to_u64() as u16,
-            cfg_pause_quanta: fields8(&read_words::<S>(&self.cfg_pause_quanta.val()), 16, Q),
-            cfg_fill_en: self.cfg_fill_en.val().to_u64() as u8,
-            cfg_rfa: fields8(&read_words::<S>(&self.cfg_rfa.val()), 16, Q),
-            cfg_rfd: fields8(&read_words::<S>(&self.cfg_rfd.val()), 16, Q),
-            cfg_sa: self.cfg_sa.val().to_u64(),
-            cfg_priorities: fields8(&read_words::<P>(&self.cfg_priorities.val()), 8, Q),
-            cfg_size_words: fields8(&read_words::<S>(&self.cfg_size_words.val()), 16, Q),
-            cfg_tx_words: self.cfg_tx_words.val().to_u64() as u16,
-            hw_level: self.hw_level.val().to_u64() as u8,
-            sw_req: self.sw_req.val().to_u64() as u8,
-            s_valid: self.s_valid.val().to_u64() as u8,
-            s_data: fields8(&read_words::<D>(&self.s_data.val()), W, Q),
-            s_keep: fields8(&read_words::<KQ>(&self.s_keep.val()), K, Q),
-            s_last: self.s_last.val().to_u64() as u8,
-            rx_valid: self.rx_valid.val(),
-            rx_data: self.rx_data.val().to_u64(),
-            rx_keep: self.rx_keep.val().to_u64() as u8,
-            rx_last: self.rx_last.val(),
-            rd_en: self.rd_en.val().to_u64() as u8,
-        };
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        let (mut d, mut k, mut f) = ([0u64; 8], [0u64; 1], [0u64; 2]);
-        pack_fields(&o.rd_data[..Q], W, &mut d);
-        pack_fields(&o.rd_keep[..Q], K, &mut k);
-        pack_fields(&o.fill_bytes[..Q], 16, &mut f);
-        self.s_ready.next = (o.s_ready as u64).into();
-        self.tx_valid.next = o.tx_valid;
-        self.tx_data.next = (o.tx_data & mask(W)).into();
-        self.tx_keep.next = (o.tx_keep as u64 & mask(K)).into();
-        self.tx_last.next = o.tx_last;
-        self.rd_valid.next = (o.rd_valid as u64).into();
-        self.rd_data.next = bits_from_words::<D>(&d);
-        self.rd_keep.next = bits_from_words::<KQ>(&k);
-        self.rd_last.next = (o.rd_last as u64).into();
-        self.fill_bytes.next = bits_from_words::<S>(&f);
-        self.drop.next = (o.drop as u64).into();
-        self.paused.next = (o.paused as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.s_ready.connect();
-        self.tx_valid.connect();
-        self.tx_data.connect();
-        self.tx_keep.connect();
-        self.tx_last.connect();
-        self.rd_valid.connect();
-        self.rd_data.connect();
-        self.rd_keep.connect();
-        self.rd_last.connect();
-        self.fill_bytes.connect();
-        self.drop.connect();
-        self.paused.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
+    check: K * 8 == W && P == 8 * Q && S == 16 * Q && D == W * Q && KQ == K * Q;
+    default: Self::with_twin(EthPortTwin::new(Q, W));
+    hdl: |u| {
         let v = variant(Q, W);
         let texts: Vec<&str> = v.modules.iter().map(|m| m.text.as_str()).collect();
-        crate::emit::rust_hdl_wrapper(self, &v.top, &[], &texts.join("\n"))
-    }
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> HdlIo
-    for EthPortUnit<Q, W, K, P, S, D, KQ>
-{
-    type In = EthPortTopIn;
-    type Out = EthPortTopOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("cfg_pfc"),
-        PortSpec::new("cfg_zero_on_release"),
-        PortSpec::new("cfg_refresh_quanta"),
-        PortSpec::new("cfg_pause_quanta"),
-        PortSpec::new("cfg_fill_en"),
-        PortSpec::new("cfg_rfa"),
-        PortSpec::new("cfg_rfd"),
-        PortSpec::new("cfg_sa"),
-        PortSpec::new("cfg_priorities"),
-        PortSpec::new("cfg_size_words"),
-        PortSpec::new("cfg_tx_words"),
-        PortSpec::new("hw_level"),
-        PortSpec::new("sw_req"),
-        PortSpec::new("s_valid"),
-        PortSpec::new("s_data"),
-        PortSpec::new("s_keep"),
-        PortSpec::new("s_last"),
-        PortSpec::new("rx_valid"),
-        PortSpec::new("rx_data"),
-        PortSpec::new("rx_keep"),
-        PortSpec::new("rx_last"),
-        PortSpec::new("rd_en"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("s_ready"),
-        PortSpec::new("tx_valid"),
-        PortSpec::new("tx_data"),
-        PortSpec::new("tx_keep"),
-        PortSpec::new("tx_last"),
-        PortSpec::new("rd_valid"),
-        PortSpec::new("rd_data"),
-        PortSpec::new("rd_keep"),
-        PortSpec::new("rd_last"),
-        PortSpec::new("fill_bytes"),
-        PortSpec::new("drop"),
-        PortSpec::new("paused"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &EthPortTopIn) {
-        let mut s = [0u64; 64];
-        Self::pack(i, &mut s);
-        let mut at = 0;
-        let mut take = |n: usize| {
-            let v = s[at..at + n.div_ceil(64)].to_vec();
-            at += n.div_ceil(64);
-            v
-        };
-        self.reset.next = take(1)[0] == 1;
-        self.cfg_pfc.next = take(1)[0] == 1;
-        self.cfg_zero_on_release.next = take(1)[0] == 1;
-        self.cfg_refresh_quanta.next = take(16)[0].into();
-        self.cfg_pause_quanta.next = bits_from_words::<S>(&take(S));
-        self.cfg_fill_en.next = take(Q)[0].into();
-        self.cfg_rfa.next = bits_from_words::<S>(&take(S));
-        self.cfg_rfd.next = bits_from_words::<S>(&take(S));
-        self.cfg_sa.next = take(48)[0].into();
-        self.cfg_priorities.next = bits_from_words::<P>(&take(P));
-        self.cfg_size_words.next = bits_from_words::<S>(&take(S));
-        self.cfg_tx_words.next = take(16)[0].into();
-        self.hw_level.next = take(Q)[0].into();
-        self.sw_req.next = take(Q)[0].into();
-        self.s_valid.next = take(Q)[0].into();
-        self.s_data.next = bits_from_words::<D>(&take(D));
-        self.s_keep.next = bits_from_words::<KQ>(&take(KQ));
-        self.s_last.next = take(Q)[0].into();
-        self.rx_valid.next = take(1)[0] == 1;
-        self.rx_data.next = take(W)[0].into();
-        self.rx_keep.next = take(K)[0].into();
-        self.rx_last.next = take(1)[0] == 1;
-        self.rd_en.next = take(Q)[0].into();
-    }
-    fn sample(&self) -> EthPortTopOut {
-        let d = read_words::<D>(&self.rd_data.val());
-        let k = read_words::<KQ>(&self.rd_keep.val());
-        let f = read_words::<S>(&self.fill_bytes.val());
-        let mut s = vec![
-            self.s_ready.val().to_u64(),
-            self.tx_valid.val() as u64,
-            self.tx_data.val().to_u64(),
-            self.tx_keep.val().to_u64(),
-            self.tx_last.val() as u64,
-            self.rd_valid.val().to_u64(),
-        ];
-        s.extend_from_slice(&d[..D.div_ceil(64)]);
-        s.push(k[0]);
-        s.push(self.rd_last.val().to_u64());
-        s.extend_from_slice(&f[..S.div_ceil(64)]);
-        s.push(self.drop.val().to_u64());
-        s.push(self.paused.val().to_u64());
-        Self::unpack(&s)
-    }
-    fn pack(i: &EthPortTopIn, slots: &mut [u64]) {
-        let mut at = 0;
-        let mut put = |n: usize, f: &dyn Fn(&mut [u64])| {
-            let k = n.div_ceil(64);
-            slots[at..at + k].fill(0);
-            f(&mut slots[at..at + k]);
-            at += k;
-        };
-        put(1, &|s| s[0] = i.reset as u64);
-        put(1, &|s| s[0] = i.cfg_pfc as u64);
-        put(1, &|s| s[0] = i.cfg_zero_on_release as u64);
-        put(16, &|s| s[0] = i.cfg_refresh_quanta as u64);
-        put(S, &|s| pack_fields(&i.cfg_pause_quanta[..Q], 16, s));
-        put(Q, &|s| s[0] = i.cfg_fill_en as u64 & mask(Q));
-        put(S, &|s| pack_fields(&i.cfg_rfa[..Q], 16, s));
-        put(S, &|s| pack_fields(&i.cfg_rfd[..Q], 16, s));
-        put(48, &|s| s[0] = i.cfg_sa & mask(48));
-        put(P, &|s| pack_fields(&i.cfg_priorities[..Q], 8, s));
-        put(S, &|s| pack_fields(&i.cfg_size_words[..Q], 16, s));
-        put(16, &|s| s[0] = i.cfg_tx_words as u64);
-        put(Q, &|s| s[0] = i.hw_level as u64 & mask(Q));
-        put(Q, &|s| s[0] = i.sw_req as u64 & mask(Q));
-        put(Q, &|s| s[0] = i.s_valid as u64 & mask(Q));
-        put(D, &|s| pack_fields(&i.s_data[..Q], W, s));
-        put(KQ, &|s| pack_fields(&i.s_keep[..Q], K, s));
-        put(Q, &|s| s[0] = i.s_last as u64 & mask(Q));
-        put(1, &|s| s[0] = i.rx_valid as u64);
-        put(W, &|s| s[0] = i.rx_data & mask(W));
-        put(K, &|s| s[0] = i.rx_keep as u64 & mask(K));
-        put(1, &|s| s[0] = i.rx_last as u64);
-        put(Q, &|s| s[0] = i.rd_en as u64 & mask(Q));
-    }
-    fn unpack(slots: &[u64]) -> EthPortTopOut {
-        let nd = D.div_ceil(64);
-        let nf = S.div_ceil(64);
-        let d = &slots[6..6 + nd];
-        let f = &slots[8 + nd..8 + nd + nf];
-        let o = EthPortTopOut {
-            s_ready: slots[0] as u8,
-            tx_valid: slots[1] & 1 == 1,
-            tx_data: slots[2] & mask(W),
-            tx_keep: (slots[3] & mask(K)) as u8,
-            tx_last: slots[4] & 1 == 1,
-            rd_valid: slots[5] as u8,
-            rd_data: fields8(d, W, Q),
-            rd_keep: fields8(&slots[6 + nd..7 + nd], K, Q),
-            rd_last: slots[7 + nd] as u8,
-            fill_bytes: fields8(f, 16, Q),
-            drop: slots[8 + nd + nf] as u8,
-            paused: slots[9 + nd + nf] as u8,
-        };
-        masked(o, Q)
+        crate::emit::rust_hdl_wrapper(u, &v.top, &[], &texts.join("\n"))
+    };
+    sampled: |o| masked(o, Q);
+    ports(i: EthPortTopIn, o: EthPortTopOut) {
+        reset: in Bit = i.reset;
+        cfg_pfc: in Bit = i.cfg_pfc;
+        cfg_zero_on_release: in Bit = i.cfg_zero_on_release;
+        cfg_refresh_quanta: in Bits<16> = i.cfg_refresh_quanta;
+        cfg_pause_quanta: in Bits<S> = i.cfg_pause_quanta, each 16;
+        cfg_fill_en: in Bits<Q> = i.cfg_fill_en;
+        cfg_rfa: in Bits<S> = i.cfg_rfa, each 16;
+        cfg_rfd: in Bits<S> = i.cfg_rfd, each 16;
+        cfg_sa: in Bits<48> = i.cfg_sa;
+        cfg_priorities: in Bits<P> = i.cfg_priorities, each 8;
+        cfg_size_words: in Bits<S> = i.cfg_size_words, each 16;
+        cfg_tx_words: in Bits<16> = i.cfg_tx_words;
+        hw_level: in Bits<Q> = i.hw_level;
+        sw_req: in Bits<Q> = i.sw_req;
+        s_valid: in Bits<Q> = i.s_valid;
+        s_data: in Bits<D> = i.s_data, each W;
+        s_keep: in Bits<KQ> = i.s_keep, each K;
+        s_last: in Bits<Q> = i.s_last;
+        s_ready: out Bits<Q> = o.s_ready;
+        tx_valid: out Bit = o.tx_valid;
+        tx_data: out Bits<W> = o.tx_data;
+        tx_keep: out Bits<K> = o.tx_keep;
+        tx_last: out Bit = o.tx_last;
+        rx_valid: in Bit = i.rx_valid;
+        rx_data: in Bits<W> = i.rx_data;
+        rx_keep: in Bits<K> = i.rx_keep;
+        rx_last: in Bit = i.rx_last;
+        rd_en: in Bits<Q> = i.rd_en;
+        rd_valid: out Bits<Q> = o.rd_valid;
+        rd_data: out Bits<D> = o.rd_data, each W;
+        rd_keep: out Bits<KQ> = o.rd_keep, each K;
+        rd_last: out Bits<Q> = o.rd_last;
+        fill_bytes: out Bits<S> = o.fill_bytes, each 16;
+        drop: out Bits<Q> = o.drop;
+        paused: out Bits<8> = o.paused;
     }
 }
 

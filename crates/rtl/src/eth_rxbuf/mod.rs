@@ -27,9 +27,8 @@
 //! `rd_valid`, and `rd_data` only in its valid lanes: every back end's binding shows 0
 //! elsewhere.
 
-use crate::bits::{bits_from_words, fields8, lane_mask, mask, pack_fields, read_words};
+use crate::bits::{lane_mask, mask};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -243,97 +242,31 @@ impl Twin for EthRxbufTwin {
     }
 }
 
-/// The block for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `S = 16Q`,
-/// `D = WQ`, `KQ = KQ`.
-#[derive(LogicBlock)]
-pub struct EthRxbufUnit<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub cfg_priorities: Signal<In, Bits<P>>,
-    pub cfg_size_words: Signal<In, Bits<S>>,
-    pub rx_valid: Signal<In, Bit>,
-    pub rx_data: Signal<In, Bits<W>>,
-    pub rx_keep: Signal<In, Bits<K>>,
-    pub rx_last: Signal<In, Bit>,
-    pub rd_en: Signal<In, Bits<Q>>,
-    pub rd_valid: Signal<Out, Bits<Q>>,
-    pub rd_data: Signal<Out, Bits<D>>,
-    pub rd_keep: Signal<Out, Bits<KQ>>,
-    pub rd_last: Signal<Out, Bits<Q>>,
-    pub fill_bytes: Signal<Out, Bits<S>>,
-    pub drop: Signal<Out, Bits<Q>>,
-    twin: Opaque<EthRxbufTwin>,
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> Default
-    for EthRxbufUnit<Q, W, K, P, S, D, KQ>
-{
-    fn default() -> Self {
-        assert!(K * 8 == W && P == 8 * Q && S == 16 * Q && D == W * Q && KQ == K * Q, "EthRxbufUnit<{Q}, {W}>");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            cfg_priorities: Default::default(),
-            cfg_size_words: Default::default(),
-            rx_valid: Default::default(),
-            rx_data: Default::default(),
-            rx_keep: Default::default(),
-            rx_last: Default::default(),
-            rd_en: Default::default(),
-            rd_valid: Default::default(),
-            rd_data: Default::default(),
-            rd_keep: Default::default(),
-            rd_last: Default::default(),
-            fill_bytes: Default::default(),
-            drop: Default::default(),
-            twin: Opaque(EthRxbufTwin::new(Q, W)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `S = 16Q`,
+    /// `D = WQ`, `KQ = KQ`. Outputs read back are [`masked`].
+    pub struct EthRxbufUnit<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> {
+        twin: EthRxbufTwin,
     }
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> Logic
-    for EthRxbufUnit<Q, W, K, P, S, D, KQ>
-{
-    fn update(&mut self) {
-        let pr = read_words::<P>(&self.cfg_priorities.val());
-        let sz = read_words::<S>(&self.cfg_size_words.val());
-        let i = EthRxbufIn {
-            reset: self.reset.val(),
-            cfg_priorities: fields8(&pr, 8, Q),
-            cfg_size_words: fields8(&sz, 16, Q),
-            rx_valid: self.rx_valid.val(),
-            rx_data: self.rx_data.val().to_u64(),
-            rx_keep: self.rx_keep.val().to_u64() as u8,
-            rx_last: self.rx_last.val(),
-            rd_en: self.rd_en.val().to_u64() as u8,
-        };
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        let (mut d, mut k, mut f) = ([0u64; 8], [0u64; 1], [0u64; 2]);
-        pack_fields(&o.rd_data[..Q], W, &mut d);
-        pack_fields(&o.rd_keep[..Q], K, &mut k);
-        pack_fields(&o.fill_bytes[..Q], 16, &mut f);
-        self.rd_valid.next = (o.rd_valid as u64).into();
-        self.rd_data.next = bits_from_words::<D>(&d);
-        self.rd_keep.next = bits_from_words::<KQ>(&k);
-        self.rd_last.next = (o.rd_last as u64).into();
-        self.fill_bytes.next = bits_from_words::<S>(&f);
-        self.drop.next = (o.drop as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.rd_valid.connect();
-        self.rd_data.connect();
-        self.rd_keep.connect();
-        self.rd_last.connect();
-        self.fill_bytes.connect();
-        self.drop.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(Q, W), SOURCE.text)
+    check: K * 8 == W && P == 8 * Q && S == 16 * Q && D == W * Q && KQ == K * Q;
+    default: Self::with_twin(EthRxbufTwin::new(Q, W));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(Q, W), SOURCE.text);
+    sampled: |o| masked(o, Q);
+    ports(i: EthRxbufIn, o: EthRxbufOut) {
+        reset: in Bit = i.reset;
+        cfg_priorities: in Bits<P> = i.cfg_priorities, each 8;
+        cfg_size_words: in Bits<S> = i.cfg_size_words, each 16;
+        rx_valid: in Bit = i.rx_valid;
+        rx_data: in Bits<W> = i.rx_data;
+        rx_keep: in Bits<K> = i.rx_keep;
+        rx_last: in Bit = i.rx_last;
+        rd_en: in Bits<Q> = i.rd_en;
+        rd_valid: out Bits<Q> = o.rd_valid;
+        rd_data: out Bits<D> = o.rd_data, each W;
+        rd_keep: out Bits<KQ> = o.rd_keep, each K;
+        rd_last: out Bits<Q> = o.rd_last;
+        fill_bytes: out Bits<S> = o.fill_bytes, each 16;
+        drop: out Bits<Q> = o.drop;
     }
 }
 
@@ -390,94 +323,6 @@ pub(crate) fn masked(mut o: EthRxbufOut, queues: usize) -> EthRxbufOut {
         }
     }
     o
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const S: usize, const D: usize, const KQ: usize> HdlIo
-    for EthRxbufUnit<Q, W, K, P, S, D, KQ>
-{
-    type In = EthRxbufIn;
-    type Out = EthRxbufOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("cfg_priorities"),
-        PortSpec::new("cfg_size_words"),
-        PortSpec::new("rx_valid"),
-        PortSpec::new("rx_data"),
-        PortSpec::new("rx_keep"),
-        PortSpec::new("rx_last"),
-        PortSpec::new("rd_en"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("rd_valid"),
-        PortSpec::new("rd_data"),
-        PortSpec::new("rd_keep"),
-        PortSpec::new("rd_last"),
-        PortSpec::new("fill_bytes"),
-        PortSpec::new("drop"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &EthRxbufIn) {
-        let (mut pr, mut sz) = ([0u64; 1], [0u64; 2]);
-        pack_fields(&i.cfg_priorities[..Q], 8, &mut pr);
-        pack_fields(&i.cfg_size_words[..Q], 16, &mut sz);
-        self.reset.next = i.reset;
-        self.cfg_priorities.next = bits_from_words::<P>(&pr);
-        self.cfg_size_words.next = bits_from_words::<S>(&sz);
-        self.rx_valid.next = i.rx_valid;
-        self.rx_data.next = (i.rx_data & mask(W)).into();
-        self.rx_keep.next = (i.rx_keep as u64 & mask(K)).into();
-        self.rx_last.next = i.rx_last;
-        self.rd_en.next = (i.rd_en as u64 & mask(Q)).into();
-    }
-    fn sample(&self) -> EthRxbufOut {
-        let d = read_words::<D>(&self.rd_data.val());
-        let k = read_words::<KQ>(&self.rd_keep.val());
-        let f = read_words::<S>(&self.fill_bytes.val());
-        let o = EthRxbufOut {
-            rd_valid: self.rd_valid.val().to_u64() as u8,
-            rd_data: fields8(&d, W, Q),
-            rd_keep: fields8(&k, K, Q),
-            rd_last: self.rd_last.val().to_u64() as u8,
-            fill_bytes: fields8(&f, 16, Q),
-            drop: self.drop.val().to_u64() as u8,
-        };
-        masked(o, Q)
-    }
-    fn pack(i: &EthRxbufIn, slots: &mut [u64]) {
-        let n = S.div_ceil(64);
-        slots[0] = i.reset as u64;
-        slots[1] = 0;
-        pack_fields(&i.cfg_priorities[..Q], 8, &mut slots[1..2]);
-        slots[2..2 + n].fill(0);
-        pack_fields(&i.cfg_size_words[..Q], 16, &mut slots[2..2 + n]);
-        let s = &mut slots[2 + n..];
-        s[0] = i.rx_valid as u64;
-        s[1] = i.rx_data & mask(W);
-        s[2] = i.rx_keep as u64 & mask(K);
-        s[3] = i.rx_last as u64;
-        s[4] = i.rd_en as u64 & mask(Q);
-    }
-    fn unpack(slots: &[u64]) -> EthRxbufOut {
-        let nd = D.div_ceil(64);
-        let nf = S.div_ceil(64);
-        let d = &slots[1..1 + nd];
-        let k = slots[1 + nd];
-        let last = slots[2 + nd];
-        let f = &slots[3 + nd..3 + nd + nf];
-        let drop = slots[3 + nd + nf];
-        let o = EthRxbufOut {
-            rd_valid: slots[0] as u8,
-            rd_data: fields8(d, W, Q),
-            rd_keep: fields8(&[k], K, Q),
-            rd_last: last as u8,
-            fill_bytes: fields8(f, 16, Q),
-            drop: drop as u8,
-        };
-        masked(o, Q)
-    }
 }
 
 pub type EthRxbufQ1W32 = EthRxbufUnit<1, 32, 4, 8, 16, 32, 4>;

@@ -27,9 +27,8 @@
 //! `tx_data` and `tx_keep` mean something only while `tx_valid`, `tx_data` only in its
 //! valid lanes: every back end's binding shows 0 elsewhere.
 
-use crate::bits::{bits_from_words, fields8, lane_mask, mask, pack_fields, read_words};
+use crate::bits::{lane_mask, mask};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -209,105 +208,34 @@ impl Twin for EthTxqTwin {
     }
 }
 
-/// The block for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `D = WQ`,
-/// `KQ = KQ`.
-#[derive(LogicBlock)]
-pub struct EthTxqUnit<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub cfg_priorities: Signal<In, Bits<P>>,
-    pub cfg_tx_words: Signal<In, Bits<16>>,
-    pub s_valid: Signal<In, Bits<Q>>,
-    pub s_data: Signal<In, Bits<D>>,
-    pub s_keep: Signal<In, Bits<KQ>>,
-    pub s_last: Signal<In, Bits<Q>>,
-    pub paused: Signal<In, Bits<8>>,
-    pub ctrl: Signal<In, Bit>,
-    pub ctrl_data: Signal<In, Bits<W>>,
-    pub ctrl_last: Signal<In, Bit>,
-    pub s_ready: Signal<Out, Bits<Q>>,
-    pub tx_valid: Signal<Out, Bit>,
-    pub tx_data: Signal<Out, Bits<W>>,
-    pub tx_keep: Signal<Out, Bits<K>>,
-    pub tx_last: Signal<Out, Bit>,
-    pub tx_busy: Signal<Out, Bit>,
-    twin: Opaque<EthTxqTwin>,
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> Default for EthTxqUnit<Q, W, K, P, D, KQ> {
-    fn default() -> Self {
-        assert!(K * 8 == W && P == 8 * Q && D == W * Q && KQ == K * Q, "EthTxqUnit<{Q}, {W}>");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            cfg_priorities: Default::default(),
-            cfg_tx_words: Default::default(),
-            s_valid: Default::default(),
-            s_data: Default::default(),
-            s_keep: Default::default(),
-            s_last: Default::default(),
-            paused: Default::default(),
-            ctrl: Default::default(),
-            ctrl_data: Default::default(),
-            ctrl_last: Default::default(),
-            s_ready: Default::default(),
-            tx_valid: Default::default(),
-            tx_data: Default::default(),
-            tx_keep: Default::default(),
-            tx_last: Default::default(),
-            tx_busy: Default::default(),
-            twin: Opaque(EthTxqTwin::new(Q, W)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl: `Q` queues at `W` bits; `K = W / 8`, `P = 8Q`, `D = WQ`,
+    /// `KQ = KQ`. Outputs read back are [`masked`].
+    pub struct EthTxqUnit<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> {
+        twin: EthTxqTwin,
     }
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> EthTxqUnit<Q, W, K, P, D, KQ> {
-    fn input(&self) -> EthTxqIn {
-        let pr = read_words::<P>(&self.cfg_priorities.val());
-        let d = read_words::<D>(&self.s_data.val());
-        let k = read_words::<KQ>(&self.s_keep.val());
-        EthTxqIn {
-            reset: self.reset.val(),
-            cfg_priorities: fields8(&pr, 8, Q),
-            cfg_tx_words: self.cfg_tx_words.val().to_u64() as u16,
-            s_valid: self.s_valid.val().to_u64() as u8,
-            s_data: fields8(&d, W, Q),
-            s_keep: fields8(&k, K, Q),
-            s_last: self.s_last.val().to_u64() as u8,
-            paused: self.paused.val().to_u64() as u8,
-            ctrl: self.ctrl.val(),
-            ctrl_data: self.ctrl_data.val().to_u64(),
-            ctrl_last: self.ctrl_last.val(),
-        }
-    }
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> Logic for EthTxqUnit<Q, W, K, P, D, KQ> {
-    fn update(&mut self) {
-        let i = self.input();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.s_ready.next = (o.s_ready as u64).into();
-        self.tx_valid.next = o.tx_valid;
-        self.tx_data.next = (o.tx_data & mask(W)).into();
-        self.tx_keep.next = (o.tx_keep as u64 & mask(K)).into();
-        self.tx_last.next = o.tx_last;
-        self.tx_busy.next = o.tx_busy;
-    }
-
-    fn connect(&mut self) {
-        self.s_ready.connect();
-        self.tx_valid.connect();
-        self.tx_data.connect();
-        self.tx_keep.connect();
-        self.tx_last.connect();
-        self.tx_busy.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(Q, W), SOURCE.text)
+    check: K * 8 == W && P == 8 * Q && D == W * Q && KQ == K * Q;
+    default: Self::with_twin(EthTxqTwin::new(Q, W));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(Q, W), SOURCE.text);
+    sampled: |o| masked(o);
+    ports(i: EthTxqIn, o: EthTxqOut) {
+        reset: in Bit = i.reset;
+        cfg_priorities: in Bits<P> = i.cfg_priorities, each 8;
+        cfg_tx_words: in Bits<16> = i.cfg_tx_words;
+        s_valid: in Bits<Q> = i.s_valid;
+        s_data: in Bits<D> = i.s_data, each W;
+        s_keep: in Bits<KQ> = i.s_keep, each K;
+        s_last: in Bits<Q> = i.s_last;
+        paused: in Bits<8> = i.paused;
+        ctrl: in Bit = i.ctrl;
+        ctrl_data: in Bits<W> = i.ctrl_data;
+        ctrl_last: in Bit = i.ctrl_last;
+        s_ready: out Bits<Q> = o.s_ready;
+        tx_valid: out Bit = o.tx_valid;
+        tx_data: out Bits<W> = o.tx_data;
+        tx_keep: out Bits<K> = o.tx_keep;
+        tx_last: out Bit = o.tx_last;
+        tx_busy: out Bit = o.tx_busy;
     }
 }
 
@@ -363,91 +291,6 @@ pub(crate) fn masked(mut o: EthTxqOut) -> EthTxqOut {
         o.tx_last = false;
     }
     o
-}
-
-impl<const Q: usize, const W: usize, const K: usize, const P: usize, const D: usize, const KQ: usize> HdlIo for EthTxqUnit<Q, W, K, P, D, KQ> {
-    type In = EthTxqIn;
-    type Out = EthTxqOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("cfg_priorities"),
-        PortSpec::new("cfg_tx_words"),
-        PortSpec::new("s_valid"),
-        PortSpec::new("s_data"),
-        PortSpec::new("s_keep"),
-        PortSpec::new("s_last"),
-        PortSpec::new("paused"),
-        PortSpec::new("ctrl"),
-        PortSpec::new("ctrl_data"),
-        PortSpec::new("ctrl_last"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("s_ready"),
-        PortSpec::new("tx_valid"),
-        PortSpec::new("tx_data"),
-        PortSpec::new("tx_keep"),
-        PortSpec::new("tx_last"),
-        PortSpec::new("tx_busy"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &EthTxqIn) {
-        let (mut pr, mut d, mut k) = ([0u64; 1], [0u64; 8], [0u64; 1]);
-        pack_fields(&i.cfg_priorities[..Q], 8, &mut pr);
-        pack_fields(&i.s_data[..Q], W, &mut d);
-        pack_fields(&i.s_keep[..Q], K, &mut k);
-        self.reset.next = i.reset;
-        self.cfg_priorities.next = bits_from_words::<P>(&pr);
-        self.cfg_tx_words.next = (i.cfg_tx_words as u64).into();
-        self.s_valid.next = (i.s_valid as u64 & mask(Q)).into();
-        self.s_data.next = bits_from_words::<D>(&d);
-        self.s_keep.next = bits_from_words::<KQ>(&k);
-        self.s_last.next = (i.s_last as u64 & mask(Q)).into();
-        self.paused.next = (i.paused as u64).into();
-        self.ctrl.next = i.ctrl;
-        self.ctrl_data.next = (i.ctrl_data & mask(W)).into();
-        self.ctrl_last.next = i.ctrl_last;
-    }
-    fn sample(&self) -> EthTxqOut {
-        masked(EthTxqOut {
-            s_ready: self.s_ready.val().to_u64() as u8,
-            tx_valid: self.tx_valid.val(),
-            tx_data: self.tx_data.val().to_u64(),
-            tx_keep: self.tx_keep.val().to_u64() as u8,
-            tx_last: self.tx_last.val(),
-            tx_busy: self.tx_busy.val(),
-        })
-    }
-    fn pack(i: &EthTxqIn, slots: &mut [u64]) {
-        let nd = D.div_ceil(64);
-        slots[0] = i.reset as u64;
-        slots[1] = 0;
-        pack_fields(&i.cfg_priorities[..Q], 8, &mut slots[1..2]);
-        slots[2] = i.cfg_tx_words as u64;
-        slots[3] = i.s_valid as u64 & mask(Q);
-        slots[4..4 + nd].fill(0);
-        pack_fields(&i.s_data[..Q], W, &mut slots[4..4 + nd]);
-        let s = &mut slots[4 + nd..];
-        s[0] = 0;
-        pack_fields(&i.s_keep[..Q], K, &mut s[0..1]);
-        s[1] = i.s_last as u64 & mask(Q);
-        s[2] = i.paused as u64;
-        s[3] = i.ctrl as u64;
-        s[4] = i.ctrl_data & mask(W);
-        s[5] = i.ctrl_last as u64;
-    }
-    fn unpack(slots: &[u64]) -> EthTxqOut {
-        masked(EthTxqOut {
-            s_ready: slots[0] as u8,
-            tx_valid: slots[1] & 1 == 1,
-            tx_data: slots[2] & mask(W),
-            tx_keep: (slots[3] & mask(K)) as u8,
-            tx_last: slots[4] & 1 == 1,
-            tx_busy: slots[5] & 1 == 1,
-        })
-    }
 }
 
 pub type EthTxqQ1W32 = EthTxqUnit<1, 32, 4, 8, 32, 4>;

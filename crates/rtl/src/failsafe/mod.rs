@@ -84,7 +84,6 @@
 //! trips) are registered once more, so every output is a flip-flop.
 
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 pub use crate::vl::{MAX_VLS, VL_CAPS};
 use rust_hdl::prelude::*;
@@ -278,94 +277,29 @@ impl Twin for FailsafeTwin {
     }
 }
 
-/// The block for rust-hdl: its ports, and its behaviour through the twin.
-#[derive(LogicBlock)]
-pub struct FailsafeUnit<const N: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub upd_valid: Signal<In, Bit>,
-    pub upd_vl: Signal<In, Bits<4>>,
-    pub overrun: Signal<In, Bit>,
-    pub overrun_vl: Signal<In, Bits<4>>,
-    pub period_clocks: Signal<In, Bits<16>>,
-    pub update_periods: Signal<In, Bits<16>>,
-    pub overrun_periods: Signal<In, Bits<16>>,
-    pub resync_req: Signal<Out, Bit>,
-    pub resync_reason: Signal<Out, Bit>,
-    pub resync_vl: Signal<Out, Bits<4>>,
-    pub overrun_seen: Signal<Out, Bits<N>>,
-    pub overrun_run: Signal<Out, Bits<N>>,
-    pub fcp_late: Signal<Out, Bits<N>>,
-    twin: Opaque<FailsafeTwin>,
-}
-
-impl<const N: usize> Default for FailsafeUnit<N> {
-    fn default() -> Self {
-        assert!(VL_CAPS.contains(&N), "FailsafeUnit<{N}>: unsupported VLCap");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            upd_valid: Default::default(),
-            upd_vl: Default::default(),
-            overrun: Default::default(),
-            overrun_vl: Default::default(),
-            period_clocks: Default::default(),
-            update_periods: Default::default(),
-            overrun_periods: Default::default(),
-            resync_req: Default::default(),
-            resync_reason: Default::default(),
-            resync_vl: Default::default(),
-            overrun_seen: Default::default(),
-            overrun_run: Default::default(),
-            fcp_late: Default::default(),
-            twin: Opaque(FailsafeTwin::new(N)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl: its ports, and its behaviour through the twin.
+    pub struct FailsafeUnit<const N: usize> {
+        twin: FailsafeTwin,
     }
-}
-
-impl<const N: usize> FailsafeUnit<N> {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> FailsafeIn {
-        FailsafeIn {
-            reset: self.reset.val(),
-            upd_valid: self.upd_valid.val(),
-            upd_vl: self.upd_vl.val().to_u64() as u8,
-            overrun: self.overrun.val(),
-            overrun_vl: self.overrun_vl.val().to_u64() as u8,
-            period_clocks: self.period_clocks.val().to_u64() as u16,
-            update_periods: self.update_periods.val().to_u64() as u16,
-            overrun_periods: self.overrun_periods.val().to_u64() as u16,
-        }
-    }
-}
-
-impl<const N: usize> Logic for FailsafeUnit<N> {
-    fn update(&mut self) {
-        // Every output is a register: the inputs are read only at the edge.
-        if self.clock.pos_edge() {
-            let i = self.inputs();
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&FailsafeIn::default());
-        self.resync_req.next = o.resync_req;
-        self.resync_reason.next = o.resync_reason != 0;
-        self.resync_vl.next = (o.resync_vl as u64).into();
-        self.overrun_seen.next = (o.overrun_seen as u64).into();
-        self.overrun_run.next = (o.overrun_run as u64).into();
-        self.fcp_late.next = (o.fcp_late as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.resync_req.connect();
-        self.resync_reason.connect();
-        self.resync_vl.connect();
-        self.overrun_seen.connect();
-        self.overrun_run.connect();
-        self.fcp_late.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(N), SOURCE.text)
+    check: VL_CAPS.contains(&N);
+    default: Self::with_twin(FailsafeTwin::new(N));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(N), SOURCE.text);
+    ports(i: FailsafeIn, o: FailsafeOut) {
+        reset: in Bit = i.reset;
+        upd_valid: in Bit = i.upd_valid;
+        upd_vl: in Bits<4> = i.upd_vl;
+        overrun: in Bit = i.overrun;
+        overrun_vl: in Bits<4> = i.overrun_vl;
+        period_clocks: in Bits<16> = i.period_clocks;
+        update_periods: in Bits<16> = i.update_periods;
+        overrun_periods: in Bits<16> = i.overrun_periods;
+        resync_req: out Bit = o.resync_req;
+        resync_reason: out Bit = o.resync_reason;
+        resync_vl: out Bits<4> = o.resync_vl;
+        overrun_seen: out Bits<N> = o.overrun_seen;
+        overrun_run: out Bits<N> = o.overrun_run;
+        fcp_late: out Bits<N> = o.fcp_late;
     }
 }
 
@@ -398,74 +332,6 @@ pub fn variant(vls: usize) -> Variant {
         modules: vec![module()],
         ports: crate::with_failsafe!(vls, |T| crate::io::top_ports(&T::default()),
             _ => panic!("failsafe: VLCap {vls} is not 1, 2, 4, 8 or 15")),
-    }
-}
-
-impl<const N: usize> HdlIo for FailsafeUnit<N> {
-    type In = FailsafeIn;
-    type Out = FailsafeOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("upd_valid"),
-        PortSpec::new("upd_vl"),
-        PortSpec::new("overrun"),
-        PortSpec::new("overrun_vl"),
-        PortSpec::new("period_clocks"),
-        PortSpec::new("update_periods"),
-        PortSpec::new("overrun_periods"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("resync_req"),
-        PortSpec::new("resync_reason"),
-        PortSpec::new("resync_vl"),
-        PortSpec::new("overrun_seen"),
-        PortSpec::new("overrun_run"),
-        PortSpec::new("fcp_late"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &FailsafeIn) {
-        self.reset.next = i.reset;
-        self.upd_valid.next = i.upd_valid;
-        self.upd_vl.next = (i.upd_vl as u64 & 0xf).into();
-        self.overrun.next = i.overrun;
-        self.overrun_vl.next = (i.overrun_vl as u64 & 0xf).into();
-        self.period_clocks.next = (i.period_clocks as u64).into();
-        self.update_periods.next = (i.update_periods as u64).into();
-        self.overrun_periods.next = (i.overrun_periods as u64).into();
-    }
-    fn sample(&self) -> FailsafeOut {
-        FailsafeOut {
-            resync_req: self.resync_req.val(),
-            resync_reason: self.resync_reason.val() as u8,
-            resync_vl: self.resync_vl.val().to_u64() as u8,
-            overrun_seen: self.overrun_seen.val().to_u64() as u16,
-            overrun_run: self.overrun_run.val().to_u64() as u16,
-            fcp_late: self.fcp_late.val().to_u64() as u16,
-        }
-    }
-    fn pack(i: &FailsafeIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.upd_valid as u64;
-        slots[2] = i.upd_vl as u64 & 0xf;
-        slots[3] = i.overrun as u64;
-        slots[4] = i.overrun_vl as u64 & 0xf;
-        slots[5] = i.period_clocks as u64;
-        slots[6] = i.update_periods as u64;
-        slots[7] = i.overrun_periods as u64;
-    }
-    fn unpack(slots: &[u64]) -> FailsafeOut {
-        let m = (1u64 << N) - 1;
-        FailsafeOut {
-            resync_req: slots[0] & 1 == 1,
-            resync_reason: (slots[1] & 1) as u8,
-            resync_vl: (slots[2] & 0xf) as u8,
-            overrun_seen: (slots[3] & m) as u16,
-            overrun_run: (slots[4] & m) as u16,
-            fcp_late: (slots[5] & m) as u16,
-        }
     }
 }
 

@@ -88,7 +88,6 @@ pub mod lpcrc;
 
 use crate::bits::mask;
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 pub use crate::vl::VL_CAPS;
 pub use lpcrc::LpcrcEquations;
@@ -356,128 +355,42 @@ impl Twin for FcpRxTwin {
     }
 }
 
-/// The FCP receive framer for rust-hdl: its ports, and its behaviour through the twin.
-/// `N` data VLs, `W` data bits and `K = W / 8` keep bits.
-#[derive(LogicBlock)]
-pub struct FcpRxUnit<const N: usize, const W: usize, const K: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub rx_valid: Signal<In, Bit>,
-    pub rx_data: Signal<In, Bits<W>>,
-    pub rx_keep: Signal<In, Bits<K>>,
-    pub rx_sop: Signal<In, Bit>,
-    pub rx_eop: Signal<In, Bit>,
-    pub rx_link: Signal<In, Bit>,
-    pub upd_valid: Signal<Out, Bit>,
-    pub upd_op: Signal<Out, Bit>,
-    pub upd_vl: Signal<Out, Bits<4>>,
-    pub upd_fctbs: Signal<Out, Bits<12>>,
-    pub upd_fccl: Signal<Out, Bits<12>>,
-    pub good_count: Signal<Out, Bits<16>>,
-    pub short_count: Signal<Out, Bits<16>>,
-    pub long_count: Signal<Out, Bits<16>>,
-    pub abort_count: Signal<Out, Bits<16>>,
-    pub lpcrc_error_count: Signal<Out, Bits<16>>,
-    pub reserved_op_count: Signal<Out, Bits<16>>,
-    pub vl15_count: Signal<Out, Bits<16>>,
-    pub vl_cap_count: Signal<Out, Bits<16>>,
-    twin: Opaque<FcpRxTwin>,
-}
-
-impl<const N: usize, const W: usize, const K: usize> Default for FcpRxUnit<N, W, K> {
-    fn default() -> Self {
-        assert!(
-            VL_CAPS.contains(&N) && WIDTHS.contains(&W) && K * 8 == W,
-            "FcpRxUnit<{N}, {W}, {K}>: unsupported"
-        );
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            rx_valid: Default::default(),
-            rx_data: Default::default(),
-            rx_keep: Default::default(),
-            rx_sop: Default::default(),
-            rx_eop: Default::default(),
-            rx_link: Default::default(),
-            upd_valid: Default::default(),
-            upd_op: Default::default(),
-            upd_vl: Default::default(),
-            upd_fctbs: Default::default(),
-            upd_fccl: Default::default(),
-            good_count: Default::default(),
-            short_count: Default::default(),
-            long_count: Default::default(),
-            abort_count: Default::default(),
-            lpcrc_error_count: Default::default(),
-            reserved_op_count: Default::default(),
-            vl15_count: Default::default(),
-            vl_cap_count: Default::default(),
-            twin: Opaque(FcpRxTwin::new(N, W)),
-        }
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize> FcpRxUnit<N, W, K> {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> FcpRxIn {
-        FcpRxIn {
-            reset: self.reset.val(),
-            rx_valid: self.rx_valid.val(),
-            rx_data: self.rx_data.val().to_u64(),
-            rx_keep: self.rx_keep.val().to_u64() as u8,
-            rx_sop: self.rx_sop.val(),
-            rx_eop: self.rx_eop.val(),
-            rx_link: self.rx_link.val(),
-        }
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize> Logic for FcpRxUnit<N, W, K> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.upd_valid.next = o.upd_valid;
-        self.upd_op.next = o.upd_op == 1;
-        self.upd_vl.next = (o.upd_vl as u64).into();
-        self.upd_fctbs.next = (o.upd_fctbs as u64).into();
-        self.upd_fccl.next = (o.upd_fccl as u64).into();
-        let c = o.counts;
-        self.good_count.next = (c.good as u64).into();
-        self.short_count.next = (c.short as u64).into();
-        self.long_count.next = (c.long as u64).into();
-        self.abort_count.next = (c.abort as u64).into();
-        self.lpcrc_error_count.next = (c.lpcrc_error as u64).into();
-        self.reserved_op_count.next = (c.reserved_op as u64).into();
-        self.vl15_count.next = (c.vl15 as u64).into();
-        self.vl_cap_count.next = (c.vl_cap as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.upd_valid.connect();
-        self.upd_op.connect();
-        self.upd_vl.connect();
-        self.upd_fctbs.connect();
-        self.upd_fccl.connect();
-        self.good_count.connect();
-        self.short_count.connect();
-        self.long_count.connect();
-        self.abort_count.connect();
-        self.lpcrc_error_count.connect();
-        self.reserved_op_count.connect();
-        self.vl15_count.connect();
-        self.vl_cap_count.connect();
-    }
-
-    /// The module instantiated with this block's parameters; its core text carries the
+crate::hdl_block! {
+    /// The FCP receive framer for rust-hdl: its ports, and its behaviour through the twin.
+    /// `N` data VLs, `W` data bits and `K = W / 8` keep bits. Its core text carries the
     /// generated `iblink_lpcrc` too, once for a rust-hdl design that holds both FCP
     /// framers (the FCP TX block's core leaves it out: rust-hdl concatenates every
     /// block's core into one file, and a module may be defined only once).
-    fn hdl(&self) -> Verilog {
+    pub struct FcpRxUnit<const N: usize, const W: usize, const K: usize> {
+        twin: FcpRxTwin,
+    }
+    check: VL_CAPS.contains(&N) && WIDTHS.contains(&W) && K * 8 == W;
+    default: Self::with_twin(FcpRxTwin::new(N, W));
+    hdl: |u| {
         let core = format!("{}\n{}", SOURCE.text, lpcrc::verilog(&LpcrcEquations::derive()));
-        rust_hdl_wrapper(self, SOURCE.module, &params(N, W), &core)
+        rust_hdl_wrapper(u, SOURCE.module, &params(N, W), &core)
+    };
+    ports(i: FcpRxIn, o: FcpRxOut) {
+        reset: in Bit = i.reset;
+        rx_valid: in Bit = i.rx_valid;
+        rx_data: in Bits<W> = i.rx_data;
+        rx_keep: in Bits<K> = i.rx_keep;
+        rx_sop: in Bit = i.rx_sop;
+        rx_eop: in Bit = i.rx_eop;
+        rx_link: in Bit = i.rx_link;
+        upd_valid: out Bit = o.upd_valid;
+        upd_op: out Bit = o.upd_op;
+        upd_vl: out Bits<4> = o.upd_vl;
+        upd_fctbs: out Bits<12> = o.upd_fctbs;
+        upd_fccl: out Bits<12> = o.upd_fccl;
+        good_count: out Bits<16> = o.counts.good;
+        short_count: out Bits<16> = o.counts.short;
+        long_count: out Bits<16> = o.counts.long;
+        abort_count: out Bits<16> = o.counts.abort;
+        lpcrc_error_count: out Bits<16> = o.counts.lpcrc_error;
+        reserved_op_count: out Bits<16> = o.counts.reserved_op;
+        vl15_count: out Bits<16> = o.counts.vl15;
+        vl_cap_count: out Bits<16> = o.counts.vl_cap;
     }
 }
 
@@ -513,95 +426,6 @@ pub fn variant(vls: usize, width: usize) -> Variant {
         modules: vec![module(), lpcrc::module()],
         ports: crate::with_fcp_rx!((vls, width), |T| crate::io::top_ports(&T::default()),
             _ => panic!("FCP RX: VLCap {vls} at {width} bits is not generated")),
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize> HdlIo for FcpRxUnit<N, W, K> {
-    type In = FcpRxIn;
-    type Out = FcpRxOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("rx_valid"),
-        PortSpec::new("rx_data"),
-        PortSpec::new("rx_keep"),
-        PortSpec::new("rx_sop"),
-        PortSpec::new("rx_eop"),
-        PortSpec::new("rx_link"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("upd_valid"),
-        PortSpec::new("upd_op"),
-        PortSpec::new("upd_vl"),
-        PortSpec::new("upd_fctbs"),
-        PortSpec::new("upd_fccl"),
-        PortSpec::new("good_count"),
-        PortSpec::new("short_count"),
-        PortSpec::new("long_count"),
-        PortSpec::new("abort_count"),
-        PortSpec::new("lpcrc_error_count"),
-        PortSpec::new("reserved_op_count"),
-        PortSpec::new("vl15_count"),
-        PortSpec::new("vl_cap_count"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &FcpRxIn) {
-        self.reset.next = i.reset;
-        self.rx_valid.next = i.rx_valid;
-        self.rx_data.next = (i.rx_data & mask(W)).into();
-        self.rx_keep.next = (i.rx_keep as u64 & mask(K)).into();
-        self.rx_sop.next = i.rx_sop;
-        self.rx_eop.next = i.rx_eop;
-        self.rx_link.next = i.rx_link;
-    }
-    fn sample(&self) -> FcpRxOut {
-        FcpRxOut {
-            upd_valid: self.upd_valid.val(),
-            upd_op: self.upd_op.val() as u8,
-            upd_vl: self.upd_vl.val().to_u64() as u8,
-            upd_fctbs: self.upd_fctbs.val().to_u64() as u16,
-            upd_fccl: self.upd_fccl.val().to_u64() as u16,
-            counts: FcpRxCounts {
-                good: self.good_count.val().to_u64() as u16,
-                short: self.short_count.val().to_u64() as u16,
-                long: self.long_count.val().to_u64() as u16,
-                abort: self.abort_count.val().to_u64() as u16,
-                lpcrc_error: self.lpcrc_error_count.val().to_u64() as u16,
-                reserved_op: self.reserved_op_count.val().to_u64() as u16,
-                vl15: self.vl15_count.val().to_u64() as u16,
-                vl_cap: self.vl_cap_count.val().to_u64() as u16,
-            },
-        }
-    }
-    fn pack(i: &FcpRxIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.rx_valid as u64;
-        slots[2] = i.rx_data & mask(W);
-        slots[3] = i.rx_keep as u64 & mask(K);
-        slots[4] = i.rx_sop as u64;
-        slots[5] = i.rx_eop as u64;
-        slots[6] = i.rx_link as u64;
-    }
-    fn unpack(slots: &[u64]) -> FcpRxOut {
-        FcpRxOut {
-            upd_valid: slots[0] & 1 == 1,
-            upd_op: (slots[1] & 1) as u8,
-            upd_vl: (slots[2] & 0xf) as u8,
-            upd_fctbs: (slots[3] & 0xfff) as u16,
-            upd_fccl: (slots[4] & 0xfff) as u16,
-            counts: FcpRxCounts {
-                good: slots[5] as u16,
-                short: slots[6] as u16,
-                long: slots[7] as u16,
-                abort: slots[8] as u16,
-                lpcrc_error: slots[9] as u16,
-                reserved_op: slots[10] as u16,
-                vl15: slots[11] as u16,
-                vl_cap: slots[12] as u16,
-            },
-        }
     }
 }
 

@@ -125,10 +125,9 @@
 //! - *One builder.* The two `N:1` selects of the `fctbs`/`fccl` buses are AND-ORs on
 //!   one one-hot select (kept as a net so they are not re-synthesised per VL and bit).
 
-use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::bits::mask;
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::fcp_rx::lpcrc::{self, LpcrcEquations};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::link::{LINK_DOWN, LINK_INIT};
 use crate::twin::Twin;
 pub use crate::vl::{MAX_VLS, VL_CAPS};
@@ -477,117 +476,35 @@ impl Twin for FcpTxTwin {
     }
 }
 
-/// The FCP TX framer for rust-hdl: its ports, and its behaviour through the twin. `N`
-/// data VLs, `W` data bits, `K = W / 8` keep bits and `FB = 12 N` bits of each per-VL
-/// bus.
-#[derive(LogicBlock)]
-pub struct FcpTxUnit<const N: usize, const W: usize, const K: usize, const FB: usize> {
-    pub clock: Signal<In, Clock>,
-    pub restart: Signal<In, Bit>,
-    pub link_state: Signal<In, Bits<2>>,
-    pub refresh_clocks: Signal<In, Bits<16>>,
-    pub min_gap_clocks: Signal<In, Bits<16>>,
-    pub fctbs: Signal<In, Bits<FB>>,
-    pub fccl: Signal<In, Bits<FB>>,
-    pub fcp_start: Signal<In, Bit>,
-    pub fcp_pending: Signal<Out, Bit>,
-    pub pending_vl: Signal<Out, Bits<4>>,
-    pub fcp_valid: Signal<Out, Bit>,
-    pub fcp_sop: Signal<Out, Bit>,
-    pub fcp_eop: Signal<Out, Bit>,
-    pub fcp_link: Signal<Out, Bit>,
-    pub fcp_data: Signal<Out, Bits<W>>,
-    pub fcp_keep: Signal<Out, Bits<K>>,
-    twin: Opaque<FcpTxTwin>,
-}
-
-impl<const N: usize, const W: usize, const K: usize, const FB: usize> Default
-    for FcpTxUnit<N, W, K, FB>
-{
-    fn default() -> Self {
-        assert!(
-            VL_CAPS.contains(&N) && WIDTHS.contains(&W) && K * 8 == W && FB == CREDIT_BITS * N,
-            "FcpTxUnit<{N}, {W}, {K}, {FB}>: unsupported"
-        );
-        Self {
-            clock: Default::default(),
-            restart: Default::default(),
-            link_state: Default::default(),
-            refresh_clocks: Default::default(),
-            min_gap_clocks: Default::default(),
-            fctbs: Default::default(),
-            fccl: Default::default(),
-            fcp_start: Default::default(),
-            fcp_pending: Default::default(),
-            pending_vl: Default::default(),
-            fcp_valid: Default::default(),
-            fcp_sop: Default::default(),
-            fcp_eop: Default::default(),
-            fcp_link: Default::default(),
-            fcp_data: Default::default(),
-            fcp_keep: Default::default(),
-            twin: Opaque(FcpTxTwin::new(N, W)),
-        }
+crate::hdl_block! {
+    /// The FCP TX framer for rust-hdl: its ports, and its behaviour through the twin. `N`
+    /// data VLs, `W` data bits, `K = W / 8` keep bits and `FB = 12 N` bits of each per-VL
+    /// bus. Its core text leaves out the generated `iblink_lpcrc` it instantiates: the FCP
+    /// RX block's core carries it, once for a rust-hdl design that holds both framers (the
+    /// link port); the block on its own is emitted through [`variant`], which lists both
+    /// files.
+    pub struct FcpTxUnit<const N: usize, const W: usize, const K: usize, const FB: usize> {
+        twin: FcpTxTwin,
     }
-}
-
-impl<const N: usize, const W: usize, const K: usize, const FB: usize> FcpTxUnit<N, W, K, FB> {
-    /// This clock's inputs as the twin takes them.
-    fn inputs(&self) -> FcpTxIn {
-        let fctbs = read_words::<FB>(&self.fctbs.val());
-        let fccl = read_words::<FB>(&self.fccl.val());
-        let mut i = FcpTxIn {
-            restart: self.restart.val(),
-            link_state: self.link_state.val().to_u64() as u8,
-            refresh_clocks: self.refresh_clocks.val().to_u64() as u16,
-            min_gap_clocks: self.min_gap_clocks.val().to_u64() as u16,
-            fcp_start: self.fcp_start.val(),
-            ..Default::default()
-        };
-        for v in 0..N {
-            i.fctbs[v] = field(&fctbs, v, CREDIT_BITS) as u16;
-            i.fccl[v] = field(&fccl, v, CREDIT_BITS) as u16;
-        }
-        i
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize, const FB: usize> Logic
-    for FcpTxUnit<N, W, K, FB>
-{
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.fcp_pending.next = o.fcp_pending;
-        self.pending_vl.next = (o.pending_vl as u64).into();
-        self.fcp_valid.next = o.fcp_valid;
-        self.fcp_sop.next = o.fcp_sop;
-        self.fcp_eop.next = o.fcp_eop;
-        self.fcp_link.next = o.fcp_link;
-        self.fcp_data.next = o.fcp_data.into();
-        self.fcp_keep.next = (o.fcp_keep as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.fcp_pending.connect();
-        self.pending_vl.connect();
-        self.fcp_valid.connect();
-        self.fcp_sop.connect();
-        self.fcp_eop.connect();
-        self.fcp_link.connect();
-        self.fcp_data.connect();
-        self.fcp_keep.connect();
-    }
-
-    /// The module instantiated with this block's parameters. Its core text leaves out
-    /// the generated `iblink_lpcrc` it instantiates: the FCP RX block's core carries it,
-    /// once for a rust-hdl design that holds both framers (the link port); the block on
-    /// its own is emitted through [`variant`], which lists both files.
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(N, W), SOURCE.text)
+    check: VL_CAPS.contains(&N) && WIDTHS.contains(&W) && K * 8 == W && FB == CREDIT_BITS * N;
+    default: Self::with_twin(FcpTxTwin::new(N, W));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(N, W), SOURCE.text);
+    ports(i: FcpTxIn, o: FcpTxOut) {
+        restart: in Bit = i.restart;
+        link_state: in Bits<2> = i.link_state;
+        refresh_clocks: in Bits<16> = i.refresh_clocks;
+        min_gap_clocks: in Bits<16> = i.min_gap_clocks;
+        fctbs: in Bits<FB> = i.fctbs, each CREDIT_BITS;
+        fccl: in Bits<FB> = i.fccl, each CREDIT_BITS;
+        fcp_start: in Bit = i.fcp_start;
+        fcp_pending: out Bit = o.fcp_pending;
+        pending_vl: out Bits<4> = o.pending_vl;
+        fcp_valid: out Bit = o.fcp_valid;
+        fcp_sop: out Bit = o.fcp_sop;
+        fcp_eop: out Bit = o.fcp_eop;
+        fcp_link: out Bit = o.fcp_link;
+        fcp_data: out Bits<W> = o.fcp_data;
+        fcp_keep: out Bits<K> = o.fcp_keep;
     }
 }
 
@@ -624,85 +541,6 @@ pub fn variant(vls: usize, width: usize) -> Variant {
         modules: vec![module(), lpcrc::module()],
         ports: crate::with_fcp_tx!((vls, width), |T| crate::io::top_ports(&T::default()),
             _ => panic!("FCP TX: VLCap {vls} at {width} bits is not generated")),
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize, const FB: usize> HdlIo
-    for FcpTxUnit<N, W, K, FB>
-{
-    type In = FcpTxIn;
-    type Out = FcpTxOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("restart"),
-        PortSpec::new("link_state"),
-        PortSpec::new("refresh_clocks"),
-        PortSpec::new("min_gap_clocks"),
-        PortSpec::new("fctbs"),
-        PortSpec::new("fccl"),
-        PortSpec::new("fcp_start"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("fcp_pending"),
-        PortSpec::new("pending_vl"),
-        PortSpec::new("fcp_valid"),
-        PortSpec::new("fcp_sop"),
-        PortSpec::new("fcp_eop"),
-        PortSpec::new("fcp_link"),
-        PortSpec::new("fcp_data"),
-        PortSpec::new("fcp_keep"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &FcpTxIn) {
-        let mut t = [0u64; 3];
-        let mut c = [0u64; 3];
-        pack_fields(&i.fctbs[..N], CREDIT_BITS, &mut t);
-        pack_fields(&i.fccl[..N], CREDIT_BITS, &mut c);
-        self.restart.next = i.restart;
-        self.link_state.next = (i.link_state as u64 & 3).into();
-        self.refresh_clocks.next = (i.refresh_clocks as u64).into();
-        self.min_gap_clocks.next = (i.min_gap_clocks as u64).into();
-        self.fctbs.next = bits_from_words::<FB>(&t);
-        self.fccl.next = bits_from_words::<FB>(&c);
-        self.fcp_start.next = i.fcp_start;
-    }
-    fn sample(&self) -> FcpTxOut {
-        FcpTxOut {
-            fcp_pending: self.fcp_pending.val(),
-            pending_vl: self.pending_vl.val().to_u64() as u8,
-            fcp_valid: self.fcp_valid.val(),
-            fcp_sop: self.fcp_sop.val(),
-            fcp_eop: self.fcp_eop.val(),
-            fcp_link: self.fcp_link.val(),
-            fcp_data: self.fcp_data.val().to_u64(),
-            fcp_keep: self.fcp_keep.val().to_u64() as u8,
-        }
-    }
-    fn pack(i: &FcpTxIn, slots: &mut [u64]) {
-        let bus = FB.div_ceil(64);
-        slots[0] = i.restart as u64;
-        slots[1] = i.link_state as u64 & 3;
-        slots[2] = i.refresh_clocks as u64;
-        slots[3] = i.min_gap_clocks as u64;
-        let s = &mut slots[4..];
-        s[..2 * bus].fill(0);
-        pack_fields(&i.fctbs[..N], CREDIT_BITS, &mut s[..bus]);
-        pack_fields(&i.fccl[..N], CREDIT_BITS, &mut s[bus..2 * bus]);
-        s[2 * bus] = i.fcp_start as u64;
-    }
-    fn unpack(slots: &[u64]) -> FcpTxOut {
-        FcpTxOut {
-            fcp_pending: slots[0] & 1 == 1,
-            pending_vl: slots[1] as u8 & 0xf,
-            fcp_valid: slots[2] & 1 == 1,
-            fcp_sop: slots[3] & 1 == 1,
-            fcp_eop: slots[4] & 1 == 1,
-            fcp_link: slots[5] & 1 == 1,
-            fcp_data: slots[6] & mask(W),
-            fcp_keep: (slots[7] & mask(K)) as u8,
-        }
     }
 }
 

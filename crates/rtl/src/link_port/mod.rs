@@ -54,9 +54,6 @@
 //! single VL the arbiter decides one clock later than the packet ends — one idle clock;
 //! packets of 5 clocks or more, and any mix of VLs, go back to back.
 
-use crate::bits::{bits_from_words, field, pack_fields, read_words};
-use crate::io::Opaque;
-use crate::twin::Twin;
 use crate::rx_credits::DEFAULT_CAPACITY;
 use crate::vl::MAX_VLS;
 use rust_hdl::prelude::*;
@@ -95,6 +92,17 @@ pub struct PortParams {
     pub update_periods: u16,
     /// Failsafe: resync when a VL has overruns in more than this many consecutive periods.
     pub overrun_periods: u16,
+}
+
+/// Port values no block is generated for.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    #[error("VLCap {vls} with {width}-bit link words is not generated: VLCap 1, 2, 4, 8 or 15, width 32 or 64")]
+    Variant { vls: usize, width: usize },
+    #[error("a receive buffer of {0} blocks is not supported: 66..=4095 blocks per VL")]
+    Capacity(u16),
+    #[error("a VL15 buffer of {0} packets is not supported: 1..=255 packets")]
+    Vl15Capacity(usize),
 }
 
 impl PortParams {
@@ -139,6 +147,20 @@ impl PortParams {
         ]
     }
 
+    /// Whether the blocks are generated for these values.
+    pub fn check(&self) -> Result<(), ParamError> {
+        if !crate::vl::VL_CAPS.contains(&self.vl_cap) || !crate::link_rx::WIDTHS.contains(&self.width) {
+            return Err(ParamError::Variant { vls: self.vl_cap, width: self.width });
+        }
+        if !(crate::rx_credits::MIN_CAPACITY..=crate::rx_credits::MAX_CAPACITY).contains(&self.buffer_blocks) {
+            return Err(ParamError::Capacity(self.buffer_blocks));
+        }
+        if !(crate::vl15_rx::MIN_CAPACITY..=crate::vl15_rx::MAX_CAPACITY).contains(&self.vl15_packets) {
+            return Err(ParamError::Vl15Capacity(self.vl15_packets));
+        }
+        Ok(())
+    }
+
     /// The table writes the loader makes after power-up: (low table?, index, VL, weight).
     pub fn load_sequence(&self) -> Vec<(bool, u8, u8, u8)> {
         let hi = self.high.iter().enumerate().map(|(i, &(v, w))| (false, i as u8, v, w));
@@ -147,101 +169,97 @@ impl PortParams {
     }
 }
 
-/// The link port for VLCap `N` and `W`-bit words. `K = W/8`, `HB = 7N`, `HL = 11N`,
-/// `FB = 12N`, `OW = 16N` (the packed per-VL buses).
-#[derive(LogicBlock)]
-pub struct LinkPortUnit<
-    const N: usize,
-    const W: usize,
-    const K: usize,
-    const HB: usize,
-    const HL: usize,
-    const FB: usize,
-    const OW: usize,
-> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub link_state: Signal<In, Bits<2>>,
-    pub txq_valid: Signal<In, Bits<N>>,
-    pub txq_len: Signal<In, Bits<HL>>,
-    pub txq_pop: Signal<Out, Bits<N>>,
-    pub vl15_valid: Signal<In, Bit>,
-    pub vl15_len: Signal<In, Bits<11>>,
-    pub vl15_pop: Signal<Out, Bit>,
-    pub src_rd: Signal<Out, Bit>,
-    pub src_vl: Signal<Out, Bits<4>>,
-    pub src_data: Signal<In, Bits<W>>,
-    pub tx_valid: Signal<Out, Bit>,
-    pub tx_data: Signal<Out, Bits<W>>,
-    pub tx_keep: Signal<Out, Bits<K>>,
-    pub tx_sop: Signal<Out, Bit>,
-    pub tx_eop: Signal<Out, Bit>,
-    pub tx_link: Signal<Out, Bit>,
-    pub rx_valid: Signal<In, Bit>,
-    pub rx_data: Signal<In, Bits<W>>,
-    pub rx_keep: Signal<In, Bits<K>>,
-    pub rx_sop: Signal<In, Bit>,
-    pub rx_eop: Signal<In, Bit>,
-    pub rx_link: Signal<In, Bit>,
-    pub rx_out_valid: Signal<Out, Bit>,
-    pub rx_out_data: Signal<Out, Bits<W>>,
-    pub rx_out_keep: Signal<Out, Bits<K>>,
-    pub rx_out_sop: Signal<Out, Bit>,
-    pub rx_out_eop: Signal<Out, Bit>,
-    pub rx_out_vl: Signal<Out, Bits<4>>,
-    pub rx_out_abort: Signal<Out, Bit>,
-    pub rx_done: Signal<Out, Bit>,
-    pub rx_done_status: Signal<Out, Bits<2>>,
-    pub rx_commit: Signal<Out, Bit>,
-    pub rx_overrun: Signal<Out, Bit>,
-    pub drain: Signal<In, Bit>,
-    pub drain_vl: Signal<In, Bits<4>>,
-    pub drain_blocks: Signal<In, Bits<7>>,
-    pub vl15_drain: Signal<In, Bit>,
-    pub cfg_wr: Signal<In, Bit>,
-    pub cfg_addr: Signal<In, Bits<8>>,
-    pub cfg_data: Signal<In, Bits<16>>,
-    pub cfg_busy: Signal<Out, Bit>,
-    pub grant: Signal<Out, Bit>,
-    pub grant_vl: Signal<Out, Bits<4>>,
-    pub grant_table: Signal<Out, Bit>,
-    pub grant_entry: Signal<Out, Bits<6>>,
-    pub grant_blocks: Signal<Out, Bits<8>>,
-    pub grant_weight_left: Signal<Out, Bits<9>>,
-    pub grant_high_counter: Signal<Out, Bits<19>>,
-    pub fccl: Signal<Out, Bits<FB>>,
-    pub overruns: Signal<Out, Bits<OW>>,
-    pub fcp_good_count: Signal<Out, Bits<16>>,
-    pub fcp_short_count: Signal<Out, Bits<16>>,
-    pub fcp_long_count: Signal<Out, Bits<16>>,
-    pub fcp_abort_count: Signal<Out, Bits<16>>,
-    pub fcp_lpcrc_error_count: Signal<Out, Bits<16>>,
-    pub fcp_reserved_op_count: Signal<Out, Bits<16>>,
-    pub fcp_vl15_count: Signal<Out, Bits<16>>,
-    pub fcp_vl_cap_count: Signal<Out, Bits<16>>,
-    pub rx_good_count: Signal<Out, Bits<16>>,
-    pub rx_vcrc_error_count: Signal<Out, Bits<16>>,
-    pub rx_length_error_count: Signal<Out, Bits<16>>,
-    pub rx_bad_vl_count: Signal<Out, Bits<16>>,
-    pub rx_abort_count: Signal<Out, Bits<16>>,
-    pub vl15_held: Signal<Out, Bits<8>>,
-    pub vl15_drop_count: Signal<Out, Bits<16>>,
-    pub tx_vl15_starts: Signal<Out, Bits<16>>,
-    pub tx_fcp_starts: Signal<Out, Bits<16>>,
-    pub tx_data_starts: Signal<Out, Bits<16>>,
-    pub fcp_framing_error: Signal<Out, Bit>,
-    pub resync_req: Signal<Out, Bit>,
-    pub resync_reason: Signal<Out, Bit>,
-    pub resync_vl: Signal<Out, Bits<4>>,
-    pub fcp_late: Signal<Out, Bits<N>>,
-    pub fctbs: Signal<Out, Bits<FB>>,    twin: Opaque<LinkPortTwin>,
-    params: Opaque<PortParams>,
-}
-
-impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: usize, const FB: usize, const OW: usize> Default for LinkPortUnit<N, W, K, HB, HL, FB, OW> {
-    /// The port with [`PortParams::defaults`].
-    fn default() -> Self {
-        Self::new(PortParams::defaults(N, W))
+crate::hdl_block! {
+    /// The link port for VLCap `N` and `W`-bit words. `K = W/8`, `HB = 7N`, `HL = 11N`,
+    /// `FB = 12N`, `OW = 16N` (the packed per-VL buses). Its `update` runs
+    /// [`LinkPortTwin`]; its `hdl()` instantiates the generated top.
+    pub struct LinkPortUnit<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: usize, const FB: usize, const OW: usize> {
+        twin: LinkPortTwin,
+        params: PortParams,
+    }
+    check: K * 8 == W && HB == 7 * N && HL == 11 * N && FB == 12 * N && OW == 16 * N;
+    default: Self::new(PortParams::defaults(N, W));
+    hdl: |u| {
+        let v = netlist::variant(&u.params).expect("a generated port configuration");
+        let cores: Vec<&str> = v.modules[1..].iter().map(|m| m.text.as_str()).collect();
+        crate::emit::rust_hdl_wrapper(u, &v.top, &[], &format!("{}\n{}", v.modules[0].text, cores.join("\n")))
+    };
+    ports(i: LinkPortIn, o: LinkPortOut) {
+        reset: in Bit = i.reset;
+        link_state: in Bits<2> = i.link_state;
+        txq_valid: in Bits<N> = i.txq_valid;
+        txq_len: in Bits<HL> = i.txq_len, each 11;
+        txq_pop: out Bits<N> = o.txq_pop;
+        vl15_valid: in Bit = i.vl15_valid;
+        vl15_len: in Bits<11> = i.vl15_len;
+        vl15_pop: out Bit = o.vl15_pop;
+        src_rd: out Bit = o.src_rd;
+        src_vl: out Bits<4> = o.src_vl;
+        src_data: in Bits<W> = i.src_data;
+        tx_valid: out Bit = o.tx_valid;
+        tx_data: out Bits<W> = o.tx_data;
+        tx_keep: out Bits<K> = o.tx_keep;
+        tx_sop: out Bit = o.tx_sop;
+        tx_eop: out Bit = o.tx_eop;
+        tx_link: out Bit = o.tx_link;
+        rx_valid: in Bit = i.rx_valid;
+        rx_data: in Bits<W> = i.rx_data;
+        rx_keep: in Bits<K> = i.rx_keep;
+        rx_sop: in Bit = i.rx_sop;
+        rx_eop: in Bit = i.rx_eop;
+        rx_link: in Bit = i.rx_link;
+        rx_out_valid: out Bit = o.rx_out_valid;
+        rx_out_data: out Bits<W> = o.rx_out_data;
+        rx_out_keep: out Bits<K> = o.rx_out_keep;
+        rx_out_sop: out Bit = o.rx_out_sop;
+        rx_out_eop: out Bit = o.rx_out_eop;
+        rx_out_vl: out Bits<4> = o.rx_out_vl;
+        rx_out_abort: out Bit = o.rx_out_abort;
+        rx_done: out Bit = o.rx_done;
+        rx_done_status: out Bits<2> = o.rx_done_status;
+        rx_commit: out Bit = o.rx_commit;
+        rx_overrun: out Bit = o.rx_overrun;
+        drain: in Bit = i.drain;
+        drain_vl: in Bits<4> = i.drain_vl;
+        drain_blocks: in Bits<7> = i.drain_blocks;
+        vl15_drain: in Bit = i.vl15_drain;
+        cfg_wr: in Bit = i.cfg_wr;
+        cfg_addr: in Bits<8> = i.cfg_addr;
+        cfg_data: in Bits<16> = i.cfg_data;
+        cfg_busy: out Bit = o.cfg_busy;
+        grant: out Bit = o.grant;
+        grant_vl: out Bits<4> = o.grant_vl;
+        grant_table: out Bit = o.grant_table;
+        grant_entry: out Bits<6> = o.grant_entry;
+        grant_blocks: out Bits<8> = o.grant_blocks;
+        grant_weight_left: out Bits<9> = o.grant_weight_left;
+        grant_high_counter: out Bits<19> = o.grant_high_counter;
+        fccl: out Bits<FB> = o.fccl, each 12;
+        overruns: out Bits<OW> = o.overruns, each 16;
+        fcp_good_count: out Bits<16> = o.counters[0];
+        fcp_short_count: out Bits<16> = o.counters[1];
+        fcp_long_count: out Bits<16> = o.counters[2];
+        fcp_abort_count: out Bits<16> = o.counters[3];
+        fcp_lpcrc_error_count: out Bits<16> = o.counters[4];
+        fcp_reserved_op_count: out Bits<16> = o.counters[5];
+        fcp_vl15_count: out Bits<16> = o.counters[6];
+        fcp_vl_cap_count: out Bits<16> = o.counters[7];
+        rx_good_count: out Bits<16> = o.counters[8];
+        rx_vcrc_error_count: out Bits<16> = o.counters[9];
+        rx_length_error_count: out Bits<16> = o.counters[10];
+        rx_bad_vl_count: out Bits<16> = o.counters[11];
+        rx_abort_count: out Bits<16> = o.counters[12];
+        vl15_held: out Bits<8> = o.counters[17];
+        vl15_drop_count: out Bits<16> = o.counters[13];
+        tx_vl15_starts: out Bits<16> = o.counters[14];
+        tx_fcp_starts: out Bits<16> = o.counters[15];
+        tx_data_starts: out Bits<16> = o.counters[16];
+        fcp_framing_error: out Bit = o.fcp_framing_error;
+        resync_req: out Bit = o.resync_req;
+        resync_reason: out Bit = o.resync_reason;
+        resync_vl: out Bits<4> = o.resync_vl;
+        fcp_late: out Bits<N> = o.fcp_late;
+        fctbs: out Bits<FB> = o.fctbs, each 12;
     }
 }
 
@@ -249,122 +267,11 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
     /// The port generated from `p` (whose `vl_cap` and `width` must be `N` and `W`).
     pub fn new(p: PortParams) -> Self {
         assert!(p.vl_cap == N && p.width == W, "PortParams for VLCap {} x {} bits given to a VLCap {N} x {W} port", p.vl_cap, p.width);
-        assert!(K * 8 == W && HB == 7 * N && HL == 11 * N && FB == 12 * N && OW == 16 * N);
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            link_state: Default::default(),
-            txq_valid: Default::default(),
-            txq_len: Default::default(),
-            txq_pop: Default::default(),
-            vl15_valid: Default::default(),
-            vl15_len: Default::default(),
-            vl15_pop: Default::default(),
-            src_rd: Default::default(),
-            src_vl: Default::default(),
-            src_data: Default::default(),
-            tx_valid: Default::default(),
-            tx_data: Default::default(),
-            tx_keep: Default::default(),
-            tx_sop: Default::default(),
-            tx_eop: Default::default(),
-            tx_link: Default::default(),
-            rx_valid: Default::default(),
-            rx_data: Default::default(),
-            rx_keep: Default::default(),
-            rx_sop: Default::default(),
-            rx_eop: Default::default(),
-            rx_link: Default::default(),
-            rx_out_valid: Default::default(),
-            rx_out_data: Default::default(),
-            rx_out_keep: Default::default(),
-            rx_out_sop: Default::default(),
-            rx_out_eop: Default::default(),
-            rx_out_vl: Default::default(),
-            rx_out_abort: Default::default(),
-            rx_done: Default::default(),
-            rx_done_status: Default::default(),
-            rx_commit: Default::default(),
-            rx_overrun: Default::default(),
-            drain: Default::default(),
-            drain_vl: Default::default(),
-            drain_blocks: Default::default(),
-            vl15_drain: Default::default(),
-            cfg_wr: Default::default(),
-            cfg_addr: Default::default(),
-            cfg_data: Default::default(),
-            cfg_busy: Default::default(),
-            grant: Default::default(),
-            grant_vl: Default::default(),
-            grant_table: Default::default(),
-            grant_entry: Default::default(),
-            grant_blocks: Default::default(),
-            grant_weight_left: Default::default(),
-            grant_high_counter: Default::default(),
-            fccl: Default::default(),
-            overruns: Default::default(),
-            fcp_good_count: Default::default(),
-            fcp_short_count: Default::default(),
-            fcp_long_count: Default::default(),
-            fcp_abort_count: Default::default(),
-            fcp_lpcrc_error_count: Default::default(),
-            fcp_reserved_op_count: Default::default(),
-            fcp_vl15_count: Default::default(),
-            fcp_vl_cap_count: Default::default(),
-            rx_good_count: Default::default(),
-            rx_vcrc_error_count: Default::default(),
-            rx_length_error_count: Default::default(),
-            rx_bad_vl_count: Default::default(),
-            rx_abort_count: Default::default(),
-            vl15_held: Default::default(),
-            vl15_drop_count: Default::default(),
-            tx_vl15_starts: Default::default(),
-            tx_fcp_starts: Default::default(),
-            tx_data_starts: Default::default(),
-            fcp_framing_error: Default::default(),
-            resync_req: Default::default(),
-            resync_reason: Default::default(),
-            resync_vl: Default::default(),
-            fcp_late: Default::default(),
-            fctbs: Default::default(),
-            twin: Opaque(LinkPortTwin::new(&p)),
-            params: Opaque(p),
-        }
+        Self::with_twin(LinkPortTwin::new(&p), p)
     }
 
     pub fn params(&self) -> &PortParams {
         &self.params
-    }
-
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> LinkPortIn {
-        let lens = read_words::<HL>(&self.txq_len.val());
-        let mut txq_len = [0u16; MAX_VLS];
-        for (v, x) in txq_len.iter_mut().enumerate().take(N) {
-            *x = field(&lens, v, 11) as u16;
-        }
-        LinkPortIn {
-            reset: self.reset.val(),
-            link_state: self.link_state.val().to_u64() as u8,
-            txq_valid: self.txq_valid.val().to_u64() as u16,
-            txq_len,
-            vl15_valid: self.vl15_valid.val(),
-            vl15_len: self.vl15_len.val().to_u64() as u16,
-            src_data: self.src_data.val().to_u64(),
-            rx_valid: self.rx_valid.val(),
-            rx_data: self.rx_data.val().to_u64(),
-            rx_keep: self.rx_keep.val().to_u64() as u8,
-            rx_sop: self.rx_sop.val(),
-            rx_eop: self.rx_eop.val(),
-            rx_link: self.rx_link.val(),
-            drain: self.drain.val(),
-            drain_vl: self.drain_vl.val().to_u64() as u8,
-            drain_blocks: self.drain_blocks.val().to_u64() as u8,
-            vl15_drain: self.vl15_drain.val(),
-            cfg_wr: self.cfg_wr.val(),
-            cfg_addr: self.cfg_addr.val().to_u64() as u8,
-            cfg_data: self.cfg_data.val().to_u64() as u16,
-        }
     }
 }
 
@@ -376,149 +283,6 @@ pub const fn np_of(pkt_len: u16) -> u16 {
     ((pkt_len + 13) & 0x7ff) >> 4
 }
 
-
-impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: usize, const FB: usize, const OW: usize> Logic for LinkPortUnit<N, W, K, HB, HL, FB, OW> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.show(&o);
-    }
-
-    fn connect(&mut self) {
-        self.txq_pop.connect();
-        self.vl15_pop.connect();
-        self.src_rd.connect();
-        self.src_vl.connect();
-        self.tx_valid.connect();
-        self.tx_data.connect();
-        self.tx_keep.connect();
-        self.tx_sop.connect();
-        self.tx_eop.connect();
-        self.tx_link.connect();
-        self.rx_out_valid.connect();
-        self.rx_out_data.connect();
-        self.rx_out_keep.connect();
-        self.rx_out_sop.connect();
-        self.rx_out_eop.connect();
-        self.rx_out_vl.connect();
-        self.rx_out_abort.connect();
-        self.rx_done.connect();
-        self.rx_done_status.connect();
-        self.rx_commit.connect();
-        self.rx_overrun.connect();
-        self.cfg_busy.connect();
-        self.grant.connect();
-        self.grant_vl.connect();
-        self.grant_table.connect();
-        self.grant_entry.connect();
-        self.grant_blocks.connect();
-        self.grant_weight_left.connect();
-        self.grant_high_counter.connect();
-        self.fccl.connect();
-        self.overruns.connect();
-        self.fcp_good_count.connect();
-        self.fcp_short_count.connect();
-        self.fcp_long_count.connect();
-        self.fcp_abort_count.connect();
-        self.fcp_lpcrc_error_count.connect();
-        self.fcp_reserved_op_count.connect();
-        self.fcp_vl15_count.connect();
-        self.fcp_vl_cap_count.connect();
-        self.rx_good_count.connect();
-        self.rx_vcrc_error_count.connect();
-        self.rx_length_error_count.connect();
-        self.rx_bad_vl_count.connect();
-        self.rx_abort_count.connect();
-        self.vl15_held.connect();
-        self.vl15_drop_count.connect();
-        self.tx_vl15_starts.connect();
-        self.tx_fcp_starts.connect();
-        self.tx_data_starts.connect();
-        self.fcp_framing_error.connect();
-        self.resync_req.connect();
-        self.resync_reason.connect();
-        self.resync_vl.connect();
-        self.fcp_late.connect();
-        self.fctbs.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let v = netlist::variant(&self.params).expect("a generated port configuration");
-        let cores: Vec<&str> = v.modules[1..].iter().map(|m| m.text.as_str()).collect();
-        crate::emit::rust_hdl_wrapper(self, &v.top, &[], &format!("{}\n{}", v.modules[0].text, cores.join("\n")))
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: usize, const FB: usize, const OW: usize> LinkPortUnit<N, W, K, HB, HL, FB, OW> {
-    /// Drive the output signals from the twin's outputs.
-    fn show(&mut self, o: &LinkPortOut) {
-        let mut fw = [0u64; 3];
-        let mut ow = [0u64; 4];
-        let mut tw = [0u64; 3];
-        pack_fields(&o.fccl[..N], 12, &mut fw);
-        pack_fields(&o.overruns[..N], 16, &mut ow);
-        pack_fields(&o.fctbs[..N], 12, &mut tw);
-        self.txq_pop.next = (o.txq_pop as u64).into();
-        self.vl15_pop.next = o.vl15_pop;
-        self.src_rd.next = o.src_rd;
-        self.src_vl.next = (o.src_vl as u64).into();
-        self.tx_valid.next = o.tx_valid;
-        self.tx_data.next = o.tx_data.into();
-        self.tx_keep.next = (o.tx_keep as u64).into();
-        self.tx_sop.next = o.tx_sop;
-        self.tx_eop.next = o.tx_eop;
-        self.tx_link.next = o.tx_link;
-        self.rx_out_valid.next = o.rx_out_valid;
-        self.rx_out_data.next = o.rx_out_data.into();
-        self.rx_out_keep.next = (o.rx_out_keep as u64).into();
-        self.rx_out_sop.next = o.rx_out_sop;
-        self.rx_out_eop.next = o.rx_out_eop;
-        self.rx_out_vl.next = (o.rx_out_vl as u64).into();
-        self.rx_out_abort.next = o.rx_out_abort;
-        self.rx_done.next = o.rx_done;
-        self.rx_done_status.next = (o.rx_done_status as u64).into();
-        self.rx_commit.next = o.rx_commit;
-        self.rx_overrun.next = o.rx_overrun;
-        self.cfg_busy.next = o.cfg_busy;
-        self.grant.next = o.grant;
-        self.grant_vl.next = (o.grant_vl as u64).into();
-        self.grant_table.next = o.grant_table;
-        self.grant_entry.next = (o.grant_entry as u64).into();
-        self.grant_blocks.next = (o.grant_blocks as u64).into();
-        self.grant_weight_left.next = (o.grant_weight_left as u64).into();
-        self.grant_high_counter.next = (o.grant_high_counter as u64).into();
-        self.fccl.next = bits_from_words::<FB>(&fw);
-        self.overruns.next = bits_from_words::<OW>(&ow);
-        let c = |k: usize| -> Bits<16> { (o.counters[k] as u64).into() };
-        self.fcp_good_count.next = c(0);
-        self.fcp_short_count.next = c(1);
-        self.fcp_long_count.next = c(2);
-        self.fcp_abort_count.next = c(3);
-        self.fcp_lpcrc_error_count.next = c(4);
-        self.fcp_reserved_op_count.next = c(5);
-        self.fcp_vl15_count.next = c(6);
-        self.fcp_vl_cap_count.next = c(7);
-        self.rx_good_count.next = c(8);
-        self.rx_vcrc_error_count.next = c(9);
-        self.rx_length_error_count.next = c(10);
-        self.rx_bad_vl_count.next = c(11);
-        self.rx_abort_count.next = c(12);
-        self.vl15_drop_count.next = c(13);
-        self.tx_vl15_starts.next = c(14);
-        self.tx_fcp_starts.next = c(15);
-        self.tx_data_starts.next = c(16);
-        self.vl15_held.next = (o.counters[17] as u64 & 0xff).into();
-        self.fcp_framing_error.next = o.fcp_framing_error;
-        self.resync_req.next = o.resync_req;
-        self.resync_reason.next = o.resync_reason != 0;
-        self.resync_vl.next = (o.resync_vl as u64).into();
-        self.fcp_late.next = (o.fcp_late as u64).into();
-        self.fctbs.next = bits_from_words::<FB>(&tw);
-    }
-}
 
 pub type LinkPortVl1W32 = LinkPortUnit<1, 32, 4, 7, 11, 12, 16>;
 pub type LinkPortVl2W32 = LinkPortUnit<2, 32, 4, 14, 22, 24, 32>;
@@ -625,280 +389,3 @@ pub struct LinkPortOut {
     pub fctbs: [u16; MAX_VLS],
 }
 
-impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: usize, const FB: usize, const OW: usize>
-    crate::io::HdlIo for LinkPortUnit<N, W, K, HB, HL, FB, OW>
-{
-    type In = LinkPortIn;
-    type Out = LinkPortOut;
-    const INPUTS: &'static [crate::io::PortSpec] = &port_specs::INPUTS;
-    const OUTPUTS: &'static [crate::io::PortSpec] = &port_specs::OUTPUTS;
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &LinkPortIn) {
-        let mut w = [0u64; 3];
-        pack_fields(&i.txq_len[..N], 11, &mut w);
-        let km = (1u64 << K) - 1;
-        self.reset.next = i.reset;
-        self.link_state.next = (i.link_state as u64 & 3).into();
-        self.txq_valid.next = (i.txq_valid as u64 & ((1 << N) - 1)).into();
-        self.txq_len.next = bits_from_words::<HL>(&w);
-        self.vl15_valid.next = i.vl15_valid;
-        self.vl15_len.next = (i.vl15_len as u64 & 0x7ff).into();
-        self.src_data.next = (i.src_data & crate::crc16::mask(W)).into();
-        self.rx_valid.next = i.rx_valid;
-        self.rx_data.next = (i.rx_data & crate::crc16::mask(W)).into();
-        self.rx_keep.next = (i.rx_keep as u64 & km).into();
-        self.rx_sop.next = i.rx_sop;
-        self.rx_eop.next = i.rx_eop;
-        self.rx_link.next = i.rx_link;
-        self.drain.next = i.drain;
-        self.drain_vl.next = (i.drain_vl as u64 & 0xf).into();
-        self.drain_blocks.next = (i.drain_blocks as u64 & 0x7f).into();
-        self.vl15_drain.next = i.vl15_drain;
-        self.cfg_wr.next = i.cfg_wr;
-        self.cfg_addr.next = (i.cfg_addr as u64).into();
-        self.cfg_data.next = (i.cfg_data as u64).into();
-    }
-    fn sample(&self) -> LinkPortOut {
-        let mut fccl = [0u16; MAX_VLS];
-        let mut overruns = [0u16; MAX_VLS];
-        let fw = read_words::<FB>(&self.fccl.val());
-        let ow = read_words::<OW>(&self.overruns.val());
-        let tw = read_words::<FB>(&self.fctbs.val());
-        let mut fctbs = [0u16; MAX_VLS];
-        for v in 0..N {
-            fccl[v] = field(&fw, v, 12) as u16;
-            overruns[v] = field(&ow, v, 16) as u16;
-            fctbs[v] = field(&tw, v, 12) as u16;
-        }
-        let c = |s: &Signal<Out, Bits<16>>| s.val().to_u64() as u16;
-        LinkPortOut {
-            txq_pop: self.txq_pop.val().to_u64() as u16,
-            vl15_pop: self.vl15_pop.val(),
-            src_rd: self.src_rd.val(),
-            src_vl: self.src_vl.val().to_u64() as u8,
-            tx_valid: self.tx_valid.val(),
-            tx_data: self.tx_data.val().to_u64(),
-            tx_keep: self.tx_keep.val().to_u64() as u8,
-            tx_sop: self.tx_sop.val(),
-            tx_eop: self.tx_eop.val(),
-            tx_link: self.tx_link.val(),
-            rx_out_valid: self.rx_out_valid.val(),
-            rx_out_data: self.rx_out_data.val().to_u64(),
-            rx_out_keep: self.rx_out_keep.val().to_u64() as u8,
-            rx_out_sop: self.rx_out_sop.val(),
-            rx_out_eop: self.rx_out_eop.val(),
-            rx_out_vl: self.rx_out_vl.val().to_u64() as u8,
-            rx_out_abort: self.rx_out_abort.val(),
-            rx_done: self.rx_done.val(),
-            rx_done_status: self.rx_done_status.val().to_u64() as u8,
-            rx_commit: self.rx_commit.val(),
-            rx_overrun: self.rx_overrun.val(),
-            cfg_busy: self.cfg_busy.val(),
-            grant: self.grant.val(),
-            grant_vl: self.grant_vl.val().to_u64() as u8,
-            grant_table: self.grant_table.val(),
-            grant_entry: self.grant_entry.val().to_u64() as u8,
-            grant_blocks: self.grant_blocks.val().to_u64() as u8,
-            grant_weight_left: self.grant_weight_left.val().to_u64() as u16,
-            grant_high_counter: self.grant_high_counter.val().to_u64() as u32,
-            fccl,
-            overruns,
-            counters: [
-                c(&self.fcp_good_count),
-                c(&self.fcp_short_count),
-                c(&self.fcp_long_count),
-                c(&self.fcp_abort_count),
-                c(&self.fcp_lpcrc_error_count),
-                c(&self.fcp_reserved_op_count),
-                c(&self.fcp_vl15_count),
-                c(&self.fcp_vl_cap_count),
-                c(&self.rx_good_count),
-                c(&self.rx_vcrc_error_count),
-                c(&self.rx_length_error_count),
-                c(&self.rx_bad_vl_count),
-                c(&self.rx_abort_count),
-                c(&self.vl15_drop_count),
-                c(&self.tx_vl15_starts),
-                c(&self.tx_fcp_starts),
-                c(&self.tx_data_starts),
-                self.vl15_held.val().to_u64() as u16,
-            ],
-            fcp_framing_error: self.fcp_framing_error.val(),
-            resync_req: self.resync_req.val(),
-            resync_reason: self.resync_reason.val() as u8,
-            resync_vl: self.resync_vl.val().to_u64() as u8,
-            fcp_late: self.fcp_late.val().to_u64() as u16,
-            fctbs,
-        }
-    }
-    fn pack(i: &LinkPortIn, slots: &mut [u64]) {
-        let mut s = slots.iter_mut();
-        let mut put = |x: u64| *s.next().expect("slot") = x;
-        put(i.reset as u64);
-        put(i.link_state as u64 & 3);
-        put(i.txq_valid as u64 & ((1 << N) - 1));
-        let mut w = [0u64; 3];
-        pack_fields(&i.txq_len[..N], 11, &mut w);
-        for x in w.iter().take(HL.div_ceil(64)) {
-            put(*x);
-        }
-        put(i.vl15_valid as u64);
-        put(i.vl15_len as u64 & 0x7ff);
-        put(i.src_data & crate::crc16::mask(W));
-        put(i.rx_valid as u64);
-        put(i.rx_data & crate::crc16::mask(W));
-        put(i.rx_keep as u64 & ((1 << K) - 1));
-        put(i.rx_sop as u64);
-        put(i.rx_eop as u64);
-        put(i.rx_link as u64);
-        put(i.drain as u64);
-        put(i.drain_vl as u64 & 0xf);
-        put(i.drain_blocks as u64 & 0x7f);
-        put(i.vl15_drain as u64);
-        put(i.cfg_wr as u64);
-        put(i.cfg_addr as u64);
-        put(i.cfg_data as u64);
-    }
-    fn unpack(slots: &[u64]) -> LinkPortOut {
-        let mut s = slots.iter().copied();
-        let mut get = || s.next().expect("slot");
-        let mut o = LinkPortOut {
-            txq_pop: get() as u16,
-            vl15_pop: get() != 0,
-            src_rd: get() != 0,
-            src_vl: get() as u8,
-            tx_valid: get() != 0,
-            tx_data: get(),
-            tx_keep: get() as u8,
-            tx_sop: get() != 0,
-            tx_eop: get() != 0,
-            tx_link: get() != 0,
-            rx_out_valid: get() != 0,
-            rx_out_data: get(),
-            rx_out_keep: get() as u8,
-            rx_out_sop: get() != 0,
-            rx_out_eop: get() != 0,
-            rx_out_vl: get() as u8,
-            rx_out_abort: get() != 0,
-            rx_done: get() != 0,
-            rx_done_status: get() as u8,
-            rx_commit: get() != 0,
-            rx_overrun: get() != 0,
-            cfg_busy: get() != 0,
-            grant: get() != 0,
-            grant_vl: get() as u8,
-            grant_table: get() != 0,
-            grant_entry: get() as u8,
-            grant_blocks: get() as u8,
-            grant_weight_left: get() as u16,
-            grant_high_counter: get() as u32,
-            ..Default::default()
-        };
-        let fw: Vec<u64> = (0..FB.div_ceil(64)).map(|_| get()).collect();
-        let ow: Vec<u64> = (0..OW.div_ceil(64)).map(|_| get()).collect();
-        for v in 0..N {
-            o.fccl[v] = field(&fw, v, 12) as u16;
-            o.overruns[v] = field(&ow, v, 16) as u16;
-        }
-        for c in o.counters.iter_mut() {
-            *c = get() as u16;
-        }
-        o.fcp_framing_error = get() != 0;
-        o.resync_req = get() != 0;
-        o.resync_reason = get() as u8;
-        o.resync_vl = get() as u8;
-        o.fcp_late = get() as u16;
-        let tw: Vec<u64> = (0..FB.div_ceil(64)).map(|_| get()).collect();
-        for v in 0..N {
-            o.fctbs[v] = field(&tw, v, 12) as u16;
-        }
-        o
-    }
-}
-
-/// Port order for the Verilator bridge: must match `pack`/`unpack` above.
-mod port_specs {
-    use crate::io::PortSpec;
-    pub const INPUTS: [PortSpec; 20] = [
-        PortSpec::new("reset"),
-        PortSpec::new("link_state"),
-        PortSpec::new("txq_valid"),
-        PortSpec::new("txq_len"),
-        PortSpec::new("vl15_valid"),
-        PortSpec::new("vl15_len"),
-        PortSpec::new("src_data"),
-        PortSpec::new("rx_valid"),
-        PortSpec::new("rx_data"),
-        PortSpec::new("rx_keep"),
-        PortSpec::new("rx_sop"),
-        PortSpec::new("rx_eop"),
-        PortSpec::new("rx_link"),
-        PortSpec::new("drain"),
-        PortSpec::new("drain_vl"),
-        PortSpec::new("drain_blocks"),
-        PortSpec::new("vl15_drain"),
-        PortSpec::new("cfg_wr"),
-        PortSpec::new("cfg_addr"),
-        PortSpec::new("cfg_data"),
-    ];
-    pub const OUTPUTS: [PortSpec; 55] = [
-        PortSpec::new("txq_pop"),
-        PortSpec::new("vl15_pop"),
-        PortSpec::new("src_rd"),
-        PortSpec::new("src_vl"),
-        PortSpec::new("tx_valid"),
-        PortSpec::new("tx_data"),
-        PortSpec::new("tx_keep"),
-        PortSpec::new("tx_sop"),
-        PortSpec::new("tx_eop"),
-        PortSpec::new("tx_link"),
-        PortSpec::new("rx_out_valid"),
-        PortSpec::new("rx_out_data"),
-        PortSpec::new("rx_out_keep"),
-        PortSpec::new("rx_out_sop"),
-        PortSpec::new("rx_out_eop"),
-        PortSpec::new("rx_out_vl"),
-        PortSpec::new("rx_out_abort"),
-        PortSpec::new("rx_done"),
-        PortSpec::new("rx_done_status"),
-        PortSpec::new("rx_commit"),
-        PortSpec::new("rx_overrun"),
-        PortSpec::new("cfg_busy"),
-        PortSpec::new("grant"),
-        PortSpec::new("grant_vl"),
-        PortSpec::new("grant_table"),
-        PortSpec::new("grant_entry"),
-        PortSpec::new("grant_blocks"),
-        PortSpec::new("grant_weight_left"),
-        PortSpec::new("grant_high_counter"),
-        PortSpec::new("fccl"),
-        PortSpec::new("overruns"),
-        PortSpec::new("fcp_good_count"),
-        PortSpec::new("fcp_short_count"),
-        PortSpec::new("fcp_long_count"),
-        PortSpec::new("fcp_abort_count"),
-        PortSpec::new("fcp_lpcrc_error_count"),
-        PortSpec::new("fcp_reserved_op_count"),
-        PortSpec::new("fcp_vl15_count"),
-        PortSpec::new("fcp_vl_cap_count"),
-        PortSpec::new("rx_good_count"),
-        PortSpec::new("rx_vcrc_error_count"),
-        PortSpec::new("rx_length_error_count"),
-        PortSpec::new("rx_bad_vl_count"),
-        PortSpec::new("rx_abort_count"),
-        PortSpec::new("vl15_drop_count"),
-        PortSpec::new("tx_vl15_starts"),
-        PortSpec::new("tx_fcp_starts"),
-        PortSpec::new("tx_data_starts"),
-        PortSpec::new("vl15_held"),
-        PortSpec::new("fcp_framing_error"),
-        PortSpec::new("resync_req"),
-        PortSpec::new("resync_reason"),
-        PortSpec::new("resync_vl"),
-        PortSpec::new("fcp_late"),
-        PortSpec::new("fctbs"),
-    ];
-}

@@ -8,7 +8,7 @@
 //! `KEEP_WIDTH`), and here its Rust cycle twin [`LinkRxTwin`], the rust-hdl block
 //! [`LinkRxUnit`] (ports, emission), the generated VCRC modules
 //! `iblink_link_rx_vcrc_w32`/`_w64` ([`vcrc_module`]: the XOR equations, written from
-//! [`Crc16Equations`]) and the port binding. Model twin: `iblink_sim::blocks::link_rx`
+//! [`Crc16Equations`]) and the port binding. Model adapter: `iblink_sim::blocks::link_rx`
 //! (reassembles packets from the words, checks them with the reference CRC
 //! `iblink_model::crc16` and classifies them by the rules of
 //! `iblink_model::port::PortModel::receive`, then applies the latencies below); lockstep
@@ -134,7 +134,6 @@
 
 use crate::crc16::{mask, write_xor_assigns, Crc16Equations, Crc16Tables, INIT};
 use crate::emit::{generated, rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -607,149 +606,48 @@ impl Twin for LinkRxTwin {
     }
 }
 
-/// The block for rust-hdl: its ports, and its behaviour through the twin (`N` data VLs,
-/// `W` data bits, `K = W / 8` keep bits).
-#[derive(LogicBlock)]
-pub struct LinkRxUnit<const N: usize, const W: usize, const K: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub rx_valid: Signal<In, Bit>,
-    pub rx_data: Signal<In, Bits<W>>,
-    pub rx_keep: Signal<In, Bits<K>>,
-    pub rx_sop: Signal<In, Bit>,
-    pub rx_eop: Signal<In, Bit>,
-    pub rx_link: Signal<In, Bit>,
-    pub out_valid: Signal<Out, Bit>,
-    pub out_data: Signal<Out, Bits<W>>,
-    pub out_keep: Signal<Out, Bits<K>>,
-    pub out_sop: Signal<Out, Bit>,
-    pub out_eop: Signal<Out, Bit>,
-    pub out_vl: Signal<Out, Bits<4>>,
-    pub out_abort: Signal<Out, Bit>,
-    pub done: Signal<Out, Bit>,
-    pub done_status: Signal<Out, Bits<2>>,
-    pub acc_valid: Signal<Out, Bit>,
-    pub acc_vl: Signal<Out, Bits<4>>,
-    pub acc_blocks: Signal<Out, Bits<7>>,
-    pub vl15_accept: Signal<Out, Bit>,
-    pub good_count: Signal<Out, Bits<16>>,
-    pub vcrc_error_count: Signal<Out, Bits<16>>,
-    pub length_error_count: Signal<Out, Bits<16>>,
-    pub bad_vl_count: Signal<Out, Bits<16>>,
-    pub abort_count: Signal<Out, Bits<16>>,
-    twin: Opaque<LinkRxTwin>,
-}
-
-impl<const N: usize, const W: usize, const K: usize> Default for LinkRxUnit<N, W, K> {
-    fn default() -> Self {
-        assert!(
-            VL_CAPS.contains(&N) && WIDTHS.contains(&W) && K * 8 == W,
-            "LinkRxUnit<{N}, {W}, {K}>: unsupported"
-        );
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            rx_valid: Default::default(),
-            rx_data: Default::default(),
-            rx_keep: Default::default(),
-            rx_sop: Default::default(),
-            rx_eop: Default::default(),
-            rx_link: Default::default(),
-            out_valid: Default::default(),
-            out_data: Default::default(),
-            out_keep: Default::default(),
-            out_sop: Default::default(),
-            out_eop: Default::default(),
-            out_vl: Default::default(),
-            out_abort: Default::default(),
-            done: Default::default(),
-            done_status: Default::default(),
-            acc_valid: Default::default(),
-            acc_vl: Default::default(),
-            acc_blocks: Default::default(),
-            vl15_accept: Default::default(),
-            good_count: Default::default(),
-            vcrc_error_count: Default::default(),
-            length_error_count: Default::default(),
-            bad_vl_count: Default::default(),
-            abort_count: Default::default(),
-            twin: Opaque(LinkRxTwin::new(N, W)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl: its ports, and its behaviour through the twin (`N` data VLs,
+    /// `W` data bits, `K = W / 8` keep bits). Its core text is the hand-written module and
+    /// both generated VCRC modules (it names both in its generate branches).
+    pub struct LinkRxUnit<const N: usize, const W: usize, const K: usize> {
+        twin: LinkRxTwin,
     }
-}
-
-impl<const N: usize, const W: usize, const K: usize> LinkRxUnit<N, W, K> {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> LinkRxIn {
-        LinkRxIn {
-            reset: self.reset.val(),
-            rx_valid: self.rx_valid.val(),
-            rx_data: self.rx_data.val().to_u64(),
-            rx_keep: self.rx_keep.val().to_u64() as u8,
-            rx_sop: self.rx_sop.val(),
-            rx_eop: self.rx_eop.val(),
-            rx_link: self.rx_link.val(),
-        }
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize> Logic for LinkRxUnit<N, W, K> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.out_valid.next = o.out_valid;
-        self.out_data.next = (o.out_data & mask(W)).into();
-        self.out_keep.next = (o.out_keep as u64 & mask(K)).into();
-        self.out_sop.next = o.out_sop;
-        self.out_eop.next = o.out_eop;
-        self.out_vl.next = (o.out_vl as u64).into();
-        self.out_abort.next = o.out_abort;
-        self.done.next = o.done;
-        self.done_status.next = (o.done_status as u64).into();
-        self.acc_valid.next = o.acc_valid;
-        self.acc_vl.next = (o.acc_vl as u64).into();
-        self.acc_blocks.next = (o.acc_blocks as u64).into();
-        self.vl15_accept.next = o.vl15_accept;
-        let c = o.counts;
-        self.good_count.next = (c.good as u64).into();
-        self.vcrc_error_count.next = (c.vcrc_error as u64).into();
-        self.length_error_count.next = (c.length_error as u64).into();
-        self.bad_vl_count.next = (c.bad_vl as u64).into();
-        self.abort_count.next = (c.abort as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.out_valid.connect();
-        self.out_data.connect();
-        self.out_keep.connect();
-        self.out_sop.connect();
-        self.out_eop.connect();
-        self.out_vl.connect();
-        self.out_abort.connect();
-        self.done.connect();
-        self.done_status.connect();
-        self.acc_valid.connect();
-        self.acc_vl.connect();
-        self.acc_blocks.connect();
-        self.vl15_accept.connect();
-        self.good_count.connect();
-        self.vcrc_error_count.connect();
-        self.length_error_count.connect();
-        self.bad_vl_count.connect();
-        self.abort_count.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        // The hand-written module and both generated ones (it names both in its
-        // generate branches).
+    check: VL_CAPS.contains(&N) && WIDTHS.contains(&W) && K * 8 == W;
+    default: Self::with_twin(LinkRxTwin::new(N, W));
+    hdl: |u| {
         let mut core = SOURCE.text.to_string();
         for w in WIDTHS {
             core.push_str(&vcrc_module(w).text);
         }
-        rust_hdl_wrapper(self, SOURCE.module, &params(N, W), &core)
+        rust_hdl_wrapper(u, SOURCE.module, &params(N, W), &core)
+    };
+    ports(i: LinkRxIn, o: LinkRxOut) {
+        reset: in Bit = i.reset;
+        rx_valid: in Bit = i.rx_valid;
+        rx_data: in Bits<W> = i.rx_data;
+        rx_keep: in Bits<K> = i.rx_keep;
+        rx_sop: in Bit = i.rx_sop;
+        rx_eop: in Bit = i.rx_eop;
+        rx_link: in Bit = i.rx_link;
+        out_valid: out Bit = o.out_valid;
+        out_data: out Bits<W> = o.out_data;
+        out_keep: out Bits<K> = o.out_keep;
+        out_sop: out Bit = o.out_sop;
+        out_eop: out Bit = o.out_eop;
+        out_vl: out Bits<4> = o.out_vl;
+        out_abort: out Bit = o.out_abort;
+        done: out Bit = o.done;
+        done_status: out Bits<2> = o.done_status;
+        acc_valid: out Bit = o.acc_valid;
+        acc_vl: out Bits<4> = o.acc_vl;
+        acc_blocks: out Bits<7> = o.acc_blocks;
+        vl15_accept: out Bit = o.vl15_accept;
+        good_count: out Bits<16> = o.counts.good;
+        vcrc_error_count: out Bits<16> = o.counts.vcrc_error;
+        length_error_count: out Bits<16> = o.counts.length_error;
+        bad_vl_count: out Bits<16> = o.counts.bad_vl;
+        abort_count: out Bits<16> = o.counts.abort;
     }
 }
 
@@ -839,110 +737,6 @@ pub fn variant(vls: usize, width: usize) -> Variant {
         modules,
         ports: crate::with_link_rx!((vls, width), |T| crate::io::top_ports(&T::default()),
             _ => panic!("link RX: VLCap {vls} at {width} bits (VLCap 1, 2, 4, 8 or 15; 32 or 64 bits)")),
-    }
-}
-
-impl<const N: usize, const W: usize, const K: usize> HdlIo for LinkRxUnit<N, W, K> {
-    type In = LinkRxIn;
-    type Out = LinkRxOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("rx_valid"),
-        PortSpec::new("rx_data"),
-        PortSpec::new("rx_keep"),
-        PortSpec::new("rx_sop"),
-        PortSpec::new("rx_eop"),
-        PortSpec::new("rx_link"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("out_valid"),
-        PortSpec::new("out_data"),
-        PortSpec::new("out_keep"),
-        PortSpec::new("out_sop"),
-        PortSpec::new("out_eop"),
-        PortSpec::new("out_vl"),
-        PortSpec::new("out_abort"),
-        PortSpec::new("done"),
-        PortSpec::new("done_status"),
-        PortSpec::new("acc_valid"),
-        PortSpec::new("acc_vl"),
-        PortSpec::new("acc_blocks"),
-        PortSpec::new("vl15_accept"),
-        PortSpec::new("good_count"),
-        PortSpec::new("vcrc_error_count"),
-        PortSpec::new("length_error_count"),
-        PortSpec::new("bad_vl_count"),
-        PortSpec::new("abort_count"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &LinkRxIn) {
-        self.reset.next = i.reset;
-        self.rx_valid.next = i.rx_valid;
-        self.rx_data.next = (i.rx_data & mask(W)).into();
-        self.rx_keep.next = (i.rx_keep as u64 & mask(K)).into();
-        self.rx_sop.next = i.rx_sop;
-        self.rx_eop.next = i.rx_eop;
-        self.rx_link.next = i.rx_link;
-    }
-    fn sample(&self) -> LinkRxOut {
-        LinkRxOut {
-            out_valid: self.out_valid.val(),
-            out_data: self.out_data.val().to_u64(),
-            out_keep: self.out_keep.val().to_u64() as u8,
-            out_sop: self.out_sop.val(),
-            out_eop: self.out_eop.val(),
-            out_vl: self.out_vl.val().to_u64() as u8,
-            out_abort: self.out_abort.val(),
-            done: self.done.val(),
-            done_status: self.done_status.val().to_u64() as u8,
-            acc_valid: self.acc_valid.val(),
-            acc_vl: self.acc_vl.val().to_u64() as u8,
-            acc_blocks: self.acc_blocks.val().to_u64() as u8,
-            vl15_accept: self.vl15_accept.val(),
-            counts: LinkRxCounts {
-                good: self.good_count.val().to_u64() as u16,
-                vcrc_error: self.vcrc_error_count.val().to_u64() as u16,
-                length_error: self.length_error_count.val().to_u64() as u16,
-                bad_vl: self.bad_vl_count.val().to_u64() as u16,
-                abort: self.abort_count.val().to_u64() as u16,
-            },
-        }
-    }
-    fn pack(i: &LinkRxIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.rx_valid as u64;
-        slots[2] = i.rx_data & mask(W);
-        slots[3] = i.rx_keep as u64 & mask(K);
-        slots[4] = i.rx_sop as u64;
-        slots[5] = i.rx_eop as u64;
-        slots[6] = i.rx_link as u64;
-    }
-    fn unpack(slots: &[u64]) -> LinkRxOut {
-        LinkRxOut {
-            out_valid: slots[0] & 1 == 1,
-            out_data: slots[1] & mask(W),
-            out_keep: (slots[2] & mask(K)) as u8,
-            out_sop: slots[3] & 1 == 1,
-            out_eop: slots[4] & 1 == 1,
-            out_vl: (slots[5] & 0xf) as u8,
-            out_abort: slots[6] & 1 == 1,
-            done: slots[7] & 1 == 1,
-            done_status: (slots[8] & 3) as u8,
-            acc_valid: slots[9] & 1 == 1,
-            acc_vl: (slots[10] & 0xf) as u8,
-            acc_blocks: (slots[11] & 0x7f) as u8,
-            vl15_accept: slots[12] & 1 == 1,
-            counts: LinkRxCounts {
-                good: slots[13] as u16,
-                vcrc_error: slots[14] as u16,
-                length_error: slots[15] as u16,
-                bad_vl: slots[16] as u16,
-                abort: slots[17] as u16,
-            },
-        }
     }
 }
 

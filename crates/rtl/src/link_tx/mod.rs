@@ -8,7 +8,7 @@
 //! `KEEP_WIDTH`), and here its Rust cycle twin [`LinkTxTwin`], the rust-hdl block
 //! [`LinkTxUnit`] (ports, emission), the generated VCRC modules
 //! `iblink_link_tx_vcrc_w32`/`_w64` ([`vcrc_module`]: the XOR equations, written from
-//! [`Crc16Equations`]) and the port binding. Model twin: `iblink_sim::blocks::link_tx`
+//! [`Crc16Equations`]) and the port binding. Model adapter: `iblink_sim::blocks::link_tx`
 //! (an independent cycle model: the policy of docs/spec.md §5 / `iblink_model::port::PortModel`,
 //! items of `ceil(bytes / W)` words, the VCRC from `iblink_model::crc16`); lockstep of
 //! model, twin and Verilator: `crates/sim/tests/lockstep/link_tx.rs` (the adapter: `crates/sim/src/blocks/link_tx.rs`).
@@ -113,7 +113,6 @@
 
 use crate::crc16::{mask, write_xor_assigns, write_xor_assigns_masked, Crc16Equations, Crc16Tables, INIT, XOROUT};
 use crate::emit::{generated, rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -527,154 +526,52 @@ fn comb(r: &LinkTxRegs, i: &LinkTxIn) -> Comb {
     }
 }
 
-/// The block for rust-hdl: its ports, and its behaviour through the twin (`W`-bit words,
-/// `K = W / 8` lanes).
-#[derive(LogicBlock)]
-pub struct LinkTxUnit<const W: usize, const K: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub link_active: Signal<In, Bit>,
-    pub vl15_valid: Signal<In, Bit>,
-    pub vl15_len: Signal<In, Bits<11>>,
-    pub vl15_take: Signal<Out, Bit>,
-    pub fcp_pending: Signal<In, Bit>,
-    pub fcp_start: Signal<Out, Bit>,
-    pub fcp_valid: Signal<In, Bit>,
-    pub fcp_data: Signal<In, Bits<W>>,
-    pub fcp_keep: Signal<In, Bits<K>>,
-    pub fcp_sop: Signal<In, Bit>,
-    pub fcp_eop: Signal<In, Bit>,
-    pub offer_valid: Signal<In, Bit>,
-    pub offer_vl: Signal<In, Bits<4>>,
-    pub offer_len: Signal<In, Bits<11>>,
-    pub take: Signal<Out, Bit>,
-    pub src_rd: Signal<Out, Bit>,
-    pub src_vl: Signal<Out, Bits<4>>,
-    pub src_data: Signal<In, Bits<W>>,
-    pub tx_valid: Signal<Out, Bit>,
-    pub tx_data: Signal<Out, Bits<W>>,
-    pub tx_keep: Signal<Out, Bits<K>>,
-    pub tx_sop: Signal<Out, Bit>,
-    pub tx_eop: Signal<Out, Bit>,
-    pub tx_link: Signal<Out, Bit>,
-    pub fcp_framing_error: Signal<Out, Bit>,
-    pub vl15_starts: Signal<Out, Bits<16>>,
-    pub fcp_starts: Signal<Out, Bits<16>>,
-    pub data_starts: Signal<Out, Bits<16>>,
-    twin: Opaque<LinkTxTwin>,
-}
-
-impl<const W: usize, const K: usize> Default for LinkTxUnit<W, K> {
-    fn default() -> Self {
-        assert!(WIDTHS.contains(&W) && W == 8 * K, "LinkTxUnit<{W}, {K}>: unsupported width");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            link_active: Default::default(),
-            vl15_valid: Default::default(),
-            vl15_len: Default::default(),
-            vl15_take: Default::default(),
-            fcp_pending: Default::default(),
-            fcp_start: Default::default(),
-            fcp_valid: Default::default(),
-            fcp_data: Default::default(),
-            fcp_keep: Default::default(),
-            fcp_sop: Default::default(),
-            fcp_eop: Default::default(),
-            offer_valid: Default::default(),
-            offer_vl: Default::default(),
-            offer_len: Default::default(),
-            take: Default::default(),
-            src_rd: Default::default(),
-            src_vl: Default::default(),
-            src_data: Default::default(),
-            tx_valid: Default::default(),
-            tx_data: Default::default(),
-            tx_keep: Default::default(),
-            tx_sop: Default::default(),
-            tx_eop: Default::default(),
-            tx_link: Default::default(),
-            fcp_framing_error: Default::default(),
-            vl15_starts: Default::default(),
-            fcp_starts: Default::default(),
-            data_starts: Default::default(),
-            twin: Opaque(LinkTxTwin::new(W)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl: its ports, and its behaviour through the twin (`W`-bit words,
+    /// `K = W / 8` lanes). Its core text is the hand-written module and both generated VCRC
+    /// modules (it names both in its generate branches).
+    pub struct LinkTxUnit<const W: usize, const K: usize> {
+        twin: LinkTxTwin,
     }
-}
-
-impl<const W: usize, const K: usize> LinkTxUnit<W, K> {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> LinkTxIn {
-        LinkTxIn {
-            reset: self.reset.val(),
-            link_active: self.link_active.val(),
-            vl15_valid: self.vl15_valid.val(),
-            vl15_len: self.vl15_len.val().to_u64() as u16,
-            fcp_pending: self.fcp_pending.val(),
-            fcp_valid: self.fcp_valid.val(),
-            fcp_data: self.fcp_data.val().to_u64(),
-            fcp_keep: self.fcp_keep.val().to_u64() as u8,
-            fcp_sop: self.fcp_sop.val(),
-            fcp_eop: self.fcp_eop.val(),
-            offer_valid: self.offer_valid.val(),
-            offer_vl: self.offer_vl.val().to_u64() as u8,
-            offer_len: self.offer_len.val().to_u64() as u16,
-            src_data: self.src_data.val().to_u64(),
-        }
-    }
-}
-
-impl<const W: usize, const K: usize> Logic for LinkTxUnit<W, K> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.vl15_take.next = o.vl15_take;
-        self.fcp_start.next = o.fcp_start;
-        self.take.next = o.take;
-        self.src_rd.next = o.src_rd;
-        self.src_vl.next = (o.src_vl as u64).into();
-        self.tx_valid.next = o.tx.valid;
-        self.tx_data.next = o.tx.data.into();
-        self.tx_keep.next = (o.tx.keep as u64).into();
-        self.tx_sop.next = o.tx.sop;
-        self.tx_eop.next = o.tx.eop;
-        self.tx_link.next = o.tx.link;
-        self.fcp_framing_error.next = o.fcp_framing_error;
-        self.vl15_starts.next = (o.vl15_starts as u64).into();
-        self.fcp_starts.next = (o.fcp_starts as u64).into();
-        self.data_starts.next = (o.data_starts as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.vl15_take.connect();
-        self.fcp_start.connect();
-        self.take.connect();
-        self.src_rd.connect();
-        self.src_vl.connect();
-        self.tx_valid.connect();
-        self.tx_data.connect();
-        self.tx_keep.connect();
-        self.tx_sop.connect();
-        self.tx_eop.connect();
-        self.tx_link.connect();
-        self.fcp_framing_error.connect();
-        self.vl15_starts.connect();
-        self.fcp_starts.connect();
-        self.data_starts.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        // The hand-written module and both generated ones (it names both in its
-        // generate branches).
+    check: WIDTHS.contains(&W) && W == 8 * K;
+    default: Self::with_twin(LinkTxTwin::new(W));
+    hdl: |u| {
         let mut core = SOURCE.text.to_string();
         for w in WIDTHS {
             core.push_str(&vcrc_module(w).text);
         }
-        rust_hdl_wrapper(self, SOURCE.module, &params(W), &core)
+        rust_hdl_wrapper(u, SOURCE.module, &params(W), &core)
+    };
+    ports(i: LinkTxIn, o: LinkTxOut) {
+        reset: in Bit = i.reset;
+        link_active: in Bit = i.link_active;
+        vl15_valid: in Bit = i.vl15_valid;
+        vl15_len: in Bits<11> = i.vl15_len;
+        vl15_take: out Bit = o.vl15_take;
+        fcp_pending: in Bit = i.fcp_pending;
+        fcp_start: out Bit = o.fcp_start;
+        fcp_valid: in Bit = i.fcp_valid;
+        fcp_data: in Bits<W> = i.fcp_data;
+        fcp_keep: in Bits<K> = i.fcp_keep;
+        fcp_sop: in Bit = i.fcp_sop;
+        fcp_eop: in Bit = i.fcp_eop;
+        offer_valid: in Bit = i.offer_valid;
+        offer_vl: in Bits<4> = i.offer_vl;
+        offer_len: in Bits<11> = i.offer_len;
+        take: out Bit = o.take;
+        src_rd: out Bit = o.src_rd;
+        src_vl: out Bits<4> = o.src_vl;
+        src_data: in Bits<W> = i.src_data;
+        tx_valid: out Bit = o.tx.valid;
+        tx_data: out Bits<W> = o.tx.data;
+        tx_keep: out Bits<K> = o.tx.keep;
+        tx_sop: out Bit = o.tx.sop;
+        tx_eop: out Bit = o.tx.eop;
+        tx_link: out Bit = o.tx.link;
+        fcp_framing_error: out Bit = o.fcp_framing_error;
+        vl15_starts: out Bits<16> = o.vl15_starts;
+        fcp_starts: out Bits<16> = o.fcp_starts;
+        data_starts: out Bits<16> = o.data_starts;
     }
 }
 
@@ -810,122 +707,6 @@ pub fn variant(width: usize) -> Variant {
         modules,
         ports: crate::with_link_tx!(width, |T| crate::io::top_ports(&T::default()),
             _ => panic!("link TX: {width}-bit words (32 or 64)")),
-    }
-}
-
-impl<const W: usize, const K: usize> HdlIo for LinkTxUnit<W, K> {
-    type In = LinkTxIn;
-    type Out = LinkTxOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("link_active"),
-        PortSpec::new("vl15_valid"),
-        PortSpec::new("vl15_len"),
-        PortSpec::new("fcp_pending"),
-        PortSpec::new("fcp_valid"),
-        PortSpec::new("fcp_data"),
-        PortSpec::new("fcp_keep"),
-        PortSpec::new("fcp_sop"),
-        PortSpec::new("fcp_eop"),
-        PortSpec::new("offer_valid"),
-        PortSpec::new("offer_vl"),
-        PortSpec::new("offer_len"),
-        PortSpec::new("src_data"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("vl15_take"),
-        PortSpec::new("fcp_start"),
-        PortSpec::new("take"),
-        PortSpec::new("src_rd"),
-        PortSpec::new("src_vl"),
-        PortSpec::new("tx_valid"),
-        PortSpec::new("tx_data"),
-        PortSpec::new("tx_keep"),
-        PortSpec::new("tx_sop"),
-        PortSpec::new("tx_eop"),
-        PortSpec::new("tx_link"),
-        PortSpec::new("fcp_framing_error"),
-        PortSpec::new("vl15_starts"),
-        PortSpec::new("fcp_starts"),
-        PortSpec::new("data_starts"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &LinkTxIn) {
-        self.reset.next = i.reset;
-        self.link_active.next = i.link_active;
-        self.vl15_valid.next = i.vl15_valid;
-        self.vl15_len.next = (i.vl15_len as u64 & 0x7ff).into();
-        self.fcp_pending.next = i.fcp_pending;
-        self.fcp_valid.next = i.fcp_valid;
-        self.fcp_data.next = (i.fcp_data & mask(W)).into();
-        self.fcp_keep.next = (i.fcp_keep as u64 & mask(K)).into();
-        self.fcp_sop.next = i.fcp_sop;
-        self.fcp_eop.next = i.fcp_eop;
-        self.offer_valid.next = i.offer_valid;
-        self.offer_vl.next = (i.offer_vl as u64 & 0xf).into();
-        self.offer_len.next = (i.offer_len as u64 & 0x7ff).into();
-        self.src_data.next = (i.src_data & mask(W)).into();
-    }
-    fn sample(&self) -> LinkTxOut {
-        LinkTxOut {
-            vl15_take: self.vl15_take.val(),
-            fcp_start: self.fcp_start.val(),
-            take: self.take.val(),
-            src_rd: self.src_rd.val(),
-            src_vl: self.src_vl.val().to_u64() as u8,
-            tx: LinkWord {
-                valid: self.tx_valid.val(),
-                data: self.tx_data.val().to_u64(),
-                keep: self.tx_keep.val().to_u64() as u8,
-                sop: self.tx_sop.val(),
-                eop: self.tx_eop.val(),
-                link: self.tx_link.val(),
-            },
-            fcp_framing_error: self.fcp_framing_error.val(),
-            vl15_starts: self.vl15_starts.val().to_u64() as u16,
-            fcp_starts: self.fcp_starts.val().to_u64() as u16,
-            data_starts: self.data_starts.val().to_u64() as u16,
-        }
-    }
-    fn pack(i: &LinkTxIn, s: &mut [u64]) {
-        s[0] = i.reset as u64;
-        s[1] = i.link_active as u64;
-        s[2] = i.vl15_valid as u64;
-        s[3] = i.vl15_len as u64 & 0x7ff;
-        s[4] = i.fcp_pending as u64;
-        s[5] = i.fcp_valid as u64;
-        s[6] = i.fcp_data & mask(W);
-        s[7] = i.fcp_keep as u64 & mask(K);
-        s[8] = i.fcp_sop as u64;
-        s[9] = i.fcp_eop as u64;
-        s[10] = i.offer_valid as u64;
-        s[11] = i.offer_vl as u64 & 0xf;
-        s[12] = i.offer_len as u64 & 0x7ff;
-        s[13] = i.src_data & mask(W);
-    }
-    fn unpack(s: &[u64]) -> LinkTxOut {
-        LinkTxOut {
-            vl15_take: s[0] & 1 == 1,
-            fcp_start: s[1] & 1 == 1,
-            take: s[2] & 1 == 1,
-            src_rd: s[3] & 1 == 1,
-            src_vl: s[4] as u8 & 0xf,
-            tx: LinkWord {
-                valid: s[5] & 1 == 1,
-                data: s[6],
-                keep: s[7] as u8,
-                sop: s[8] & 1 == 1,
-                eop: s[9] & 1 == 1,
-                link: s[10] & 1 == 1,
-            },
-            fcp_framing_error: s[11] & 1 == 1,
-            vl15_starts: s[12] as u16,
-            fcp_starts: s[13] as u16,
-            data_starts: s[14] as u16,
-        }
     }
 }
 

@@ -23,7 +23,6 @@
 use crate::bits::mask;
 use crate::crc32::{self, Xor32};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -209,87 +208,35 @@ impl Twin for PauseRxTwin {
     }
 }
 
-/// The block for rust-hdl at `W` bits a clock; `K = W / 8`.
-#[derive(LogicBlock)]
-pub struct PauseRxUnit<const W: usize, const K: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub rx_valid: Signal<In, Bit>,
-    pub rx_data: Signal<In, Bits<W>>,
-    pub rx_keep: Signal<In, Bits<K>>,
-    pub rx_last: Signal<In, Bit>,
-    pub paused: Signal<Out, Bits<8>>,
-    pub cnt_pause: Signal<Out, Bits<16>>,
-    pub cnt_pfc: Signal<Out, Bits<16>>,
-    pub cnt_length: Signal<Out, Bits<16>>,
-    pub cnt_fcs: Signal<Out, Bits<16>>,
-    pub cnt_da: Signal<Out, Bits<16>>,
-    pub cnt_ethertype: Signal<Out, Bits<16>>,
-    pub cnt_opcode: Signal<Out, Bits<16>>,
-    twin: Opaque<PauseRxTwin>,
-}
-
-impl<const W: usize, const K: usize> Default for PauseRxUnit<W, K> {
-    fn default() -> Self {
-        assert!(K * 8 == W, "PauseRxUnit<{W}, {K}>");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            rx_valid: Default::default(),
-            rx_data: Default::default(),
-            rx_keep: Default::default(),
-            rx_last: Default::default(),
-            paused: Default::default(),
-            cnt_pause: Default::default(),
-            cnt_pfc: Default::default(),
-            cnt_length: Default::default(),
-            cnt_fcs: Default::default(),
-            cnt_da: Default::default(),
-            cnt_ethertype: Default::default(),
-            cnt_opcode: Default::default(),
-            twin: Opaque(PauseRxTwin::new(W)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl at `W` bits a clock; `K = W / 8`. Its core text carries the
+    /// CRC-32 equations modules it names.
+    pub struct PauseRxUnit<const W: usize, const K: usize> {
+        twin: PauseRxTwin,
     }
-}
-
-impl<const W: usize, const K: usize> PauseRxUnit<W, K> {
-    fn counters(&mut self) -> [&mut Signal<Out, Bits<16>>; 7] {
-        [&mut self.cnt_pause, &mut self.cnt_pfc, &mut self.cnt_length, &mut self.cnt_fcs, &mut self.cnt_da, &mut self.cnt_ethertype, &mut self.cnt_opcode]
-    }
-}
-
-impl<const W: usize, const K: usize> Logic for PauseRxUnit<W, K> {
-    fn update(&mut self) {
-        let i = PauseRxIn {
-            reset: self.reset.val(),
-            rx_valid: self.rx_valid.val(),
-            rx_data: self.rx_data.val().to_u64(),
-            rx_keep: self.rx_keep.val().to_u64() as u8,
-            rx_last: self.rx_last.val(),
-        };
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.paused.next = (o.paused as u64).into();
-        for (s, c) in self.counters().into_iter().zip(o.counts) {
-            s.next = (c as u64).into();
-        }
-    }
-
-    fn connect(&mut self) {
-        self.paused.connect();
-        for s in self.counters() {
-            s.connect();
-        }
-    }
-
-    fn hdl(&self) -> Verilog {
+    check: K * 8 == W;
+    default: Self::with_twin(PauseRxTwin::new(W));
+    hdl: |u| {
         let mut core = SOURCE.text.to_string();
         for w in WIDTHS {
             core.push_str(&crate::pfc_frame::xor_module(w).text);
         }
-        rust_hdl_wrapper(self, SOURCE.module, &params(W), &core)
+        rust_hdl_wrapper(u, SOURCE.module, &params(W), &core)
+    };
+    ports(i: PauseRxIn, o: PauseRxOut) {
+        reset: in Bit = i.reset;
+        rx_valid: in Bit = i.rx_valid;
+        rx_data: in Bits<W> = i.rx_data;
+        rx_keep: in Bits<K> = i.rx_keep;
+        rx_last: in Bit = i.rx_last;
+        paused: out Bits<8> = o.paused;
+        cnt_pause: out Bits<16> = o.counts[0];
+        cnt_pfc: out Bits<16> = o.counts[1];
+        cnt_length: out Bits<16> = o.counts[2];
+        cnt_fcs: out Bits<16> = o.counts[3];
+        cnt_da: out Bits<16> = o.counts[4];
+        cnt_ethertype: out Bits<16> = o.counts[5];
+        cnt_opcode: out Bits<16> = o.counts[6];
     }
 }
 
@@ -313,57 +260,8 @@ pub fn variant(width: usize) -> Variant {
         top: SOURCE.module.to_string(),
         params: params(width),
         modules,
-        ports: match width {
-            32 => crate::io::top_ports(&PauseRxW32::default()),
-            64 => crate::io::top_ports(&PauseRxW64::default()),
-            _ => panic!("PAUSE RX: {width} bits is not generated"),
-        },
-    }
-}
-
-impl<const W: usize, const K: usize> HdlIo for PauseRxUnit<W, K> {
-    type In = PauseRxIn;
-    type Out = PauseRxOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("rx_valid"),
-        PortSpec::new("rx_data"),
-        PortSpec::new("rx_keep"),
-        PortSpec::new("rx_last"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("paused"),
-        PortSpec::new("cnt_pause"),
-        PortSpec::new("cnt_pfc"),
-        PortSpec::new("cnt_length"),
-        PortSpec::new("cnt_fcs"),
-        PortSpec::new("cnt_da"),
-        PortSpec::new("cnt_ethertype"),
-        PortSpec::new("cnt_opcode"),
-    ];
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &PauseRxIn) {
-        self.reset.next = i.reset;
-        self.rx_valid.next = i.rx_valid;
-        self.rx_data.next = (i.rx_data & mask(W)).into();
-        self.rx_keep.next = (i.rx_keep as u64 & mask(K)).into();
-        self.rx_last.next = i.rx_last;
-    }
-    fn sample(&self) -> PauseRxOut {
-        let c = [&self.cnt_pause, &self.cnt_pfc, &self.cnt_length, &self.cnt_fcs, &self.cnt_da, &self.cnt_ethertype, &self.cnt_opcode];
-        PauseRxOut { paused: self.paused.val().to_u64() as u8, counts: c.map(|s| s.val().to_u64() as u16) }
-    }
-    fn pack(i: &PauseRxIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.rx_valid as u64;
-        slots[2] = i.rx_data & mask(W);
-        slots[3] = i.rx_keep as u64 & mask(K);
-        slots[4] = i.rx_last as u64;
-    }
-    fn unpack(slots: &[u64]) -> PauseRxOut {
-        PauseRxOut { paused: slots[0] as u8, counts: std::array::from_fn(|k| slots[1 + k] as u16) }
+        ports: crate::with_pause_rx!(width, |T| crate::io::top_ports(&T::default()),
+            _ => panic!("PAUSE RX: {width} bits is not generated")),
     }
 }
 

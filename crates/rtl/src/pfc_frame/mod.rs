@@ -22,10 +22,8 @@
 //! clock before, `tx_last` with word `512/W - 1`. `tx_data` is defined only while
 //! `tx_valid` is high.
 
-use crate::bits::{bits_from_words, fields8, mask, pack_fields, read_words};
 use crate::crc32::{self, Xor32};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -183,76 +181,28 @@ impl Twin for PfcFrameTwin {
     }
 }
 
-/// The block for rust-hdl with `Q` queues at `W` bits; `M = 8 * Q`, `B = 16 * Q`.
-#[derive(LogicBlock)]
-pub struct PfcFrameUnit<const Q: usize, const W: usize, const M: usize, const B: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub cfg_pfc: Signal<In, Bit>,
-    pub cfg_sa: Signal<In, Bits<48>>,
-    pub cfg_priorities: Signal<In, Bits<M>>,
-    pub cfg_pause_quanta: Signal<In, Bits<B>>,
-    pub frame_start: Signal<In, Bit>,
-    pub frame_queues: Signal<In, Bits<Q>>,
-    pub frame_zero: Signal<In, Bits<Q>>,
-    pub tx_valid: Signal<Out, Bit>,
-    pub tx_data: Signal<Out, Bits<W>>,
-    pub tx_last: Signal<Out, Bit>,
-    twin: Opaque<PfcFrameTwin>,
-}
-
-impl<const Q: usize, const W: usize, const M: usize, const B: usize> Default for PfcFrameUnit<Q, W, M, B> {
-    fn default() -> Self {
-        assert!(M == 8 * Q && B == 16 * Q, "PfcFrameUnit<{Q}, {W}, {M}, {B}>");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            cfg_pfc: Default::default(),
-            cfg_sa: Default::default(),
-            cfg_priorities: Default::default(),
-            cfg_pause_quanta: Default::default(),
-            frame_start: Default::default(),
-            frame_queues: Default::default(),
-            frame_zero: Default::default(),
-            tx_valid: Default::default(),
-            tx_data: Default::default(),
-            tx_last: Default::default(),
-            twin: Opaque(PfcFrameTwin::new(Q, W)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl with `Q` queues at `W` bits; `M = 8 * Q`, `B = 16 * Q`. The
+    /// data word is read as 0 while no word is shown.
+    pub struct PfcFrameUnit<const Q: usize, const W: usize, const M: usize, const B: usize> {
+        twin: PfcFrameTwin,
     }
-}
-
-impl<const Q: usize, const W: usize, const M: usize, const B: usize> Logic for PfcFrameUnit<Q, W, M, B> {
-    fn update(&mut self) {
-        let pr = read_words::<M>(&self.cfg_priorities.val());
-        let pt = read_words::<B>(&self.cfg_pause_quanta.val());
-        let i = PfcFrameIn {
-            reset: self.reset.val(),
-            cfg_pfc: self.cfg_pfc.val(),
-            cfg_sa: self.cfg_sa.val().to_u64(),
-            cfg_priorities: fields8(&pr, 8, Q),
-            cfg_pause_quanta: fields8(&pt, 16, Q),
-            frame_start: self.frame_start.val(),
-            frame_queues: self.frame_queues.val().to_u64() as u8,
-            frame_zero: self.frame_zero.val().to_u64() as u8,
-        };
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.tx_valid.next = o.tx_valid;
-        self.tx_data.next = (o.tx_data & mask(W)).into();
-        self.tx_last.next = o.tx_last;
-    }
-
-    fn connect(&mut self) {
-        self.tx_valid.connect();
-        self.tx_data.connect();
-        self.tx_last.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(Q, W), &source_with_equations())
+    check: M == 8 * Q && B == 16 * Q;
+    default: Self::with_twin(PfcFrameTwin::new(Q, W));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(Q, W), &source_with_equations());
+    sampled: |o| PfcFrameOut { tx_data: if o.tx_valid { o.tx_data } else { 0 }, ..o };
+    ports(i: PfcFrameIn, o: PfcFrameOut) {
+        reset: in Bit = i.reset;
+        cfg_pfc: in Bit = i.cfg_pfc;
+        cfg_sa: in Bits<48> = i.cfg_sa;
+        cfg_priorities: in Bits<M> = i.cfg_priorities, each 8;
+        cfg_pause_quanta: in Bits<B> = i.cfg_pause_quanta, each 16;
+        frame_start: in Bit = i.frame_start;
+        frame_queues: in Bits<Q> = i.frame_queues;
+        frame_zero: in Bits<Q> = i.frame_zero;
+        tx_valid: out Bit = o.tx_valid;
+        tx_data: out Bits<W> = o.tx_data;
+        tx_last: out Bit = o.tx_last;
     }
 }
 
@@ -300,64 +250,6 @@ pub fn variant(queues: usize, width: usize) -> Variant {
         modules,
         ports: crate::with_pfc_frame!((queues, width), |T| crate::io::top_ports(&T::default()),
             _ => panic!("PFC frame builder: {queues} queues at {width} bits is not generated")),
-    }
-}
-
-impl<const Q: usize, const W: usize, const M: usize, const B: usize> HdlIo for PfcFrameUnit<Q, W, M, B> {
-    type In = PfcFrameIn;
-    type Out = PfcFrameOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("cfg_pfc"),
-        PortSpec::new("cfg_sa"),
-        PortSpec::new("cfg_priorities"),
-        PortSpec::new("cfg_pause_quanta"),
-        PortSpec::new("frame_start"),
-        PortSpec::new("frame_queues"),
-        PortSpec::new("frame_zero"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("tx_valid"), PortSpec::new("tx_data"), PortSpec::new("tx_last")];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &PfcFrameIn) {
-        let qm = mask(Q);
-        let mut pr = [0u64; 1];
-        pack_fields(&i.cfg_priorities[..Q], 8, &mut pr);
-        let mut pt = [0u64; 2];
-        pack_fields(&i.cfg_pause_quanta[..Q], 16, &mut pt);
-        self.reset.next = i.reset;
-        self.cfg_pfc.next = i.cfg_pfc;
-        self.cfg_sa.next = (i.cfg_sa & mask(48)).into();
-        self.cfg_priorities.next = bits_from_words::<M>(&pr);
-        self.cfg_pause_quanta.next = bits_from_words::<B>(&pt);
-        self.frame_start.next = i.frame_start;
-        self.frame_queues.next = (i.frame_queues as u64 & qm).into();
-        self.frame_zero.next = (i.frame_zero as u64 & qm).into();
-    }
-    fn sample(&self) -> PfcFrameOut {
-        let v = self.tx_valid.val();
-        PfcFrameOut { tx_valid: v, tx_data: if v { self.tx_data.val().to_u64() } else { 0 }, tx_last: self.tx_last.val() }
-    }
-    fn pack(i: &PfcFrameIn, slots: &mut [u64]) {
-        let qm = mask(Q);
-        let n = B.div_ceil(64);
-        slots[0] = i.reset as u64;
-        slots[1] = i.cfg_pfc as u64;
-        slots[2] = i.cfg_sa & mask(48);
-        slots[3] = 0;
-        pack_fields(&i.cfg_priorities[..Q], 8, &mut slots[3..4]);
-        slots[4..4 + n].fill(0);
-        pack_fields(&i.cfg_pause_quanta[..Q], 16, &mut slots[4..4 + n]);
-        let s = &mut slots[4 + n..];
-        s[0] = i.frame_start as u64;
-        s[1] = i.frame_queues as u64 & qm;
-        s[2] = i.frame_zero as u64 & qm;
-    }
-    fn unpack(slots: &[u64]) -> PfcFrameOut {
-        let v = slots[0] & 1 == 1;
-        PfcFrameOut { tx_valid: v, tx_data: if v { slots[1] & mask(W) } else { 0 }, tx_last: slots[2] & 1 == 1 }
     }
 }
 

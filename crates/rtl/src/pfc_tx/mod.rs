@@ -39,9 +39,8 @@
 //!   clock: the refresh's first byte leaves with `cfg_refresh_quanta` quanta left.
 //! - A software request while the slot's pause frame waits goes in the next frame.
 
-use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::bits::mask;
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -265,100 +264,31 @@ impl Twin for PfcTxTwin {
     }
 }
 
-/// The block for rust-hdl with `Q` queues at `W` bits a clock; `B = 16 * Q` (the width
-/// of the per-queue pause time, threshold and fill buses).
-#[derive(LogicBlock)]
-pub struct PfcTxUnit<const Q: usize, const W: usize, const B: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub cfg_pfc: Signal<In, Bit>,
-    pub cfg_zero_on_release: Signal<In, Bit>,
-    pub cfg_refresh_quanta: Signal<In, Bits<16>>,
-    pub cfg_pause_quanta: Signal<In, Bits<B>>,
-    pub cfg_fill_en: Signal<In, Bits<Q>>,
-    pub cfg_rfa: Signal<In, Bits<B>>,
-    pub cfg_rfd: Signal<In, Bits<B>>,
-    pub fill_bytes: Signal<In, Bits<B>>,
-    pub hw_level: Signal<In, Bits<Q>>,
-    pub sw_req: Signal<In, Bits<Q>>,
-    pub busy: Signal<In, Bit>,
-    pub frame_start: Signal<Out, Bit>,
-    pub frame_queues: Signal<Out, Bits<Q>>,
-    pub frame_zero: Signal<Out, Bits<Q>>,
-    twin: Opaque<PfcTxTwin>,
-}
-
-impl<const Q: usize, const W: usize, const B: usize> Default for PfcTxUnit<Q, W, B> {
-    fn default() -> Self {
-        assert!(B == FILL_BITS * Q, "PfcTxUnit<{Q}, {W}, {B}>: B must be 16 * Q");
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            cfg_pfc: Default::default(),
-            cfg_zero_on_release: Default::default(),
-            cfg_refresh_quanta: Default::default(),
-            cfg_pause_quanta: Default::default(),
-            cfg_fill_en: Default::default(),
-            cfg_rfa: Default::default(),
-            cfg_rfd: Default::default(),
-            fill_bytes: Default::default(),
-            hw_level: Default::default(),
-            sw_req: Default::default(),
-            busy: Default::default(),
-            frame_start: Default::default(),
-            frame_queues: Default::default(),
-            frame_zero: Default::default(),
-            twin: Opaque(PfcTxTwin::new(Q, W)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl with `Q` queues at `W` bits a clock; `B = 16 * Q` (the width
+    /// of the per-queue pause time, threshold and fill buses).
+    pub struct PfcTxUnit<const Q: usize, const W: usize, const B: usize> {
+        twin: PfcTxTwin,
     }
-}
-
-/// Sixteen-bit fields of queue `q` from a bus.
-fn fields16<const B: usize>(b: &Bits<B>) -> [u16; MAX_QUEUES] {
-    let w = read_words::<B>(b);
-    std::array::from_fn(|q| if q * 16 < B { field(&w, q, 16) as u16 } else { 0 })
-}
-
-/// A per-queue bus from sixteen-bit fields.
-fn bus16<const Q: usize, const B: usize>(v: &[u16; MAX_QUEUES]) -> Bits<B> {
-    let mut w = [0u64; 2];
-    pack_fields(&v[..Q], 16, &mut w);
-    bits_from_words::<B>(&w)
-}
-
-impl<const Q: usize, const W: usize, const B: usize> Logic for PfcTxUnit<Q, W, B> {
-    fn update(&mut self) {
-        let i = PfcTxIn {
-            reset: self.reset.val(),
-            cfg_pfc: self.cfg_pfc.val(),
-            cfg_zero_on_release: self.cfg_zero_on_release.val(),
-            cfg_refresh_quanta: self.cfg_refresh_quanta.val().to_u64() as u16,
-            cfg_pause_quanta: fields16(&self.cfg_pause_quanta.val()),
-            cfg_fill_en: self.cfg_fill_en.val().to_u64() as u8,
-            cfg_rfa: fields16(&self.cfg_rfa.val()),
-            cfg_rfd: fields16(&self.cfg_rfd.val()),
-            fill_bytes: fields16(&self.fill_bytes.val()),
-            hw_level: self.hw_level.val().to_u64() as u8,
-            sw_req: self.sw_req.val().to_u64() as u8,
-            busy: self.busy.val(),
-        };
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.frame_start.next = o.frame_start;
-        self.frame_queues.next = (o.frame_queues as u64).into();
-        self.frame_zero.next = (o.frame_zero as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.frame_start.connect();
-        self.frame_queues.connect();
-        self.frame_zero.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(Q, W), SOURCE.text)
+    check: B == FILL_BITS * Q;
+    default: Self::with_twin(PfcTxTwin::new(Q, W));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(Q, W), SOURCE.text);
+    ports(i: PfcTxIn, o: PfcTxOut) {
+        reset: in Bit = i.reset;
+        cfg_pfc: in Bit = i.cfg_pfc;
+        cfg_zero_on_release: in Bit = i.cfg_zero_on_release;
+        cfg_refresh_quanta: in Bits<16> = i.cfg_refresh_quanta;
+        cfg_pause_quanta: in Bits<B> = i.cfg_pause_quanta, each 16;
+        cfg_fill_en: in Bits<Q> = i.cfg_fill_en;
+        cfg_rfa: in Bits<B> = i.cfg_rfa, each 16;
+        cfg_rfd: in Bits<B> = i.cfg_rfd, each 16;
+        fill_bytes: in Bits<B> = i.fill_bytes, each 16;
+        hw_level: in Bits<Q> = i.hw_level;
+        sw_req: in Bits<Q> = i.sw_req;
+        busy: in Bit = i.busy;
+        frame_start: out Bit = o.frame_start;
+        frame_queues: out Bits<Q> = o.frame_queues;
+        frame_zero: out Bits<Q> = o.frame_zero;
     }
 }
 
@@ -389,78 +319,6 @@ pub fn variant(queues: usize, width: usize) -> Variant {
         modules: vec![module()],
         ports: crate::with_pfc_tx!((queues, width), |T| crate::io::top_ports(&T::default()),
             _ => panic!("PFC TX: {queues} queues at {width} bits is not generated")),
-    }
-}
-
-impl<const Q: usize, const W: usize, const B: usize> HdlIo for PfcTxUnit<Q, W, B> {
-    type In = PfcTxIn;
-    type Out = PfcTxOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("cfg_pfc"),
-        PortSpec::new("cfg_zero_on_release"),
-        PortSpec::new("cfg_refresh_quanta"),
-        PortSpec::new("cfg_pause_quanta"),
-        PortSpec::new("cfg_fill_en"),
-        PortSpec::new("cfg_rfa"),
-        PortSpec::new("cfg_rfd"),
-        PortSpec::new("fill_bytes"),
-        PortSpec::new("hw_level"),
-        PortSpec::new("sw_req"),
-        PortSpec::new("busy"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("frame_start"), PortSpec::new("frame_queues"), PortSpec::new("frame_zero")];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &PfcTxIn) {
-        let qm = mask(Q);
-        self.reset.next = i.reset;
-        self.cfg_pfc.next = i.cfg_pfc;
-        self.cfg_zero_on_release.next = i.cfg_zero_on_release;
-        self.cfg_refresh_quanta.next = (i.cfg_refresh_quanta as u64).into();
-        self.cfg_pause_quanta.next = bus16::<Q, B>(&i.cfg_pause_quanta);
-        self.cfg_fill_en.next = (i.cfg_fill_en as u64 & qm).into();
-        self.cfg_rfa.next = bus16::<Q, B>(&i.cfg_rfa);
-        self.cfg_rfd.next = bus16::<Q, B>(&i.cfg_rfd);
-        self.fill_bytes.next = bus16::<Q, B>(&i.fill_bytes);
-        self.hw_level.next = (i.hw_level as u64 & qm).into();
-        self.sw_req.next = (i.sw_req as u64 & qm).into();
-        self.busy.next = i.busy;
-    }
-    fn sample(&self) -> PfcTxOut {
-        PfcTxOut {
-            frame_start: self.frame_start.val(),
-            frame_queues: self.frame_queues.val().to_u64() as u8,
-            frame_zero: self.frame_zero.val().to_u64() as u8,
-        }
-    }
-    fn pack(i: &PfcTxIn, slots: &mut [u64]) {
-        let qm = mask(Q);
-        let n = B.div_ceil(64);
-        slots[0] = i.reset as u64;
-        slots[1] = i.cfg_pfc as u64;
-        slots[2] = i.cfg_zero_on_release as u64;
-        slots[3] = i.cfg_refresh_quanta as u64;
-        let mut at = 4;
-        let bus = |slots: &mut [u64], v: &[u16; MAX_QUEUES], at: &mut usize| {
-            slots[*at..*at + n].fill(0);
-            pack_fields(&v[..Q], 16, &mut slots[*at..*at + n]);
-            *at += n;
-        };
-        bus(slots, &i.cfg_pause_quanta, &mut at);
-        slots[at] = i.cfg_fill_en as u64 & qm;
-        at += 1;
-        bus(slots, &i.cfg_rfa, &mut at);
-        bus(slots, &i.cfg_rfd, &mut at);
-        bus(slots, &i.fill_bytes, &mut at);
-        slots[at] = i.hw_level as u64 & qm;
-        slots[at + 1] = i.sw_req as u64 & qm;
-        slots[at + 2] = i.busy as u64;
-    }
-    fn unpack(slots: &[u64]) -> PfcTxOut {
-        PfcTxOut { frame_start: slots[0] & 1 == 1, frame_queues: slots[1] as u8, frame_zero: slots[2] as u8 }
     }
 }
 

@@ -54,9 +54,7 @@
 //! one carry chain, and lets carry-outs pick one (its header says how); the first
 //! version, one chain after another, was much slower (`docs/synthesis-history.md`).
 
-use crate::bits::{bits_from_words, field, pack_fields, read_words};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use crate::tx_credits::WINDOW;
 pub use crate::vl::{MAX_VLS, VL_CAPS};
@@ -225,32 +223,31 @@ impl Twin for RxCreditsTwin {
     }
 }
 
-/// The block for rust-hdl: its ports, and its behaviour through the twin. `N` data VLs
-/// with `CAP` blocks of buffer each (unless built [`RxCreditsUnit::with_capacity`]);
-/// `FW = 12 * N`, `OW = 16 * N` (the widths of `fccl` and `overruns`).
-#[derive(LogicBlock)]
-pub struct RxCreditsUnit<const N: usize, const FW: usize, const OW: usize, const CAP: u16> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub accept: Signal<In, Bit>,
-    pub accept_vl: Signal<In, Bits<4>>,
-    pub accept_blocks: Signal<In, Bits<7>>,
-    pub drain: Signal<In, Bit>,
-    pub drain_vl: Signal<In, Bits<4>>,
-    pub drain_blocks: Signal<In, Bits<7>>,
-    pub fcp_valid: Signal<In, Bit>,
-    pub fcp_vl: Signal<In, Bits<4>>,
-    pub fcp_fctbs: Signal<In, Bits<12>>,
-    pub accepted: Signal<Out, Bit>,
-    pub dropped: Signal<Out, Bit>,
-    pub fccl: Signal<Out, Bits<FW>>,
-    pub overruns: Signal<Out, Bits<OW>>,
-    twin: Opaque<RxCreditsTwin>,
-}
-
-impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Default for RxCreditsUnit<N, FW, OW, CAP> {
-    fn default() -> Self {
-        Self::with_capacity(CAP)
+crate::hdl_block! {
+    /// The block for rust-hdl: its ports, and its behaviour through the twin. `N` data VLs
+    /// with `CAP` blocks of buffer each (unless built [`RxCreditsUnit::with_capacity`]);
+    /// `FW = 12 * N`, `OW = 16 * N` (the widths of `fccl` and `overruns`).
+    pub struct RxCreditsUnit<const N: usize, const FW: usize, const OW: usize, const CAP: u16> {
+        twin: RxCreditsTwin,
+    }
+    check: VL_CAPS.contains(&N) && FW == 12 * N && OW == OVERRUN_BITS * N;
+    default: Self::with_capacity(CAP);
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(N, u.capacity()), SOURCE.text);
+    ports(i: RxCreditsIn, o: RxCreditsOut) {
+        reset: in Bit = i.reset;
+        accept: in Bit = i.accept;
+        accept_vl: in Bits<4> = i.accept_vl;
+        accept_blocks: in Bits<7> = i.accept_blocks;
+        drain: in Bit = i.drain;
+        drain_vl: in Bits<4> = i.drain_vl;
+        drain_blocks: in Bits<7> = i.drain_blocks;
+        fcp_valid: in Bit = i.fcp_valid;
+        fcp_vl: in Bits<4> = i.fcp_vl;
+        fcp_fctbs: in Bits<12> = i.fcp_fctbs;
+        accepted: out Bit = o.accepted;
+        dropped: out Bit = o.dropped;
+        fccl: out Bits<FW> = o.fccl, each 12;
+        overruns: out Bits<OW> = o.overruns, each OVERRUN_BITS;
     }
 }
 
@@ -258,83 +255,11 @@ impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> RxCredits
     /// The block with `capacity` blocks of buffer per VL instead of `CAP` (a port
     /// generated from a configuration file names any size).
     pub fn with_capacity(capacity: u16) -> Self {
-        assert!(
-            VL_CAPS.contains(&N) && FW == 12 * N && OW == OVERRUN_BITS * N,
-            "RxCreditsUnit<{N}, {FW}, {OW}, _>: unsupported"
-        );
-        let mut s = Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            accept: Default::default(),
-            accept_vl: Default::default(),
-            accept_blocks: Default::default(),
-            drain: Default::default(),
-            drain_vl: Default::default(),
-            drain_blocks: Default::default(),
-            fcp_valid: Default::default(),
-            fcp_vl: Default::default(),
-            fcp_fctbs: Default::default(),
-            accepted: Default::default(),
-            dropped: Default::default(),
-            fccl: Default::default(),
-            overruns: Default::default(),
-            twin: Opaque(RxCreditsTwin::new(N, capacity)),
-        };
-        s.publish();
-        s
+        Self::with_twin(RxCreditsTwin::new(N, capacity))
     }
     /// Buffer blocks per VL.
     pub fn capacity(&self) -> u16 {
         self.twin.capacity()
-    }
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> RxCreditsIn {
-        RxCreditsIn {
-            reset: self.reset.val(),
-            accept: self.accept.val(),
-            accept_vl: self.accept_vl.val().to_u64() as u8,
-            accept_blocks: self.accept_blocks.val().to_u64() as u8,
-            drain: self.drain.val(),
-            drain_vl: self.drain_vl.val().to_u64() as u8,
-            drain_blocks: self.drain_blocks.val().to_u64() as u8,
-            fcp_valid: self.fcp_valid.val(),
-            fcp_vl: self.fcp_vl.val().to_u64() as u8,
-            fcp_fctbs: self.fcp_fctbs.val().to_u64() as u16,
-        }
-    }
-    /// Drive the outputs from the twin. They come from registers only, so they change
-    /// only at a clock edge: driven at construction and after each edge.
-    fn publish(&mut self) {
-        let o = self.twin.eval(&RxCreditsIn::default());
-        let mut f = [0u64; 3];
-        let mut c = [0u64; 4];
-        pack_fields(&o.fccl[..N], 12, &mut f);
-        pack_fields(&o.overruns[..N], OVERRUN_BITS, &mut c);
-        self.fccl.next = bits_from_words::<FW>(&f);
-        self.overruns.next = bits_from_words::<OW>(&c);
-        self.accepted.next = o.accepted;
-        self.dropped.next = o.dropped;
-    }
-}
-
-impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> Logic for RxCreditsUnit<N, FW, OW, CAP> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            let i = self.inputs();
-            self.twin.tick(&i);
-            self.publish();
-        }
-    }
-
-    fn connect(&mut self) {
-        self.accepted.connect();
-        self.dropped.connect();
-        self.fccl.connect();
-        self.overruns.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(N, self.capacity()), SOURCE.text)
     }
 }
 
@@ -379,86 +304,6 @@ pub fn variant(vls: usize, capacity: u16) -> Variant {
         // The ports depend on VLCap only.
         ports: crate::with_rx_credits!((vls, DEFAULT_CAPACITY), |T| crate::io::top_ports(&T::default()),
             _ => panic!("RX credits: VLCap {vls} is not 1, 2, 4, 8 or 15")),
-    }
-}
-
-impl<const N: usize, const FW: usize, const OW: usize, const CAP: u16> HdlIo for RxCreditsUnit<N, FW, OW, CAP> {
-    type In = RxCreditsIn;
-    type Out = RxCreditsOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("accept"),
-        PortSpec::new("accept_vl"),
-        PortSpec::new("accept_blocks"),
-        PortSpec::new("drain"),
-        PortSpec::new("drain_vl"),
-        PortSpec::new("drain_blocks"),
-        PortSpec::new("fcp_valid"),
-        PortSpec::new("fcp_vl"),
-        PortSpec::new("fcp_fctbs"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("accepted"),
-        PortSpec::new("dropped"),
-        PortSpec::new("fccl"),
-        PortSpec::new("overruns"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &RxCreditsIn) {
-        self.reset.next = i.reset;
-        self.accept.next = i.accept;
-        self.accept_vl.next = (i.accept_vl as u64 & 0xf).into();
-        self.accept_blocks.next = (i.accept_blocks as u64 & 0x7f).into();
-        self.drain.next = i.drain;
-        self.drain_vl.next = (i.drain_vl as u64 & 0xf).into();
-        self.drain_blocks.next = (i.drain_blocks as u64 & 0x7f).into();
-        self.fcp_valid.next = i.fcp_valid;
-        self.fcp_vl.next = (i.fcp_vl as u64 & 0xf).into();
-        self.fcp_fctbs.next = (i.fcp_fctbs as u64 & 0xfff).into();
-    }
-    fn sample(&self) -> RxCreditsOut {
-        let f = read_words::<FW>(&self.fccl.val());
-        let c = read_words::<OW>(&self.overruns.val());
-        let mut o = RxCreditsOut {
-            accepted: self.accepted.val(),
-            dropped: self.dropped.val(),
-            ..Default::default()
-        };
-        for v in 0..N {
-            o.fccl[v] = field(&f, v, 12) as u16;
-            o.overruns[v] = field(&c, v, OVERRUN_BITS) as u16;
-        }
-        o
-    }
-    fn pack(i: &RxCreditsIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.accept as u64;
-        slots[2] = i.accept_vl as u64 & 0xf;
-        slots[3] = i.accept_blocks as u64 & 0x7f;
-        slots[4] = i.drain as u64;
-        slots[5] = i.drain_vl as u64 & 0xf;
-        slots[6] = i.drain_blocks as u64 & 0x7f;
-        slots[7] = i.fcp_valid as u64;
-        slots[8] = i.fcp_vl as u64 & 0xf;
-        slots[9] = i.fcp_fctbs as u64 & 0xfff;
-    }
-    fn unpack(slots: &[u64]) -> RxCreditsOut {
-        let fs = FW.div_ceil(64);
-        let f = &slots[2..2 + fs];
-        let o = &slots[2 + fs..];
-        let mut out = RxCreditsOut {
-            accepted: slots[0] & 1 == 1,
-            dropped: slots[1] & 1 == 1,
-            ..Default::default()
-        };
-        for v in 0..N {
-            out.fccl[v] = field(f, v, 12) as u16;
-            out.overruns[v] = field(o, v, OVERRUN_BITS) as u16;
-        }
-        out
     }
 }
 

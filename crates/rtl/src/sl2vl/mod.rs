@@ -28,7 +28,6 @@
 //!   `wr_reject`.
 
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use crate::vl::VL_CAPS;
 use rust_hdl::prelude::*;
@@ -111,67 +110,22 @@ impl Twin for SlToVlTwin {
     }
 }
 
-/// The block for rust-hdl at VLCap `N`: its ports, and its behaviour through the twin.
-#[derive(LogicBlock)]
-pub struct SlToVlUnit<const N: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub wr_en: Signal<In, Bit>,
-    pub wr_sl: Signal<In, Bits<4>>,
-    pub wr_vl: Signal<In, Bits<4>>,
-    pub lookup_sl: Signal<In, Bits<4>>,
-    pub lookup_vl: Signal<Out, Bits<4>>,
-    pub wr_reject: Signal<Out, Bit>,
-    twin: Opaque<SlToVlTwin>,
-}
-
-impl<const N: usize> Default for SlToVlUnit<N> {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            wr_en: Default::default(),
-            wr_sl: Default::default(),
-            wr_vl: Default::default(),
-            lookup_sl: Default::default(),
-            lookup_vl: Default::default(),
-            wr_reject: Default::default(),
-            twin: Opaque(SlToVlTwin::new(N)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl at VLCap `N`: its ports, and its behaviour through the twin.
+    pub struct SlToVlUnit<const N: usize> {
+        twin: SlToVlTwin,
     }
-}
-
-impl<const N: usize> SlToVlUnit<N> {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> SlToVlIn {
-        SlToVlIn {
-            reset: self.reset.val(),
-            wr_en: self.wr_en.val(),
-            wr_sl: self.wr_sl.val().index() as u8,
-            wr_vl: self.wr_vl.val().index() as u8,
-            lookup_sl: self.lookup_sl.val().index() as u8,
-        }
-    }
-}
-
-impl<const N: usize> Logic for SlToVlUnit<N> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.lookup_vl.next = (o.lookup_vl as u64).into();
-        self.wr_reject.next = o.wr_reject;
-    }
-
-    fn connect(&mut self) {
-        self.lookup_vl.connect();
-        self.wr_reject.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(N), SOURCE.text)
+    check: VL_CAPS.contains(&N);
+    default: Self::with_twin(SlToVlTwin::new(N));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(N), SOURCE.text);
+    ports(i: SlToVlIn, o: SlToVlOut) {
+        reset: in Bit = i.reset;
+        wr_en: in Bit = i.wr_en;
+        wr_sl: in Bits<4> = i.wr_sl;
+        wr_vl: in Bits<4> = i.wr_vl;
+        lookup_sl: in Bits<4> = i.lookup_sl;
+        lookup_vl: out Bits<4> = o.lookup_vl;
+        wr_reject: out Bit = o.wr_reject;
     }
 }
 
@@ -211,48 +165,6 @@ pub struct SlToVlIn {
 pub struct SlToVlOut {
     pub lookup_vl: u8,
     pub wr_reject: bool,
-}
-
-impl<const N: usize> HdlIo for SlToVlUnit<N> {
-    type In = SlToVlIn;
-    type Out = SlToVlOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("wr_en"),
-        PortSpec::new("wr_sl"),
-        PortSpec::new("wr_vl"),
-        PortSpec::new("lookup_sl"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("lookup_vl"), PortSpec::new("wr_reject")];
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &SlToVlIn) {
-        self.reset.next = i.reset;
-        self.wr_en.next = i.wr_en;
-        self.wr_sl.next = ((i.wr_sl & 0xf) as u64).into();
-        self.wr_vl.next = ((i.wr_vl & 0xf) as u64).into();
-        self.lookup_sl.next = ((i.lookup_sl & 0xf) as u64).into();
-    }
-    fn sample(&self) -> SlToVlOut {
-        SlToVlOut {
-            lookup_vl: self.lookup_vl.val().index() as u8,
-            wr_reject: self.wr_reject.val(),
-        }
-    }
-    fn pack(i: &SlToVlIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.wr_en as u64;
-        slots[2] = (i.wr_sl & 0xf) as u64;
-        slots[3] = (i.wr_vl & 0xf) as u64;
-        slots[4] = (i.lookup_sl & 0xf) as u64;
-    }
-    fn unpack(slots: &[u64]) -> SlToVlOut {
-        SlToVlOut {
-            lookup_vl: slots[0] as u8,
-            wr_reject: slots[1] & 1 == 1,
-        }
-    }
 }
 
 pub type SlToVlVl1 = SlToVlUnit<1>;

@@ -60,9 +60,7 @@
 //! too slow for the clock target. Registering CR (the adder output FCTBS already loads
 //! from) and a copy of CL puts the adder and the compare in different clocks.
 
-use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 pub use crate::vl::{MAX_VLS, VL_CAPS};
 use rust_hdl::prelude::*;
@@ -195,85 +193,25 @@ impl Twin for TxCreditsTwin {
     }
 }
 
-/// The block for rust-hdl: its ports, and its behaviour through the twin. `HB = 7 * N`
-/// (the width of `head_blocks`), `FB = 12 * N` (the width of `fctbs_bus`).
-#[derive(LogicBlock)]
-pub struct TxCreditsUnit<const N: usize, const HB: usize, const FB: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub head_blocks: Signal<In, Bits<HB>>,
-    pub send: Signal<In, Bit>,
-    pub send_vl: Signal<In, Bits<4>>,
-    pub fcp_valid: Signal<In, Bit>,
-    pub fcp_vl: Signal<In, Bits<4>>,
-    pub fcp_fccl: Signal<In, Bits<12>>,
-    pub credit_ok: Signal<Out, Bits<N>>,
-    pub fctbs_bus: Signal<Out, Bits<FB>>,
-    twin: Opaque<TxCreditsTwin>,
-}
-
-impl<const N: usize, const HB: usize, const FB: usize> Default for TxCreditsUnit<N, HB, FB> {
-    fn default() -> Self {
-        assert!(
-            VL_CAPS.contains(&N) && HB == NP_BITS * N && FB == 12 * N,
-            "TxCreditsUnit<{N}, {HB}, {FB}>: unsupported"
-        );
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            head_blocks: Default::default(),
-            send: Default::default(),
-            send_vl: Default::default(),
-            fcp_valid: Default::default(),
-            fcp_vl: Default::default(),
-            fcp_fccl: Default::default(),
-            credit_ok: Default::default(),
-            fctbs_bus: Default::default(),
-            twin: Opaque(TxCreditsTwin::new(N)),
-        }
+crate::hdl_block! {
+    /// The block for rust-hdl: its ports, and its behaviour through the twin. `HB = 7 * N`
+    /// (the width of `head_blocks`), `FB = 12 * N` (the width of `fctbs_bus`).
+    pub struct TxCreditsUnit<const N: usize, const HB: usize, const FB: usize> {
+        twin: TxCreditsTwin,
     }
-}
-
-impl<const N: usize, const HB: usize, const FB: usize> TxCreditsUnit<N, HB, FB> {
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> TxCreditsIn {
-        let hb = read_words::<HB>(&self.head_blocks.val());
-        let mut head_blocks = [0u8; MAX_VLS];
-        for (v, x) in head_blocks.iter_mut().enumerate().take(N) {
-            *x = field(&hb, v, NP_BITS) as u8;
-        }
-        TxCreditsIn {
-            reset: self.reset.val(),
-            head_blocks,
-            send: self.send.val(),
-            send_vl: self.send_vl.val().to_u64() as u8,
-            fcp_valid: self.fcp_valid.val(),
-            fcp_vl: self.fcp_vl.val().to_u64() as u8,
-            fcp_fccl: self.fcp_fccl.val().to_u64() as u16,
-        }
-    }
-}
-
-impl<const N: usize, const HB: usize, const FB: usize> Logic for TxCreditsUnit<N, HB, FB> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.credit_ok.next = (o.credit_ok as u64).into();
-        let mut w = [0u64; 3];
-        pack_fields(&o.fctbs[..N], 12, &mut w);
-        self.fctbs_bus.next = bits_from_words::<FB>(&w);
-    }
-
-    fn connect(&mut self) {
-        self.credit_ok.connect();
-        self.fctbs_bus.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(N), SOURCE.text)
+    check: VL_CAPS.contains(&N) && HB == NP_BITS * N && FB == 12 * N;
+    default: Self::with_twin(TxCreditsTwin::new(N));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(N), SOURCE.text);
+    ports(i: TxCreditsIn, o: TxCreditsOut) {
+        reset: in Bit = i.reset;
+        head_blocks: in Bits<HB> = i.head_blocks, each NP_BITS;
+        send: in Bit = i.send;
+        send_vl: in Bits<4> = i.send_vl;
+        fcp_valid: in Bit = i.fcp_valid;
+        fcp_vl: in Bits<4> = i.fcp_vl;
+        fcp_fccl: in Bits<12> = i.fcp_fccl;
+        credit_ok: out Bits<N> = o.credit_ok;
+        fctbs_bus: out Bits<FB> = o.fctbs, each 12;
     }
 }
 
@@ -298,69 +236,6 @@ pub fn variant(vls: usize) -> Variant {
         ports: crate::with_tx_credits!(vls, |T| crate::io::top_ports(&T::default()),
             _ => panic!("TX credits: VLCap {vls} is not 1, 2, 4, 8 or 15")),
     }
-}
-
-impl<const N: usize, const HB: usize, const FB: usize> HdlIo for TxCreditsUnit<N, HB, FB> {
-    type In = TxCreditsIn;
-    type Out = TxCreditsOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("head_blocks"),
-        PortSpec::new("send"),
-        PortSpec::new("send_vl"),
-        PortSpec::new("fcp_valid"),
-        PortSpec::new("fcp_vl"),
-        PortSpec::new("fcp_fccl"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[PortSpec::new("credit_ok"), PortSpec::new("fctbs_bus")];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &TxCreditsIn) {
-        let mut w = [0u64; 2];
-        pack_fields(&i.head_blocks[..N], NP_BITS, &mut w);
-        self.reset.next = i.reset;
-        self.head_blocks.next = bits_from_words::<HB>(&w);
-        self.send.next = i.send;
-        self.send_vl.next = (i.send_vl as u64 & 0xf).into();
-        self.fcp_valid.next = i.fcp_valid;
-        self.fcp_vl.next = (i.fcp_vl as u64 & 0xf).into();
-        self.fcp_fccl.next = (i.fcp_fccl as u64 & 0xfff).into();
-    }
-    fn sample(&self) -> TxCreditsOut {
-        TxCreditsOut {
-            credit_ok: self.credit_ok.val().to_u64() as u16,
-            fctbs: unpack_fctbs::<N>(&read_words::<FB>(&self.fctbs_bus.val())),
-        }
-    }
-    fn pack(i: &TxCreditsIn, slots: &mut [u64]) {
-        let hb_slots = HB.div_ceil(64);
-        slots[0] = i.reset as u64;
-        slots[1..1 + hb_slots].fill(0);
-        pack_fields(&i.head_blocks[..N], NP_BITS, &mut slots[1..1 + hb_slots]);
-        let s = &mut slots[1 + hb_slots..];
-        s[0] = i.send as u64;
-        s[1] = i.send_vl as u64 & 0xf;
-        s[2] = i.fcp_valid as u64;
-        s[3] = i.fcp_vl as u64 & 0xf;
-        s[4] = i.fcp_fccl as u64 & 0xfff;
-    }
-    fn unpack(slots: &[u64]) -> TxCreditsOut {
-        TxCreditsOut {
-            credit_ok: (slots[0] & mask(N)) as u16,
-            fctbs: unpack_fctbs::<N>(&slots[1..]),
-        }
-    }
-}
-
-/// FCTBS of each VL from the packed `fctbs_bus` (as little-endian words).
-fn unpack_fctbs<const N: usize>(words: &[u64]) -> [u16; MAX_VLS] {
-    let mut f = [0u16; MAX_VLS];
-    for (v, x) in f.iter_mut().enumerate().take(N) {
-        *x = field(words, v, 12) as u16;
-    }
-    f
 }
 
 pub type TxCreditsVl1 = TxCreditsUnit<1, 7, 12>;

@@ -24,7 +24,6 @@
 //! and clears `kept`/`dropped`; it keeps `drop_count`.
 
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use rust_hdl::prelude::*;
 
@@ -101,75 +100,30 @@ impl Twin for Vl15RxTwin {
     }
 }
 
-/// The block for rust-hdl: its ports, and its behaviour through the twin. `CAP` is the
-/// capacity unless built [`Vl15RxUnit::with_capacity`].
-#[derive(LogicBlock)]
-pub struct Vl15RxUnit<const CAP: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub accept: Signal<In, Bit>,
-    pub drain: Signal<In, Bit>,
-    pub kept: Signal<Out, Bit>,
-    pub dropped: Signal<Out, Bit>,
-    pub held: Signal<Out, Bits<8>>,
-    pub drop_count: Signal<Out, Bits<16>>,
-    twin: Opaque<Vl15RxTwin>,
-}
-
-impl<const CAP: usize> Default for Vl15RxUnit<CAP> {
-    fn default() -> Self {
-        Self::with_capacity(CAP)
+crate::hdl_block! {
+    /// The block for rust-hdl: its ports, and its behaviour through the twin. `CAP` is the
+    /// capacity unless built [`Vl15RxUnit::with_capacity`].
+    pub struct Vl15RxUnit<const CAP: usize> {
+        twin: Vl15RxTwin,
+    }
+    check: true;
+    default: Self::with_capacity(CAP);
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(u.twin.capacity()), SOURCE.text);
+    ports(i: Vl15RxIn, o: Vl15RxOut) {
+        reset: in Bit = i.reset;
+        accept: in Bit = i.accept;
+        drain: in Bit = i.drain;
+        kept: out Bit = o.kept;
+        dropped: out Bit = o.dropped;
+        held: out Bits<8> = o.held;
+        drop_count: out Bits<16> = o.drop_count;
     }
 }
 
 impl<const CAP: usize> Vl15RxUnit<CAP> {
     /// The buffer holding `capacity` packets instead of `CAP` (1..=255).
     pub fn with_capacity(capacity: usize) -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            accept: Default::default(),
-            drain: Default::default(),
-            kept: Default::default(),
-            dropped: Default::default(),
-            held: Default::default(),
-            drop_count: Default::default(),
-            twin: Opaque(Vl15RxTwin::new(capacity)),
-        }
-    }
-
-    /// The inputs as the twin takes them.
-    fn inputs(&self) -> Vl15RxIn {
-        Vl15RxIn {
-            reset: self.reset.val(),
-            accept: self.accept.val(),
-            drain: self.drain.val(),
-        }
-    }
-}
-
-impl<const CAP: usize> Logic for Vl15RxUnit<CAP> {
-    fn update(&mut self) {
-        let i = self.inputs();
-        if self.clock.pos_edge() {
-            self.twin.tick(&i);
-        }
-        let o = self.twin.eval(&i);
-        self.kept.next = o.kept;
-        self.dropped.next = o.dropped;
-        self.held.next = (o.held as u64).into();
-        self.drop_count.next = (o.drop_count as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.kept.connect();
-        self.dropped.connect();
-        self.held.connect();
-        self.drop_count.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(self.twin.capacity()), SOURCE.text)
+        Self::with_twin(Vl15RxTwin::new(capacity))
     }
 }
 
@@ -208,47 +162,6 @@ pub struct Vl15RxOut {
     pub dropped: bool,
     pub held: u8,
     pub drop_count: u16,
-}
-
-impl<const CAP: usize> HdlIo for Vl15RxUnit<CAP> {
-    type In = Vl15RxIn;
-    type Out = Vl15RxOut;
-    const INPUTS: &'static [PortSpec] = &[PortSpec::new("reset"), PortSpec::new("accept"), PortSpec::new("drain")];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("kept"),
-        PortSpec::new("dropped"),
-        PortSpec::new("held"),
-        PortSpec::new("drop_count"),
-    ];
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &Vl15RxIn) {
-        self.reset.next = i.reset;
-        self.accept.next = i.accept;
-        self.drain.next = i.drain;
-    }
-    fn sample(&self) -> Vl15RxOut {
-        Vl15RxOut {
-            kept: self.kept.val(),
-            dropped: self.dropped.val(),
-            held: self.held.val().index() as u8,
-            drop_count: self.drop_count.val().index() as u16,
-        }
-    }
-    fn pack(i: &Vl15RxIn, slots: &mut [u64]) {
-        slots[0] = i.reset as u64;
-        slots[1] = i.accept as u64;
-        slots[2] = i.drain as u64;
-    }
-    fn unpack(slots: &[u64]) -> Vl15RxOut {
-        Vl15RxOut {
-            kept: slots[0] & 1 == 1,
-            dropped: slots[1] & 1 == 1,
-            held: slots[2] as u8,
-            drop_count: slots[3] as u16,
-        }
-    }
 }
 
 /// The IBA minimum (and the configuration default): one packet.

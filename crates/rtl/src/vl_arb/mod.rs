@@ -96,9 +96,8 @@
 //! the model's order. The measurements behind each of these choices are in
 //! `docs/synthesis-history.md` (section "VL arbiter").
 
-use crate::bits::{bits_from_words, field, mask, pack_fields, read_words};
+use crate::bits::mask;
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
-use crate::io::{HdlIo, Opaque, PortSpec};
 use crate::twin::Twin;
 use crate::vl::{MAX_VLS, VL_CAPS};
 use rust_hdl::prelude::*;
@@ -185,31 +184,13 @@ pub struct VlArbOut {
 }
 
 impl VlArbOut {
-    /// The record for raw port values (`weight_left` 9 and `high_counter` 19 bits, two's
-    /// complement), with the fields cleared when no offer is shown.
-    #[allow(clippy::too_many_arguments)] // one argument per output port
-    pub fn from_ports(
-        valid: bool,
-        vl: u64,
-        low: bool,
-        entry: u64,
-        pkt_len: u64,
-        blocks: u64,
-        wl: u64,
-        hc: u64,
-    ) -> Self {
-        if !valid {
-            return Self::default();
-        }
-        Self {
-            offer_valid: true,
-            vl: (vl & 0xf) as u8,
-            low,
-            entry: (entry & 0x3f) as u8,
-            pkt_len: (pkt_len & 0x7ff) as u16,
-            blocks: (blocks & 0xff) as u16,
-            weight_left: sign_extend(wl, 9) as i16,
-            high_counter: sign_extend(hc, 19) as i32,
+    /// The record as every binding reads it: the fields while an offer is shown, all 0
+    /// while none is (the ports then carry whatever the registers hold).
+    pub fn cleared(self) -> Self {
+        if self.offer_valid {
+            self
+        } else {
+            Self::default()
         }
     }
 }
@@ -653,129 +634,46 @@ fn wrap(v: i64, bits: u32) -> i64 {
     sign_extend(v as u64 & ((1u64 << bits) - 1), bits)
 }
 
-/// The arbiter for `N` data VLs; `HL = 11 * N` (the width of `head_len`).
-#[derive(LogicBlock)]
-pub struct VlArbUnit<const N: usize, const HL: usize> {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
-    pub head_valid: Signal<In, Bits<N>>,
-    pub head_len: Signal<In, Bits<HL>>,
-    pub take: Signal<In, Bit>,
-    pub wr_en: Signal<In, Bit>,
-    pub wr_table: Signal<In, Bit>,
-    pub wr_index: Signal<In, Bits<6>>,
-    pub wr_vl: Signal<In, Bits<4>>,
-    pub wr_weight: Signal<In, Bits<8>>,
-    pub vl_high_limit: Signal<In, Bits<8>>,
-    pub low_policy: Signal<In, Bit>,
-    pub vl_enable: Signal<In, Bits<N>>,
-    pub offer_valid: Signal<Out, Bit>,
-    pub offer_vl: Signal<Out, Bits<4>>,
-    pub offer_table: Signal<Out, Bit>,
-    pub offer_entry: Signal<Out, Bits<6>>,
-    pub offer_pkt_len: Signal<Out, Bits<11>>,
-    pub offer_blocks: Signal<Out, Bits<8>>,
-    pub offer_weight_left: Signal<Out, Bits<9>>,
-    pub offer_high_counter: Signal<Out, Bits<19>>,
-    twin: Opaque<VlArbTwin>,
-}
-
-impl<const N: usize, const HL: usize> Default for VlArbUnit<N, HL> {
-    fn default() -> Self {
-        assert!(
-            VL_CAPS.contains(&N) && HL == LEN_BITS * N,
-            "VlArbUnit<{N}, {HL}>: unsupported"
-        );
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            head_valid: Default::default(),
-            head_len: Default::default(),
-            take: Default::default(),
-            wr_en: Default::default(),
-            wr_table: Default::default(),
-            wr_index: Default::default(),
-            wr_vl: Default::default(),
-            wr_weight: Default::default(),
-            vl_high_limit: Default::default(),
-            low_policy: Default::default(),
-            vl_enable: Default::default(),
-            offer_valid: Default::default(),
-            offer_vl: Default::default(),
-            offer_table: Default::default(),
-            offer_entry: Default::default(),
-            offer_pkt_len: Default::default(),
-            offer_blocks: Default::default(),
-            offer_weight_left: Default::default(),
-            offer_high_counter: Default::default(),
-            twin: Opaque(VlArbTwin::new(N)),
-        }
+crate::hdl_block! {
+    /// The arbiter for rust-hdl at VLCap `N`; `HL = 11 * N` (the width of `head_len`). Its
+    /// ports show the registers as the Verilog drives them ([`VlArbTwin::ports`], not
+    /// cleared without an offer); outputs read back are [`VlArbOut::cleared`].
+    pub struct VlArbUnit<const N: usize, const HL: usize> {
+        twin: VlArbTwin,
+    }
+    check: VL_CAPS.contains(&N) && HL == LEN_BITS * N;
+    default: Self::with_twin(VlArbTwin::new(N));
+    hdl: |u| rust_hdl_wrapper(u, SOURCE.module, &params(N), SOURCE.text);
+    shown: |t, _i| *t.ports();
+    sampled: |o| o.cleared();
+    ports(i: VlArbIn, o: VlArbOut) {
+        reset: in Bit = i.reset;
+        head_valid: in Bits<N> = i.head_valid;
+        head_len: in Bits<HL> = i.head_len, each LEN_BITS;
+        take: in Bit = i.take;
+        wr_en: in Bit = i.wr_en;
+        wr_table: in Bit = i.wr_low;
+        wr_index: in Bits<6> = i.wr_index;
+        wr_vl: in Bits<4> = i.wr_vl;
+        wr_weight: in Bits<8> = i.wr_weight;
+        vl_high_limit: in Bits<8> = i.vl_high_limit;
+        low_policy: in Bit = i.one_packet;
+        vl_enable: in Bits<N> = i.vl_enable;
+        offer_valid: out Bit = o.offer_valid;
+        offer_vl: out Bits<4> = o.vl;
+        offer_table: out Bit = o.low;
+        offer_entry: out Bits<6> = o.entry;
+        offer_pkt_len: out Bits<11> = o.pkt_len;
+        offer_blocks: out Bits<8> = o.blocks;
+        offer_weight_left: out Bits<9> = o.weight_left;
+        offer_high_counter: out Bits<19> = o.high_counter;
     }
 }
 
 impl<const N: usize, const HL: usize> VlArbUnit<N, HL> {
-    fn inputs(&self) -> VlArbIn {
-        let w = read_words::<HL>(&self.head_len.val());
-        VlArbIn {
-            reset: self.reset.val(),
-            head_valid: self.head_valid.val().to_u64() as u16,
-            head_len: std::array::from_fn(|v| {
-                if v < N {
-                    field(&w, v, LEN_BITS) as u16
-                } else {
-                    0
-                }
-            }),
-            take: self.take.val(),
-            wr_en: self.wr_en.val(),
-            wr_low: self.wr_table.val(),
-            wr_index: self.wr_index.val().to_u64() as u8,
-            wr_vl: self.wr_vl.val().to_u64() as u8,
-            wr_weight: self.wr_weight.val().to_u64() as u8,
-            vl_high_limit: self.vl_high_limit.val().to_u64() as u8,
-            one_packet: self.low_policy.val(),
-            vl_enable: self.vl_enable.val().to_u64() as u16,
-        }
-    }
-
     /// The twin inside (its registers, for tests and waveforms).
     pub fn twin(&self) -> &VlArbTwin {
         &self.twin
-    }
-}
-
-impl<const N: usize, const HL: usize> Logic for VlArbUnit<N, HL> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            let i = self.inputs();
-            self.twin.tick(&i);
-        }
-        // Every output is a function of the registers only: the ports as the Verilog
-        // drives them (not cleared without an offer).
-        let o = *self.twin.ports();
-        self.offer_valid.next = o.offer_valid;
-        self.offer_vl.next = (o.vl as u64).into();
-        self.offer_table.next = o.low;
-        self.offer_entry.next = (o.entry as u64).into();
-        self.offer_pkt_len.next = (o.pkt_len as u64).into();
-        self.offer_blocks.next = (o.blocks as u64).into();
-        self.offer_weight_left.next = (o.weight_left as u64 & 0x1ff).into();
-        self.offer_high_counter.next = (o.high_counter as u64 & 0x7ffff).into();
-    }
-
-    fn connect(&mut self) {
-        self.offer_valid.connect();
-        self.offer_vl.connect();
-        self.offer_table.connect();
-        self.offer_entry.connect();
-        self.offer_pkt_len.connect();
-        self.offer_blocks.connect();
-        self.offer_weight_left.connect();
-        self.offer_high_counter.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        rust_hdl_wrapper(self, SOURCE.module, &params(N), SOURCE.text)
     }
 }
 
@@ -808,98 +706,6 @@ pub fn variant(vls: usize) -> Variant {
         modules: vec![module()],
         ports: crate::with_vl_arb!(vls, |T| crate::io::top_ports(&T::default()),
             _ => panic!("VL arbiter: VLCap {vls} is not 1, 2, 4, 8 or 15")),
-    }
-}
-
-impl<const N: usize, const HL: usize> HdlIo for VlArbUnit<N, HL> {
-    type In = VlArbIn;
-    type Out = VlArbOut;
-    const INPUTS: &'static [PortSpec] = &[
-        PortSpec::new("reset"),
-        PortSpec::new("head_valid"),
-        PortSpec::new("head_len"),
-        PortSpec::new("take"),
-        PortSpec::new("wr_en"),
-        PortSpec::new("wr_table"),
-        PortSpec::new("wr_index"),
-        PortSpec::new("wr_vl"),
-        PortSpec::new("wr_weight"),
-        PortSpec::new("vl_high_limit"),
-        PortSpec::new("low_policy"),
-        PortSpec::new("vl_enable"),
-    ];
-    const OUTPUTS: &'static [PortSpec] = &[
-        PortSpec::new("offer_valid"),
-        PortSpec::new("offer_vl"),
-        PortSpec::new("offer_table"),
-        PortSpec::new("offer_entry"),
-        PortSpec::new("offer_pkt_len"),
-        PortSpec::new("offer_blocks"),
-        PortSpec::new("offer_weight_left"),
-        PortSpec::new("offer_high_counter"),
-    ];
-
-    fn clock(&mut self) -> &mut Signal<In, Clock> {
-        &mut self.clock
-    }
-    fn drive(&mut self, i: &VlArbIn) {
-        let m = mask(N);
-        let mut w = [0u64; 3];
-        pack_fields(&i.head_len[..N], LEN_BITS, &mut w);
-        self.reset.next = i.reset;
-        self.head_valid.next = (i.head_valid as u64 & m).into();
-        self.head_len.next = bits_from_words::<HL>(&w);
-        self.take.next = i.take;
-        self.wr_en.next = i.wr_en;
-        self.wr_table.next = i.wr_low;
-        self.wr_index.next = (i.wr_index as u64 & 0x3f).into();
-        self.wr_vl.next = (i.wr_vl as u64 & 0xf).into();
-        self.wr_weight.next = (i.wr_weight as u64).into();
-        self.vl_high_limit.next = (i.vl_high_limit as u64).into();
-        self.low_policy.next = i.one_packet;
-        self.vl_enable.next = (i.vl_enable as u64 & m).into();
-    }
-    fn sample(&self) -> VlArbOut {
-        VlArbOut::from_ports(
-            self.offer_valid.val(),
-            self.offer_vl.val().to_u64(),
-            self.offer_table.val(),
-            self.offer_entry.val().to_u64(),
-            self.offer_pkt_len.val().to_u64(),
-            self.offer_blocks.val().to_u64(),
-            self.offer_weight_left.val().to_u64(),
-            self.offer_high_counter.val().to_u64(),
-        )
-    }
-    fn pack(i: &VlArbIn, slots: &mut [u64]) {
-        let m = mask(N);
-        let hl_slots = HL.div_ceil(64);
-        slots[0] = i.reset as u64;
-        slots[1] = i.head_valid as u64 & m;
-        slots[2..2 + hl_slots].fill(0);
-        pack_fields(&i.head_len[..N], LEN_BITS, &mut slots[2..2 + hl_slots]);
-        let s = &mut slots[2 + hl_slots..];
-        s[0] = i.take as u64;
-        s[1] = i.wr_en as u64;
-        s[2] = i.wr_low as u64;
-        s[3] = i.wr_index as u64 & 0x3f;
-        s[4] = i.wr_vl as u64 & 0xf;
-        s[5] = i.wr_weight as u64;
-        s[6] = i.vl_high_limit as u64;
-        s[7] = i.one_packet as u64;
-        s[8] = i.vl_enable as u64 & m;
-    }
-    fn unpack(slots: &[u64]) -> VlArbOut {
-        VlArbOut::from_ports(
-            slots[0] & 1 == 1,
-            slots[1],
-            slots[2] & 1 == 1,
-            slots[3],
-            slots[4],
-            slots[5],
-            slots[6],
-            slots[7],
-        )
     }
 }
 
@@ -945,20 +751,13 @@ mod tests {
 
     #[test]
     fn out_record_sign_extends_and_clears() {
-        let o = VlArbOut::from_ports(
-            true,
-            7,
-            false,
-            2,
-            1024,
-            64,
-            0x1ff & (-62i64 as u64),
-            0x7ffff & (-1024i64 as u64),
-        );
+        use crate::io::HdlIo;
+        // Verilator's output slots, in port order: valid, VL, table, entry, PktLen,
+        // blocks, weight left (9 bits), HighPriCounter (19 bits).
+        let raw = |valid: u64| [valid, 7, 0, 2, 1024, 64, 0x1ff & (-62i64 as u64), 0x7ffff & (-1024i64 as u64)];
+        let o = VlArbVl4::unpack(&raw(1));
+        assert_eq!((o.vl, o.entry, o.pkt_len, o.blocks), (7, 2, 1024, 64));
         assert_eq!((o.weight_left, o.high_counter), (-62, -1024));
-        assert_eq!(
-            VlArbOut::from_ports(false, 7, true, 2, 1, 1, 1, 1),
-            VlArbOut::default()
-        );
+        assert_eq!(VlArbVl4::unpack(&raw(0)), VlArbOut::default());
     }
 }
