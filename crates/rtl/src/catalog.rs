@@ -49,12 +49,9 @@ pub enum RequestError {
     #[error("an Ethernet port with {queues} queues at {width} bits is not generated: 1 to 8 queues, 32 or 64 bits")]
     UnsupportedEthPort { queues: usize, width: usize },
     #[error(transparent)]
+    Port(#[from] crate::link_port::ParamError),
+    #[error(transparent)]
     Emit(#[from] EmitError),
-}
-
-/// Name of the CRC module for a data width.
-pub fn crc16_module_name(width: usize) -> String {
-    format!("iblink_crc16_w{width}")
 }
 
 /// The CRC unit at `width` bits a clock (docs/spec.md §3).
@@ -65,22 +62,12 @@ pub fn crc16_variant(width: usize) -> Result<Variant, RequestError> {
     Ok(crate::crc16::variant(width))
 }
 
-/// Name of the pipelined dword CRC unit for a data width (32 bits only).
-pub fn crc16_dword_module_name(width: usize) -> String {
-    format!("iblink_crc16_dword_w{width}")
-}
-
 /// The pipelined dword CRC unit (docs/spec.md §3; the link path's VCRC and LPCRC).
 pub fn crc16_dword_variant(width: usize) -> Result<Variant, RequestError> {
     if width != crate::crc16_dword::WIDTH {
         return Err(RequestError::UnsupportedDwordWidth(width));
     }
     Ok(crate::crc16_dword::variant())
-}
-
-/// Name of the TX credits module for VLCap `vls`.
-pub fn tx_credits_module_name(vls: usize) -> String {
-    format!("iblink_tx_credits_vl{vls}")
 }
 
 /// The TX credits block for VLCap `vls` (docs/spec.md §4).
@@ -285,23 +272,12 @@ fn variants_of(req: &EmitRequest, synth: bool) -> Result<Vec<Variant>, RequestEr
     Ok(out)
 }
 
-/// Name of the failsafe configuration for VLCap `vls`.
-pub fn failsafe_module_name(vls: usize) -> String {
-    format!("iblink_failsafe_vl{vls}")
-}
-
 /// The failsafe (docs/spec.md §8: update monitor, overrun threshold) for VLCap `vls`.
 pub fn failsafe_variant(vls: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) {
         return Err(RequestError::UnsupportedVlCap(vls));
     }
     Ok(crate::failsafe::variant(vls))
-}
-
-/// Name of the link RX classifier's configuration for VLCap `vls` and `width`-bit link
-/// words.
-pub fn link_rx_module_name(vls: usize, width: usize) -> String {
-    format!("iblink_link_rx_vl{vls}_w{width}")
 }
 
 /// The link RX classifier (docs/spec.md §1, §3, §4, §7) for VLCap `vls`, `width`-bit link
@@ -313,23 +289,12 @@ pub fn link_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError
     Ok(crate::link_rx::variant(vls, width))
 }
 
-/// Name of the link TX path's configuration for `width`-bit link words.
-pub fn link_tx_module_name(width: usize) -> String {
-    format!("iblink_link_tx_w{width}")
-}
-
 /// The link TX path (docs/spec.md §2, §3, §5) for `width`-bit link words.
 pub fn link_tx_variant(width: usize) -> Result<Variant, RequestError> {
     if !crate::link_tx::WIDTHS.contains(&width) {
         return Err(RequestError::UnsupportedLinkTxWidth(width));
     }
     Ok(crate::link_tx::variant(width))
-}
-
-/// Name of the FCP receive framer configuration for VLCap `vls` and `width`-bit link
-/// words (the module is `iblink_fcp_rx`, parameterised).
-pub fn fcp_rx_module_name(vls: usize, width: usize) -> String {
-    format!("iblink_fcp_rx_vl{vls}_w{width}")
 }
 
 /// The FCP receive framer (docs/spec.md §2–§4) for VLCap `vls`, `width`-bit words.
@@ -340,12 +305,6 @@ pub fn fcp_rx_variant(vls: usize, width: usize) -> Result<Variant, RequestError>
     Ok(crate::fcp_rx::variant(vls, width))
 }
 
-/// Name of the FCP transmit framer configuration for VLCap `vls` and `width`-bit link
-/// words (the module is `iblink_fcp_tx`, parameterised).
-pub fn fcp_tx_module_name(vls: usize, width: usize) -> String {
-    format!("iblink_fcp_tx_vl{vls}_w{width}")
-}
-
 /// The FCP transmit framer and scheduler (docs/spec.md §2, §3, §5) for VLCap `vls`,
 /// `width`-bit words.
 pub fn fcp_tx_variant(vls: usize, width: usize) -> Result<Variant, RequestError> {
@@ -353,11 +312,6 @@ pub fn fcp_tx_variant(vls: usize, width: usize) -> Result<Variant, RequestError>
         return Err(RequestError::UnsupportedLinkVariant { vls, width });
     }
     Ok(crate::fcp_tx::variant(vls, width))
-}
-
-/// Name of the SLtoVL table module for VLCap `vls`.
-pub fn sl2vl_module_name(vls: usize) -> String {
-    format!("iblink_sl2vl_vl{vls}")
 }
 
 /// The SLtoVL table for VLCap `vls` (docs/spec.md §7).
@@ -380,11 +334,6 @@ pub fn vl15_rx_variant(cap: usize) -> Result<Variant, RequestError> {
     Ok(crate::vl15_rx::variant(cap))
 }
 
-/// Name of the data-VL arbiter module for VLCap `vls`.
-pub fn vl_arb_module_name(vls: usize) -> String {
-    format!("iblink_vl_arb_vl{vls}")
-}
-
 /// The data-VL arbiter (docs/spec.md §6) for VLCap `vls`: 64 + 64 table entries.
 pub fn vl_arb_variant(vls: usize) -> Result<Variant, RequestError> {
     if !VL_CAPS.contains(&vls) {
@@ -401,16 +350,11 @@ pub fn default_request() -> EmitRequest {
     }
 }
 
-/// Name of the link port module for VLCap `vls` and `width`-bit link words.
-pub fn link_port_module_name(vls: usize, width: usize) -> String {
-    format!("iblink_link_port_vl{vls}_w{width}")
-}
-
 /// The link port generated from `p`: its top, every module it instantiates (each its own
 /// file) and its file list. `iblink emit --config` calls this with the configuration
 /// file's values.
 pub fn link_port_variant(p: &crate::link_port::PortParams) -> Result<Variant, RequestError> {
-    crate::link_port::netlist::variant(p)
+    Ok(crate::link_port::netlist::variant(p)?)
 }
 
 /// Queue counts `iblink emit` lists (any of 1 to 8 can be built).

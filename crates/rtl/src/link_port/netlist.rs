@@ -4,7 +4,7 @@
 //! Verilog top ([`variant`]): the same connections, as named-port instances.
 
 use super::{LinkPortIn, LinkPortOut, PortParams};
-use crate::catalog::{self, RequestError};
+use super::ParamError;
 use crate::emit::{EmittedModule, Variant};
 use crate::failsafe::spec_period_clocks;
 use crate::netlist::file_list;
@@ -271,11 +271,11 @@ impl LinkPortTwin {
 
 /// The name of the top for a configuration.
 pub fn top_name(p: &PortParams) -> String {
-    catalog::link_port_module_name(p.vl_cap, p.width)
+    format!("iblink_link_port_vl{}_w{}", p.vl_cap, p.width)
 }
 
-/// Every block's configuration inside the port, by instance name.
-fn blocks(p: &PortParams) -> Result<Vec<(&'static str, Variant)>, RequestError> {
+/// Every block's configuration inside the port, by instance name (`p` checked).
+fn blocks(p: &PortParams) -> Vec<(&'static str, Variant)> {
     let (n, w) = (p.vl_cap, p.width);
     let c = ctrl_params(p);
     let ctl = Variant {
@@ -286,18 +286,18 @@ fn blocks(p: &PortParams) -> Result<Vec<(&'static str, Variant)>, RequestError> 
         modules: vec![crate::port_ctrl::module()],
         ports: c.ports(),
     };
-    Ok(vec![
+    vec![
         ("ctl", ctl),
-        ("txc", catalog::tx_credits_variant(n)?),
-        ("arb", catalog::vl_arb_variant(n)?),
-        ("fcptx", catalog::fcp_tx_variant(n, w)?),
-        ("ltx", catalog::link_tx_variant(w)?),
-        ("fcprx", catalog::fcp_rx_variant(n, w)?),
-        ("lrx", catalog::link_rx_variant(n, w)?),
-        ("rxc", catalog::rx_credits_variant(n, p.buffer_blocks)?),
-        ("vl15rx", catalog::vl15_rx_variant(p.vl15_packets)?),
-        ("fs", catalog::failsafe_variant(n)?),
-    ])
+        ("txc", crate::tx_credits::variant(n)),
+        ("arb", crate::vl_arb::variant(n)),
+        ("fcptx", crate::fcp_tx::variant(n, w)),
+        ("ltx", crate::link_tx::variant(w)),
+        ("fcprx", crate::fcp_rx::variant(n, w)),
+        ("lrx", crate::link_rx::variant(n, w)),
+        ("rxc", crate::rx_credits::variant(n, p.buffer_blocks)),
+        ("vl15rx", crate::vl15_rx::variant(p.vl15_packets)),
+        ("fs", crate::failsafe::variant(n)),
+    ]
 }
 
 /// The top's header: what made it, the configuration, and every port.
@@ -321,11 +321,12 @@ fn header(p: &PortParams, name: &str, ports: &[crate::io::Port]) -> String {
 
 /// The port generated from `p`: its top (named after VLCap and width), every module it
 /// instantiates, and its file list.
-pub fn variant(p: &PortParams) -> Result<Variant, RequestError> {
+pub fn variant(p: &PortParams) -> Result<Variant, ParamError> {
+    p.check()?;
     let name = top_name(p);
-    let ports = crate::with_link_port!((p.vl_cap, p.width), |T| Ok(crate::io::top_ports(&T::new(p.clone()))),
-        _ => Err(RequestError::UnsupportedLinkVariant { vls: p.vl_cap, width: p.width }))?;
-    let blocks = blocks(p)?;
+    let ports = crate::with_link_port!((p.vl_cap, p.width), |T| crate::io::top_ports(&T::new(p.clone())),
+        _ => unreachable!("checked: VLCap {} at {} bits", p.vl_cap, p.width));
+    let blocks = blocks(p);
     let doc = header(p, &name, &ports);
     Ok(crate::netlist::composed_variant(&LinkPortTwin::DESCRIPTION, &name, "link_port", p.config_lines(), &doc, ports, &blocks)
         .unwrap_or_else(|e| panic!("the link port's netlist: {e}")))
