@@ -13,8 +13,9 @@
 //! independent faults do. The comparison then checks the stretch before that first
 //! unshared retrain instead, and calls the later difference the draws'.
 
+use super::bins::BUSY_BIN;
 use super::model_run::ModelSummary;
-use super::run::{DirReport, RunReport, BUSY_BIN};
+use super::run::{DirReport, RunReport};
 
 /// Link busy (and data, FCP words, a VL's share) must agree within 2 percentage points.
 pub const PERCENT_POINTS: f64 = 0.02;

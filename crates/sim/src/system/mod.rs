@@ -4,6 +4,7 @@
 //! The types in this file are the contract between the run engine (`run`, `scenario`)
 //! and what consumes a run (`iblink sim`: summary table, SVG plot, ERF capture).
 
+pub mod bins;
 pub mod capture;
 pub mod plot;
 pub mod channel;

@@ -7,8 +7,8 @@
 //! LinkActive). The model is item-level, so a run is compared with the RTL run by its
 //! invariants and measurements ([`super::compare`]), never clock by clock.
 
+use super::bins::bump;
 use super::faults::FaultDraws;
-use super::run::bump;
 use super::scenario::Scenario;
 use super::traffic::{generators, DrainPacer};
 use super::Fate;
@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 pub struct ModelSummary {
     pub window_clocks: u64,
     pub busy_clocks: [u64; 2],
-    /// Per [`super::run::BUSY_BIN`] clocks from clock 0: clocks measured, and busy
+    /// Per [`super::bins::BUSY_BIN`] clocks from clock 0: clocks measured, and busy
     /// clocks per direction.
     pub measured_bins: Vec<u32>,
     pub busy_bins: [Vec<u32>; 2],

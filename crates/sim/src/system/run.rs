@@ -20,6 +20,7 @@
 //!   from the port's output) with the sender's FCTBS whenever nothing of that VL is in
 //!   flight.
 
+use super::bins::bump;
 use super::channel::{Channel, LinkWord};
 use super::faults::FaultDraws;
 use super::model_run::{run_model, ModelSummary};
@@ -126,8 +127,8 @@ pub struct DirReport {
     pub window_clocks: u64,
     /// Clocks with a word on the wire / a data (or VL15) word / an FCP word.
     pub busy_clocks: u64,
-    /// Per [`BUSY_BIN`] clocks from clock 0: clocks measured and busy clocks in it (to
-    /// compare stretches of the run with the reference model's).
+    /// Per [`BUSY_BIN`](super::bins::BUSY_BIN) clocks from clock 0: clocks measured and
+    /// busy clocks in it (to compare stretches of the run with the reference model's).
     pub measured_bins: Vec<u32>,
     pub busy_bins: Vec<u32>,
     pub data_clocks: u64,
@@ -452,18 +453,6 @@ fn dir_of(side: usize) -> Direction {
     } else {
         Direction::BtoA
     }
-}
-
-/// Clocks per bin of [`DirReport::busy_bins`].
-pub const BUSY_BIN: u64 = 1000;
-
-/// Count `clock` in its [`BUSY_BIN`] bin.
-pub(crate) fn bump(bins: &mut Vec<u32>, clock: u64) {
-    let i = (clock / BUSY_BIN) as usize;
-    if bins.len() <= i {
-        bins.resize(i + 1, 0);
-    }
-    bins[i] += 1;
 }
 
 /// PSN of a received data packet (BTH bytes 9-11 after the 8-byte LRH).
