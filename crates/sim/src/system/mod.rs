@@ -11,6 +11,7 @@ pub mod channel;
 pub mod compare;
 pub mod faults;
 pub mod model_run;
+pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sweep;
