@@ -6,6 +6,5 @@ pub mod fcp;
 pub mod pfc;
 pub mod formal;
 pub mod sim;
-pub mod sim_eth;
 pub mod synth;
 pub mod tb;

@@ -1,8 +1,8 @@
-//! `iblink sim --scenario eth_*.toml`: two Ethernet flow-control ports back to back
-//! (docs/spec.md §9), the summary per direction and queue, the headroom sweep, and a pcap of
-//! both directions.
+//! `iblink sim --scenario FILE` on an Ethernet scenario (`eth_*.toml`): two Ethernet
+//! flow-control ports back to back (docs/spec.md §9), the summary per direction and queue,
+//! the headroom sweep, and a pcap of both directions.
 
-use super::sim::{check_parent, usage, SimArgs, SimBackend};
+use super::{check_parent, usage, SimArgs, SimBackend};
 use anyhow::Context;
 use iblink_sim::eth::report::{summary, sweep, sweep_table};
 use iblink_sim::eth::run::EthRun;
