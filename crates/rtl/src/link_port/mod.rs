@@ -19,9 +19,10 @@
 //! the blocks' reference models wired as the port, sharing with the RTL only the In/Out
 //! records and the blocks' documented latencies, the lockstep's oracle
 //! (`crates/sim/tests/lockstep/link_port.rs`); and `iblink_model::port::PortPair`, the
-//! item-level model the system runs are judged against. The back ends, the two-port bench
-//! and the random stimulus are in `crates/sim/src/blocks/link_port.rs`; the failsafe's
-//! requests through the whole port in `crates/sim/tests/lockstep/link_port_failsafe.rs`.
+//! item-level model the system runs are judged against. The back ends and the two-port
+//! bench are in `crates/sim/src/blocks/link_port.rs`, the lockstep's random stimulus in
+//! `crates/sim/src/blocks/link_port_stimulus.rs`; the failsafe's requests through the
+//! whole port in `crates/sim/tests/lockstep/link_port_failsafe.rs`.
 //!
 //! # User interface (VLCap `N`, `W`-bit link words, `K = W/8` lanes)
 //! | port | dir | meaning |

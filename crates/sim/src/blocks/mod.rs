@@ -1,6 +1,6 @@
 //! Per-block back-end wiring: each block's model adapter, constructors and stimulus, one
 //! file per block named as its folder in `crates/rtl/src/` (the link port's reference
-//! cycle model is `link_port_model.rs`).
+//! cycle model is `link_port_model.rs`, its random stimulus `link_port_stimulus.rs`).
 
 pub mod crc16;
 pub mod eth_port;
@@ -12,6 +12,7 @@ pub mod fcp_rx;
 pub mod fcp_tx;
 pub mod link_port;
 pub mod link_port_model;
+pub mod link_port_stimulus;
 pub mod link_rx;
 pub mod link_tx;
 pub mod pause_rx;

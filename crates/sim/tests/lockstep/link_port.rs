@@ -5,7 +5,8 @@
 //! state changes, resets and failsafe resyncs). Coverage minimums are asserted.
 
 use iblink_sim::blocks::link_port::{link_port_sim, test_params as params};
-use iblink_sim::blocks::link_port_model::{ModelCoverage, PortCycleModel, PortStimulus, StimStats};
+use iblink_sim::blocks::link_port_model::{ModelCoverage, PortCycleModel};
+use iblink_sim::blocks::link_port_stimulus::{PortStimulus, StimStats};
 use iblink_sim::blocks::Backend;
 use iblink_sim::lockstep_reactive;
 use std::sync::Mutex;
