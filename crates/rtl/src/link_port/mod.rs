@@ -62,6 +62,7 @@ use rust_hdl::prelude::*;
 pub mod netlist;
 pub use netlist::{LinkPortNets, LinkPortTwin};
 pub use crate::port_ctrl::{
+    np_of,
     CFG_HIGH, CFG_LOW, CFG_LOW_POLICY, CFG_MIN_GAP, CFG_OVERRUN_PERIODS, CFG_REFRESH, CFG_UPDATE_PERIODS,
     CFG_VL_ENABLE, CFG_VL_HIGH_LIMIT,
 };
@@ -275,15 +276,6 @@ impl<const N: usize, const W: usize, const K: usize, const HB: usize, const HL: 
         &self.params
     }
 }
-
-/// Blocks of a packet from its PktLen (docs/spec.md §1), as the TX credit block's 7-bit NP:
-/// `ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16`, computed as the Verilog does (an
-/// 11-bit sum; PktLen is at most 1048, so it never wraps for a valid packet).
-#[inline]
-pub const fn np_of(pkt_len: u16) -> u16 {
-    ((pkt_len + 13) & 0x7ff) >> 4
-}
-
 
 pub type LinkPortVl1W32 = LinkPortUnit<1, 32, 4, 7, 11, 12, 16>;
 pub type LinkPortVl2W32 = LinkPortUnit<2, 32, 4, 14, 22, 24, 32>;

@@ -245,6 +245,14 @@ struct Regs {
     txq_valid_q: u16,
 }
 
+/// Blocks of a packet from its PktLen (docs/spec.md §1), as the TX credit block's 7-bit NP:
+/// `ceil((PktLen*4 - 8) / 64) = (PktLen + 13) / 16`, computed as the Verilog does (an
+/// 11-bit sum; PktLen is at most 1048, so it never wraps for a valid packet).
+#[inline]
+pub const fn np_of(pkt_len: u16) -> u16 {
+    ((pkt_len + 13) & 0x7ff) >> 4
+}
+
 /// The Rust cycle twin of `iblink_port_ctrl`.
 #[derive(Clone, Debug)]
 pub struct PortCtrlTwin {
@@ -308,7 +316,7 @@ impl Twin for PortCtrlTwin {
         };
         let mut head_blocks = [0u8; MAX_VLS];
         for (v, h) in head_blocks.iter_mut().enumerate().take(self.p.vls) {
-            *h = crate::link_port::np_of(i.txq_len[v] & 0x7ff) as u8;
+            *h = np_of(i.txq_len[v] & 0x7ff) as u8;
         }
         let take = i.take;
         let g = |x: u64| if take { x } else { 0 };

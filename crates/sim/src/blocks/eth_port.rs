@@ -338,6 +338,16 @@ pub fn top_config(c: &EthPortConfig) -> Result<EthPortTopIn, ConfigError> {
     Ok(i)
 }
 
+/// Why the RTL ports could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PortBuildError {
+    /// The configuration does not fit the generated top (names the field).
+    #[error(transparent)]
+    Config(#[from] iblink_model::config::ConfigError),
+    #[error(transparent)]
+    Build(#[from] SimBuildError),
+}
+
 /// The RTL port (its stepper or Verilator on the top) behind the model port's word-level
 /// interface, for the system runs.
 pub struct RtlPort {
@@ -348,7 +358,7 @@ pub struct RtlPort {
 }
 
 impl RtlPort {
-    pub fn new(c: &EthPortConfig, verilator: bool) -> Result<Self, crate::eth::run::PortBuildError> {
+    pub fn new(c: &EthPortConfig, verilator: bool) -> Result<Self, PortBuildError> {
         let (q, w) = (c.pfc.queues.len(), c.pfc.datapath_bits as usize);
         let cfg = top_config(c)?;
         let inner: Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>> =

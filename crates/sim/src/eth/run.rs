@@ -4,6 +4,7 @@
 //! largest buffer fill, drops) and checks end to end (every frame sent is delivered
 //! intact and in order, or dropped and counted by the receiver).
 
+pub use crate::blocks::eth_port::PortBuildError;
 use super::scenario::{EthScenario, FrameSize, SA};
 use crate::CycleSim;
 use iblink_model::eth_port::{words, EthPort, EthPortConfig, EthPortIn, EthPortOut, Word, MAX_FRAME_BYTES};
@@ -34,16 +35,6 @@ impl CycleSim for ModelPort {
 
 /// A port back end.
 pub type PortSim = Box<dyn CycleSim<In = EthPortIn, Out = EthPortOut>>;
-
-/// Why the RTL ports could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum PortBuildError {
-    /// The configuration does not fit the generated top (names the field).
-    #[error(transparent)]
-    Config(#[from] iblink_model::config::ConfigError),
-    #[error(transparent)]
-    Build(#[from] crate::blocks::SimBuildError),
-}
 
 /// A generator's data frame: DA (the other end), SA, an 802.1Q tag with the priority,
 /// EtherType 0x88b5, the generator's number and the frame's sequence number, a pattern,
