@@ -128,7 +128,12 @@ impl ConfigError {
                 let before = &text[..span.start.min(text.len())];
                 let line = before.matches('\n').count() + 1;
                 let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                Self::Toml(format!("line {line}, column {column}: {what}"))
+                // The `toml` crate names no key in "duplicate key": the span is the key.
+                let key = text.get(span.clone()).map(str::trim).filter(|k| !k.is_empty() && !k.contains('\n'));
+                match key {
+                    Some(k) if what.contains("duplicate key") => Self::Toml(format!("line {line}, column {column}: {what} `{k}`")),
+                    _ => Self::Toml(format!("line {line}, column {column}: {what}")),
+                }
             }
             None => Self::Toml(what.to_string()),
         }
@@ -585,5 +590,11 @@ mod tests {
         let c = PortConfig::from_toml("vl_cap = 15\nlow = [[14, 1], [15, 1]]").unwrap();
         assert_eq!(c.skipped_entries().len(), 1);
         assert!(PortConfig::default().skipped_entries().is_empty());
+    }
+
+    #[test]
+    fn a_duplicate_key_is_named() {
+        let e = PortConfig::from_toml("vl_cap = 4\n  vl_cap = 8\n").unwrap_err();
+        assert_eq!(e.to_string(), "TOML: line 2, column 3: duplicate key `vl_cap`");
     }
 }

@@ -56,11 +56,17 @@ impl EthPortConfig {
             return Err(ConfigError::field("queue", "every queue needs a receive buffer size"));
         }
         for (i, (&b, q)) in self.rx_buffer_bytes.iter().zip(&self.pfc.queues).enumerate() {
+            // A queue with a threshold takes its size from `threshold.size_bytes` unless a
+            // `buffer_bytes` says otherwise: the error names the key the size came from.
+            let key = if q.threshold.is_some_and(|t| t.size_bytes == b) { "threshold.size_bytes" } else { "buffer_bytes" };
             if b < MAX_FRAME_BYTES {
                 return Err(ConfigError::field(
-                    format!("queue[{i}].buffer_bytes"),
+                    format!("queue[{i}].{key}"),
                     format!("{b} is below one maximum frame ({MAX_FRAME_BYTES} bytes)"),
                 ));
+            }
+            if b % 8 != 0 {
+                return Err(ConfigError::field(format!("queue[{i}].{key}"), format!("{b} is not a whole number of 8-byte words")));
             }
             if let Some(t) = q.threshold {
                 if t.size_bytes != b {
@@ -69,11 +75,6 @@ impl EthPortConfig {
                         format!("{b} is not threshold.size_bytes {}", t.size_bytes),
                     ));
                 }
-            }
-        }
-        for (i, &b) in self.rx_buffer_bytes.iter().enumerate() {
-            if b % 8 != 0 {
-                return Err(ConfigError::field(format!("queue[{i}].buffer_bytes"), format!("{b} is not a whole number of 8-byte words")));
             }
         }
         if self.tx_queue_bytes < MAX_FRAME_BYTES {

@@ -36,6 +36,11 @@ pub struct PauseFrame {
     pub kind: PauseKind,
 }
 
+/// A MAC address as the standard writes it, `01-80-c2-00-00-01`.
+pub fn mac_dashes(m: &[u8; 6]) -> String {
+    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join("-")
+}
+
 /// Why 64 bytes are not a PAUSE/PFC frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EthDecodeError {
@@ -43,7 +48,7 @@ pub enum EthDecodeError {
     Short { len: usize },
     #[error("bad FCS: expected {expected:#010x}, received {received:#010x}")]
     BadFcs { expected: u32, received: u32 },
-    #[error("destination {0:02x?} is not 01-80-c2-00-00-01")]
+    #[error("destination {} is not 01-80-c2-00-00-01", mac_dashes(.0))]
     BadDa([u8; 6]),
     #[error("EtherType {0:#06x} is not 0x8808")]
     BadEtherType(u16),
@@ -195,10 +200,9 @@ mod tests {
         };
         let mut f = good;
         f[0] = 0xff;
-        assert!(matches!(
-            PauseFrame::decode(&refcs(f)),
-            Err(EthDecodeError::BadDa(_))
-        ));
+        let e = PauseFrame::decode(&refcs(f)).unwrap_err();
+        assert!(matches!(e, EthDecodeError::BadDa(_)));
+        assert_eq!(e.to_string(), "destination ff-80-c2-00-00-01 is not 01-80-c2-00-00-01");
         let mut f = good;
         f[13] = 0x00;
         assert_eq!(

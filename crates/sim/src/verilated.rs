@@ -7,6 +7,8 @@ use iblink_verilator::{BridgeError, BridgePort, VerilatedModel, VerilatorBuild};
 use std::marker::PhantomData;
 use std::path::Path;
 
+pub use iblink_verilator::on_build;
+
 pub struct VerilatedSim<B: HdlIo> {
     model: VerilatedModel,
     ins: Vec<u64>,

@@ -86,12 +86,33 @@ fn verilator_bin() -> String {
     std::env::var("IBLINK_VERILATOR").unwrap_or_else(|_| "verilator".into())
 }
 
-/// Where built libraries are kept: `$IBLINK_VERILATOR_CACHE`, else `target/verilator`
-/// in this workspace.
+/// Where built libraries are kept, found when the program runs (not where it was built):
+/// `$IBLINK_VERILATOR_CACHE`; else `verilator/` in the cargo `target` folder the running
+/// program lies in (`target/release/iblink`, a test binary in `target/release/deps/`);
+/// else `iblink/verilator` in the user's cache folder (`$XDG_CACHE_HOME`, `~/.cache`).
 pub fn cache_dir() -> PathBuf {
-    std::env::var_os("IBLINK_VERILATOR_CACHE")
+    if let Some(d) = std::env::var_os("IBLINK_VERILATOR_CACHE") {
+        return PathBuf::from(d);
+    }
+    let exe = std::env::current_exe().ok().and_then(|p| p.canonicalize().ok());
+    if let Some(target) = exe.as_deref().and_then(|p| p.ancestors().find(|a| a.file_name().is_some_and(|n| n == "target"))) {
+        return target.join("verilator");
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verilator"))
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("iblink/verilator")
+}
+
+/// Told once per library that is really built (not found in the cache): what and where.
+static BUILD_NOTICE: std::sync::OnceLock<fn(&str)> = std::sync::OnceLock::new();
+
+/// Have `f` told, once per library actually built, `building <top> with Verilator (kept
+/// in <dir> for the next run)`: a command line prints it, so a user knows why the first
+/// run waits and a cached one says nothing.
+pub fn on_build(f: fn(&str)) {
+    let _ = BUILD_NOTICE.set(f);
 }
 
 impl VerilatorBuild {
@@ -202,6 +223,9 @@ impl VerilatorBuild {
         let lib = done.join("libiblink_sim.so");
         if lib.is_file() {
             return Ok(lib);
+        }
+        if let Some(f) = BUILD_NOTICE.get() {
+            f(&format!("building {} with Verilator (kept in {} for the next run)", self.top, root.display()));
         }
         std::fs::create_dir_all(&root)?;
         // Build in a private directory, then rename: concurrent builders of the same

@@ -146,7 +146,7 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
             None,
         ),
         (
-            "ABR = FCTBS checks disagreeing",
+            "ABR ≠ FCTBS (quiet clocks) ¹",
             |x| x.disagreements.to_string(),
             |_, _| None,
             None,
@@ -194,7 +194,7 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
     let _ = writeln!(
         t,
         "{:<6}{:>12}{:>9}{:>10}{:>11}{:>10}{:>11}{:>13}{:>13}",
-        "VL", "weight h/l", "w share", "A→B", "model", "B→A", "model", "max occ A→B", "max occ B→A"
+        "VL", "weight h/l", "weight ²", "A→B", "model", "B→A", "model", "max occ A→B", "max occ B→A"
     );
     for v in (0..vls).chain([15]) {
         let (w, wshare) = if v == 15 {
@@ -248,6 +248,16 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
     let _ = writeln!(
         t,
         "(shares: of the data blocks sent; occupancy: blocks, VL15 packets; model in parentheses)"
+    );
+    if r.a_to_b.disagreements + r.b_to_a.disagreements > 0 {
+        let _ = writeln!(
+            t,
+            "¹ clocks at which, nothing of a VL in flight, the receiver's ABR differed from the sender's FCTBS: after a data packet is lost, ABR lags until the next FCP carries FCTBS across (docs/spec.md §4, §8), so a run with data loss counts every quiet clock of that wait"
+        );
+    }
+    let _ = writeln!(
+        t,
+        "² the VL's share of the tables' weights (high + low): what weights alone would give; the arbiter sends whole packets, an entry with weight left sends one more, and the high table yields to the low after VLHighLimit (docs/spec.md §6), so the measured shares differ from it"
     );
     let vl_marked = t.lines().skip_while(|l| !l.starts_with("VL ")).any(|l| l.contains(" ~") || l.contains(" !"));
     if marked || vl_marked {
