@@ -40,7 +40,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Output piped into a reader that stops early (`iblink emit --manifest | head`) ends
+    // the process quietly, as for any Unix tool, instead of a panic on the next print.
+    // SAFETY: setting a signal's disposition to the default, before any thread starts.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
+    iblink_sim::verilated::on_build(|m| eprintln!("{m}"));
     let result = match cli.command {
         Command::Emit(a) => cmd::emit::run(a),
         Command::Crc16(a) => cmd::crc16::run(a),
@@ -55,9 +63,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // A run that could not be done (see `cmd`'s rule): exit 2.
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            ExitCode::from(cmd::BAD_INPUT)
         }
     }
 }

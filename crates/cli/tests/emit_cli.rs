@@ -51,14 +51,12 @@ fn emit_writes_one_file_per_module_with_header() {
 }
 
 #[test]
-fn emit_into_missing_parent_fails_and_creates_nothing() {
+fn emit_makes_the_folders_it_needs() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("no/such/dir");
-    let o = iblink(&["emit", "--out", out.to_str().unwrap()]);
-    assert!(!o.status.success());
-    let e = stderr(&o);
-    assert!(e.contains("does not exist") && e.contains("no/such"), "{e}");
-    assert!(!d.path().join("no").exists());
+    let o = iblink(&["emit", "--out", out.to_str().unwrap(), "--block", "sl2vl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("iblink_sl2vl.v").is_file());
 }
 
 /// Run iblink as an unprivileged user when we are root (as CI is), so permission bits
@@ -135,9 +133,14 @@ fn emit_with_unsupported_width_fails_and_leaves_files_untouched() {
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("iblink_crc16.v"), "// an older file\n").unwrap();
     let before = snapshot(&out);
-    let o = iblink(&["emit", "--out", out.to_str().unwrap(), "--width", "32", "--width", "24"]);
+    let o = iblink(&["emit", "--out", out.to_str().unwrap(), "--width", "32", "--width", "24", "--manifest"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--width 24 is not supported"), "{}", stderr(&o));
+    assert_eq!(snapshot(&out), before);
+    // Without --manifest a width changes no file: refused, with the reason.
+    let o = iblink(&["emit", "--out", out.to_str().unwrap(), "--width", "32"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--width") && stderr(&o).contains("--manifest"), "{}", stderr(&o));
     assert_eq!(snapshot(&out), before);
     let o = iblink(&["emit", "--out", out.to_str().unwrap(), "--block", "nope"]);
     assert_eq!(o.status.code(), Some(2));

@@ -84,13 +84,15 @@ fn bad_port_configuration_names_the_field() {
     assert!(err.contains("missing.toml"), "{err}");
     // docs/spec.md §6: entries the arbiter skips are accepted with a warning, not refused.
     // The output directory cannot be created (a file is in the way), so the run stops
-    // after the configuration was accepted, before any tool runs, with status 1 (not 2).
+    // after the configuration was accepted (its warnings printed), before any tool runs:
+    // an output that cannot be written is refused too, with status 2 and the flag named.
     let sm = d.path().join("sm.toml");
     std::fs::write(&sm, "vl_cap = 2\nhigh = [[15, 10], [3, 4], [0, 0]]\n").unwrap();
     let blocked = d.path().join("a_file");
     std::fs::write(&blocked, "").unwrap();
     let (code, err) = iblink(&["synth", "--target", "ice40-hx8k", "--config", sm.to_str().unwrap(), "--out", blocked.join("x").to_str().unwrap()]);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--out") && err.contains("a_file"), "{err}");
     for w in [
         "sm.toml: high[0]: VL15 is never arbitrated: skipped",
         "sm.toml: high[1]: VL3 is not a data VL of this port (VLCap 2): skipped",

@@ -1,6 +1,7 @@
 //! `iblink arb-trace`: print the grant sequence of a VLArbitrationTable for given
 //! queues (docs/spec.md §6), one line per packet.
 
+use crate::cmd::bad_input;
 use crate::cmd::crc16::BackendArg;
 use anyhow::Context;
 use clap::Args;
@@ -19,13 +20,13 @@ pub struct ArbTraceArgs {
 }
 
 pub fn run(a: ArbTraceArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
+    let text = match std::fs::read_to_string(&a.file) {
+        Ok(t) => t,
+        Err(e) => return bad_input(format!("{}: {e}", a.file.display())),
+    };
     let scenario = match ArbScenario::from_toml(&text) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {}: {e}", a.file.display());
-            return Ok(ExitCode::from(2));
-        }
+        Err(e) => return bad_input(format!("{}: {e}", a.file.display())),
     };
     // Table entries the arbiter skips (docs/spec.md §6) are traced as the hardware runs them.
     for w in scenario.config.skipped_entries() {

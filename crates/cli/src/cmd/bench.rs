@@ -14,15 +14,16 @@ pub enum BenchCmd {
 
 #[derive(Args, Debug)]
 pub struct SimBench {
-    /// Cycles for the fast back ends.
-    #[arg(long, default_value_t = 5_000_000)]
-    pub cycles: usize,
-    /// Clocks of the two-port link-port benchmark.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Cycles for the fast back ends (1..=10^9).
+    #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub cycles: u64,
+    /// Clocks of the two-port link-port benchmark (1..=10^9).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub port_cycles: u64,
-    /// Cycles for rust-hdl's own thread-per-testbench `Simulation` (slow).
-    #[arg(long, default_value_t = 20_000)]
-    pub simulation_cycles: usize,
+    /// Cycles for rust-hdl's own thread-per-testbench `Simulation` (slow; at most
+    /// --cycles are run).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub simulation_cycles: u64,
 }
 
 pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
@@ -32,7 +33,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
 }
 
 fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
-    let stim = crc16_stimulus(b.cycles);
+    let stim = crc16_stimulus(b.cycles as usize);
     let bar = progress(4);
     let mut results: Vec<BenchResult> = Vec::new();
     for be in [Backend::Model, Backend::Rtl, Backend::Verilator] {
@@ -41,10 +42,11 @@ fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
         bar.inc(1);
     }
     bar.set_message("crc16 w32: rust-hdl Simulation");
-    results.push(bench_crc16_rust_hdl_simulation(&stim[..b.simulation_cycles.min(stim.len())]));
+    results.push(bench_crc16_rust_hdl_simulation(&stim[..(b.simulation_cycles as usize).min(stim.len())]));
     bar.finish_and_clear();
     if results[0].checksum != results[1].checksum || results[1].checksum != results[2].checksum {
-        anyhow::bail!("back ends produced different outputs on the benchmark stimulus");
+        eprintln!("error: the back ends produced different outputs on the benchmark stimulus");
+        return Ok(ExitCode::from(crate::cmd::CHECK_FAILED));
     }
     println!("CRC-16 unit, 32 bits per clock, one random stimulus (outputs agree across back ends)\n");
     print_table("cycles", &results, &results[2]);
@@ -67,7 +69,8 @@ fn sim(b: SimBench) -> anyhow::Result<ExitCode> {
     }
     bar.finish_and_clear();
     if port[1].checksum != port[2].checksum {
-        anyhow::bail!("the rust-hdl and Verilator link ports produced different outputs");
+        eprintln!("error: the rtl and Verilator link ports produced different outputs");
+        return Ok(ExitCode::from(crate::cmd::CHECK_FAILED));
     }
     println!("\nLink port, VLCap 4, 32 bits: two ports back to back, saturated ({n} clocks; port-clocks/s)\n");
     print_table("port-clocks", &port, &port[2]);

@@ -58,10 +58,7 @@ pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
 pub fn run(a: Crc16Args) -> anyhow::Result<ExitCode> {
     let bytes = match parse_hex(&a.hex) {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: HEX: {e}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(e) => return crate::cmd::bad_input(format!("HEX: {e}")),
     };
     let mut sim = crc16_sim(a.width, a.backend.into(), None)?;
     let crc = crc16_through(sim.as_mut(), a.width, &bytes);

@@ -1,6 +1,7 @@
 //! `iblink emit`: write the Verilog of every requested block into a directory, all
 //! files or none.
 
+use crate::cmd::{bad_input, output_dir};
 use anyhow::Context;
 use clap::Args;
 use iblink_model::config::PortConfig;
@@ -12,13 +13,17 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct EmitArgs {
-    /// Directory to write `<module>.v` files into (created if its parent exists).
-    #[arg(long, default_value = "hdl_out")]
-    pub out: PathBuf,
+    /// Folder to write the `<module>.v` files into, made as needed. Default: `hdl_out`,
+    /// or with `--config FILE` `build/emit/<FILE's stem>` (a configured port never lands in
+    /// the committed catalogue).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
     /// Only these block families (repeatable); default: all.
     #[arg(long = "block")]
     pub blocks: Vec<String>,
-    /// CRC unit data widths in bits (repeatable: 8, 16, 32, 64); default: all.
+    /// With `--manifest`: list only these CRC-16 configurations (repeatable: 8, 16, 32,
+    /// 64 bits a clock). The CRC-16 module is one parameterised file for every width, so
+    /// an emission writes the same files whatever the width.
     #[arg(long = "width")]
     pub widths: Vec<usize>,
     /// Generate one link port from a port configuration file (TOML: vl_cap,
@@ -69,6 +74,12 @@ fn stale_files(dir: &std::path::Path, keep: &[String]) -> Vec<PathBuf> {
 /// is printed to stderr as a warning naming the file and the entry.
 pub fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::Variant, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        return Err(format!(
+            "{}: the file sets nothing (a port configuration names at least vl_cap and datapath_bits; the default ports are `iblink emit` without --config)",
+            path.display()
+        ));
+    }
     let cfg = PortConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let p = port_params(&cfg).map_err(|e| format!("{}: {e}", path.display()))?;
     let m = link_port_variant(&p).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -83,21 +94,29 @@ pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
         // Rendered in memory first: a bad configuration touches no file.
         let m = match port_from_config(path) {
             Ok(m) => m,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(ExitCode::from(2));
-            }
+            Err(e) => return bad_input(e),
         };
         if args.manifest {
             print_manifest(std::slice::from_ref(&m));
             return Ok(ExitCode::SUCCESS);
         }
-        let written = write_atomically(&args.out, &files(std::slice::from_ref(&m)))
-            .with_context(|| format!("emitting into {}", args.out.display()))?;
+        let stem = path.file_stem().map_or("port".into(), |s| s.to_string_lossy().into_owned());
+        let out = args.out.unwrap_or_else(|| PathBuf::from("build/emit").join(stem));
+        output_dir("--out", &out)?;
+        let written = write_atomically(&out, &files(std::slice::from_ref(&m)))
+            .with_context(|| format!("--out {}: cannot write into it", out.display()))?;
         for p in written {
             println!("wrote {}", p.display());
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    if !args.widths.is_empty() {
+        if !args.manifest {
+            return bad_input("--width: the CRC-16 module is one parameterised file for every width, so an emission writes the same files whatever the width; --width selects the configurations --manifest lists");
+        }
+        if !args.blocks.is_empty() && !args.blocks.iter().any(|b| b == "crc16") {
+            return bad_input("--width: it selects CRC-16 configurations, and --block does not name crc16");
+        }
     }
     let everything = args.blocks.is_empty() && args.widths.is_empty();
     let req = EmitRequest {
@@ -107,10 +126,7 @@ pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
     // Everything is rendered in memory first: a bad request touches no file.
     let vs = match variants(&req) {
         Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(e) => return bad_input(e),
     };
     let modules = files(&vs);
     if args.manifest {
@@ -125,8 +141,9 @@ pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
         print_manifest(&listed);
         return Ok(ExitCode::SUCCESS);
     }
-    let written = write_atomically(&args.out, &modules)
-        .with_context(|| format!("emitting into {}", args.out.display()))?;
+    let out = args.out.unwrap_or_else(|| PathBuf::from("hdl_out"));
+    output_dir("--out", &out)?;
+    let written = write_atomically(&out, &modules).with_context(|| format!("--out {}: cannot write into it", out.display()))?;
     for p in written {
         println!("wrote {}", p.display());
     }
@@ -134,7 +151,7 @@ pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
     // longer emits goes.
     if everything {
         let keep: Vec<String> = modules.iter().map(|m| m.file_name()).collect();
-        for p in stale_files(&args.out, &keep) {
+        for p in stale_files(&out, &keep) {
             std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
             println!("removed {}", p.display());
         }

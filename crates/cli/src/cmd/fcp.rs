@@ -10,14 +10,13 @@
 //! * Numbers on the command line are decimal or `0x` hex.
 //! * Bad input (out-of-range field, bad hex, short packet, reserved op, bad LPCRC, VL15
 //!   or VL >= VLCap) prints `error: …` on stderr and exits with status 2.
+use crate::cmd::bad_input;
 use clap::Subcommand;
 use iblink_model::fcp::{encode_fields, Fcp, FCP_BYTES};
 use iblink_model::sl2vl::VlCap;
 use std::process::ExitCode;
 
 /// Exit status for bad input.
-const BAD_INPUT: u8 = 2;
-
 #[derive(Subcommand, Debug)]
 pub enum FcpCmd {
     /// Encode fields to the six wire bytes, printed as hex (`10 00 00 00 58 05`).
@@ -79,11 +78,6 @@ pub fn parse_hex(args: &[String]) -> Result<Vec<u8>, String> {
         .step_by(2)
         .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap())
         .collect())
-}
-
-fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
-    eprintln!("error: {msg}");
-    Ok(ExitCode::from(BAD_INPUT))
 }
 
 pub fn run(cmd: FcpCmd) -> anyhow::Result<ExitCode> {

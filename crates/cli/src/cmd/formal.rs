@@ -1,6 +1,7 @@
 //! `iblink formal`: every proof listed in a block folder's `formal.toml`, on the Verilog
 //! in `hdl_out/`, and every planted bug shown to make its proof fail.
 
+use crate::cmd::{bad_input, output_dir, CHECK_FAILED};
 use iblink_formal::report::markdown;
 use iblink_formal::{load_all, run_task, Task, TaskResult};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -26,7 +27,8 @@ pub struct FormalArgs {
     /// Where the block folders (and their formal.toml) are.
     #[arg(long, default_value = "crates/rtl/src")]
     pub rtl: PathBuf,
-    /// Output: report.md and one directory per proof (script, SMT-LIB2, logs, traces).
+    /// Output: report.md and one directory per proof (script, SMT-LIB2, logs, traces);
+    /// made as needed.
     #[arg(long, default_value = "build/formal")]
     pub out: PathBuf,
     /// Proofs run at once (default: the machine's cores).
@@ -40,16 +42,12 @@ pub struct FormalArgs {
 pub fn run(a: FormalArgs) -> anyhow::Result<ExitCode> {
     let proofs = match load_all(&a.rtl, &a.hdl) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(e) => return bad_input(format!("{e:#}")),
     };
     for want in &a.only {
         if !proofs.iter().any(|p| &p.name == want) {
             let names: Vec<&str> = proofs.iter().map(|p| p.name.as_str()).collect();
-            eprintln!("error: --only {want}: no such proof; proofs are {}", names.join(", "));
-            return Ok(ExitCode::from(2));
+            return bad_input(format!("--only {want}: no such proof; proofs are {}", names.join(", ")));
         }
     }
     let chosen: Vec<_> = proofs
@@ -72,7 +70,7 @@ pub fn run(a: FormalArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    std::fs::create_dir_all(&a.out)?;
+    output_dir("--out", &a.out)?;
     let jobs = a
         .jobs
         .map(|j| j as usize)
@@ -120,5 +118,5 @@ pub fn run(a: FormalArgs) -> anyhow::Result<ExitCode> {
         if bad == 0 { "all as expected".to_string() } else { format!("{bad} NOT as expected") },
         a.out.join("report.md").display()
     );
-    Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::from(CHECK_FAILED) })
 }

@@ -13,6 +13,7 @@
 //!   range, a bad trace file) prints `error: …` naming what is wrong, exit status 2.
 
 use crate::cmd::fcp::{parse_hex, parse_num};
+use crate::cmd::{bad_input, capture_format, output_file, CaptureFormat};
 use anyhow::Context;
 use clap::Subcommand;
 use iblink_model::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
@@ -21,18 +22,17 @@ use iblink_sim::pfc_trace::{parse_mac, trace, write_pcap, PfcScenario, TraceErro
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const BAD_INPUT: u8 = 2;
-
 #[derive(Subcommand, Debug)]
 pub enum PfcCmd {
     /// Encode a PAUSE frame (`--pause QUANTA`) or a PFC frame (`--enable MASK --times
     /// T0,…,T7`) to its 64 bytes, printed as 128 hex digits.
+    #[command(group = clap::ArgGroup::new("mode").required(true).args(["pause", "enable"]))]
     Encode {
         /// Source address, `02:00:00:00:00:01`.
         #[arg(long)]
         sa: String,
         /// PAUSE: the pause time in quanta, 0..=65535 (0 releases).
-        #[arg(long, value_parser = parse_num, conflicts_with_all = ["enable", "times"], required_unless_present = "enable")]
+        #[arg(long, value_parser = parse_num, conflicts_with_all = ["enable", "times"])]
         pause: Option<u64>,
         /// PFC: the priority-enable vector, 0x00..=0xff (bit i: priority i).
         #[arg(long, value_parser = parse_num, requires = "times")]
@@ -43,6 +43,8 @@ pub enum PfcCmd {
     },
     /// Decode a 64-byte frame given as hex (spaces allowed).
     Decode {
+        /// The frame's 64 bytes (FCS included) as hex digits, in one or more pieces:
+        /// `0180c2000001 02...` (a `0x` prefix and spaces are allowed).
         #[arg(required = true, num_args = 1..)]
         hex: Vec<String>,
     },
@@ -55,16 +57,12 @@ pub enum PfcCmd {
         /// (its Rust twin, or its Verilog through Verilator). Every one prints the same.
         #[arg(long, value_enum, default_value_t = BackendArg::Model)]
         backend: BackendArg,
-        /// Also write the frames as they go on the wire to this pcap (Ethernet link type,
-        /// FCS included; from the RTL back ends, the `pfc_frame` builder's words).
-        #[arg(long)]
-        pcap: Option<PathBuf>,
+        /// Also write the frames as they go on the wire to FILE.pcap (Ethernet link type,
+        /// FCS included; from the RTL back ends, the `pfc_frame` builder's words). Its
+        /// folders are made as needed. (`--pcap` is the same flag, its older name.)
+        #[arg(long, alias = "pcap", value_name = "FILE.pcap")]
+        capture: Option<PathBuf>,
     },
-}
-
-fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
-    eprintln!("error: {msg}");
-    Ok(ExitCode::from(BAD_INPUT))
 }
 
 fn mac(m: &[u8; 6]) -> String {
@@ -140,19 +138,30 @@ pub fn run(cmd: PfcCmd) -> anyhow::Result<ExitCode> {
                 Err(e) => bad_input(e),
             }
         }
-        PfcCmd::Trace { file, backend, pcap } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+        PfcCmd::Trace { file, backend, capture } => {
+            if let Some(p) = &capture {
+                match capture_format("--capture", p) {
+                    Ok(CaptureFormat::Pcap) => {}
+                    Ok(CaptureFormat::Erf) => return bad_input(format!("--capture {}: a trace's frames are written as pcap (FILE.pcap)", p.display())),
+                    Err(e) => return bad_input(e),
+                }
+            }
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                Err(e) => return bad_input(format!("{}: {e}", file.display())),
+            };
             let s = match PfcScenario::from_toml(&text) {
                 Ok(s) => s,
                 Err(e) => return bad_input(format!("{}: {e}", file.display())),
             };
-            let t = match trace(&s, backend.into(), pcap.is_some()) {
+            let t = match trace(&s, backend.into(), capture.is_some()) {
                 Ok(t) => t,
                 Err(TraceError::Config(e)) => return bad_input(format!("{}: {e}", file.display())),
                 Err(e) => return Err(e.into()),
             };
-            if let Some(p) = pcap {
-                write_pcap(&p, &t.frames).with_context(|| format!("writing {}", p.display()))?;
+            if let Some(p) = capture {
+                output_file("--capture", &p)?;
+                write_pcap(&p, &t.frames).with_context(|| format!("--capture {}: cannot write it", p.display()))?;
             }
             for line in t.lines {
                 println!("{line}");

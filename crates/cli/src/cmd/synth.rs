@@ -1,6 +1,7 @@
 //! `iblink synth`: every emitted module through Yosys and nextpnr in a registered
 //! wrapper; cell counts and Fmax as a Markdown table and `report.json`.
 
+use crate::cmd::bad_input;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use iblink_rtl::catalog::{synth_variants, EmitRequest, BLOCKS};
@@ -74,11 +75,6 @@ pub struct SynthArgs {
     pub jobs: Option<u64>,
 }
 
-fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
-    eprintln!("error: {msg}");
-    Ok(ExitCode::from(2))
-}
-
 pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
     for b in &a.blocks {
         if !BLOCKS.contains(&b.as_str()) {
@@ -118,7 +114,7 @@ pub fn run(a: SynthArgs) -> anyhow::Result<ExitCode> {
         t
     };
     let opts = FlowOptions { seed: a.seed, seeds: a.seeds, freq_mhz: a.freq };
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    crate::cmd::output_dir("--out", &a.out)?;
 
     let mut report = Report::new(&opts);
     let mut tools = BTreeMap::new();

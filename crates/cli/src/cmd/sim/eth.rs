@@ -81,9 +81,6 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     bar.set_message(format!("sim {} (clocks)", s.name));
-    if backend == SimBackend::Verilator {
-        eprintln!("building the port with Verilator (cached in target/verilator/ after the first time)");
-    }
     let mut run = match backend {
         SimBackend::Model => EthRun::model(&s, a.capture.is_some()),
         b => EthRun::rtl(&s, b == SimBackend::Verilator, a.capture.is_some()).context("building the two ports")?,

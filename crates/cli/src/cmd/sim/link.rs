@@ -181,11 +181,6 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
 fn run_with_progress(s: &Scenario, opts: &RunOpts) -> anyhow::Result<RunReport> {
     let t0 = Instant::now();
     let cycles = opts.cycles.unwrap_or(s.cycles);
-    if opts.backend == Backend::Verilator {
-        eprintln!(
-            "building the port with Verilator (cached in target/verilator/ after the first time)"
-        );
-    }
     let mut sys = SystemRun::new(s, opts).context("building the two ports")?;
     let bar = ProgressBar::with_draw_target(Some(cycles), ProgressDrawTarget::hidden()).with_style(
         ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} clocks, {eta} left").unwrap(),
