@@ -93,7 +93,8 @@ pub fn run(cmd: FcpCmd) -> anyhow::Result<ExitCode> {
                 println!("{}", hex.join(" "));
                 Ok(ExitCode::SUCCESS)
             }
-            Err(e) => bad_input(e),
+            // The field is the flag's name: `--op: 99 is out of range 0..=15`.
+            Err(e) => bad_input(format!("--{e}")),
         },
         FcpCmd::Decode { hex, vl_cap } => {
             let vl_cap = match VlCap::new(vl_cap) {

@@ -40,6 +40,11 @@ pub struct FormalArgs {
 }
 
 pub fn run(a: FormalArgs) -> anyhow::Result<ExitCode> {
+    for (flag, dir, what) in [("--rtl", &a.rtl, "the block folders with their formal.toml"), ("--hdl", &a.hdl, "the emitted Verilog")] {
+        if !dir.is_dir() {
+            return bad_input(format!("{flag} {}: not a folder ({what}; run from the repository's root, or name it)", dir.display()));
+        }
+    }
     let proofs = match load_all(&a.rtl, &a.hdl) {
         Ok(p) => p,
         Err(e) => return bad_input(format!("{e:#}")),
