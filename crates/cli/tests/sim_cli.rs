@@ -133,7 +133,7 @@ fn count_before(out: &str, prefix: &str, word: &str) -> u64 {
 
 /// The timeline plot: well-formed SVG, four panels, one polyline per VL (and the total)
 /// in the throughput panels, two per VL (window maximum and mean) in the occupancy
-/// panels, each with one point per timeline sample.
+/// panels, each with two points per timeline sample (a step across its window).
 fn check_plot(svg: &str, samples: usize) {
     let doc = roxmltree::Document::parse(svg).expect("the plot is well-formed XML");
     let panels: Vec<_> = doc
@@ -157,7 +157,7 @@ fn check_plot(svg: &str, samples: usize) {
             .map(|n| {
                 if id.starts_with("occupancy") {
                     let pts = n.attribute("points").unwrap().split_whitespace().count();
-                    assert_eq!(pts, samples, "{id}");
+                    assert_eq!(pts, 2 * samples, "{id}: a step across each window");
                 }
                 format!("{} {}", n.attribute("data-vl").unwrap(), n.attribute("data-stat").unwrap())
             })

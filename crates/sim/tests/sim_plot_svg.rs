@@ -1,5 +1,6 @@
 //! The timeline plot read back as XML: one polyline per VL and panel, and the plotted
-//! points, mapped back through the axis ticks, have the extremes of the samples.
+//! points, mapped back through the axis ticks, have the extremes of the samples; each
+//! window is drawn across the clocks it covers (a step from its first clock to its end).
 //!
 //! Expected values are computed here from the samples (bytes in a window divided by the
 //! window's clocks; occupancy's window maximum and mean as given), not taken from the
@@ -20,6 +21,7 @@ fn samples(n: usize, seed: u64) -> Vec<Sample> {
     (0..n)
         .map(|_| {
             let window = [500u64, 1000, 1000, 2000][r.gen_range(0..4)];
+            let from = clock;
             clock += window;
             let bytes = |r: &mut StdRng, d: usize| -> Vec<u64> {
                 (0..5)
@@ -36,8 +38,9 @@ fn samples(n: usize, seed: u64) -> Vec<Sample> {
             let max = [occ(&mut r, 0), occ(&mut r, 1)];
             let means = [mean(&mut r, &max[0]), mean(&mut r, &max[1])];
             Sample {
+                from,
                 clock,
-                delivered_bytes: [bytes(&mut r, 0), bytes(&mut r, 1)],
+                wire_bytes: [bytes(&mut r, 0), bytes(&mut r, 1)],
                 occupancy_max: max,
                 occupancy_mean: means,
             }
@@ -45,26 +48,32 @@ fn samples(n: usize, seed: u64) -> Vec<Sample> {
         .collect()
 }
 
-/// (min, max) of a series computed from the samples: throughput in bytes/clock,
+/// Each window's value computed from the samples: throughput in bytes/clock,
 /// occupancy in blocks (`stat`: the windows' maxima or means). `entry` is the index in
 /// the per-VL vectors.
-fn expected(s: &[Sample], d: usize, entry: Option<usize>, panel: &str, stat: &str) -> (f64, f64) {
+fn values(s: &[Sample], d: usize, entry: Option<usize>, panel: &str, stat: &str) -> Vec<f64> {
     let mut prev = 0;
-    let vals: Vec<f64> = s
-        .iter()
+    s.iter()
         .map(|x| {
+            // The windows follow each other from clock 0.
+            assert_eq!(x.from, prev);
             let w = (x.clock - prev) as f64;
             prev = x.clock;
             match (panel, entry) {
-                ("throughput", Some(e)) => x.delivered_bytes[d][e] as f64 / w,
-                ("throughput", None) => x.delivered_bytes[d].iter().sum::<u64>() as f64 / w,
+                ("throughput", Some(e)) => x.wire_bytes[d][e] as f64 / w,
+                ("throughput", None) => x.wire_bytes[d].iter().sum::<u64>() as f64 / w,
                 (_, Some(e)) if stat == "max" => x.occupancy_max[d][e] as f64,
                 (_, Some(e)) => x.occupancy_mean[d][e],
                 _ => unreachable!(),
             }
         })
-        .collect();
-    vals.iter()
+        .collect()
+}
+
+/// (min, max) of [`values`].
+fn expected(s: &[Sample], d: usize, entry: Option<usize>, panel: &str, stat: &str) -> (f64, f64) {
+    values(s, d, entry, panel, stat)
+        .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)))
 }
 
@@ -100,8 +109,11 @@ fn axis(ticks: &[(f64, f64)]) -> impl Fn(f64) -> f64 {
 }
 
 struct Panel {
-    /// (data-vl, data-stat) -> points in data units.
+    /// (data-vl or data-queue, data-stat) -> points in data units.
     series: BTreeMap<(String, String), Vec<(f64, f64)>>,
+    /// The Ethernet fill panel's threshold lines: (data-kind, data-bytes, data-queues,
+    /// the value at its height).
+    thresholds: Vec<(String, u32, String, f64)>,
     y_top: f64,
     x_top: f64,
 }
@@ -147,11 +159,21 @@ fn read_plot(svg: &str) -> BTreeMap<String, Panel> {
             .collect();
         let (fx, fy) = (axis(&xt), axis(&yt));
         let mut series = BTreeMap::new();
+        let mut thresholds = vec![];
+        for t in g.children().filter(|n| class(n).starts_with("threshold")) {
+            assert_eq!(attr(t, "y1"), attr(t, "y2"), "{id}: a threshold is level");
+            thresholds.push((
+                t.attribute("data-kind").unwrap().to_string(),
+                t.attribute("data-bytes").unwrap().parse().unwrap(),
+                t.attribute("data-queues").unwrap().to_string(),
+                fy(attr(t, "y1")),
+            ));
+        }
         for p in g.children().filter(|n| class(n).starts_with("series")) {
-            let vl = p.attribute("data-vl").unwrap().to_string();
+            let vl = p.attribute("data-vl").or(p.attribute("data-queue")).unwrap().to_string();
             let stat = p.attribute("data-stat").unwrap().to_string();
-            // The mean is dashed (class `mean`), the maximum solid.
-            assert_eq!(class(&p).split(' ').any(|c| c == "mean"), stat == "mean" && id.starts_with("occupancy"), "{id}");
+            // The mean of a buffer panel is dashed (class `mean`), the maximum solid.
+            assert_eq!(class(&p).split(' ').any(|c| c == "mean"), stat == "mean" && !id.starts_with("throughput"), "{id}");
             assert_eq!(p.tag_name().name(), "polyline");
             assert!(id.starts_with(p.attribute("data-panel").unwrap()), "{id}");
             assert!(id.ends_with(p.attribute("data-dir").unwrap()), "{id}");
@@ -172,6 +194,7 @@ fn read_plot(svg: &str) -> BTreeMap<String, Panel> {
         let (y_top, x_top) = (yt.last().unwrap().1, xt.last().unwrap().1);
         let panel = Panel {
             series,
+            thresholds,
             y_top,
             x_top,
         };
@@ -218,15 +241,29 @@ fn check(svg: &str, s: &[Sample], dirs: &[(usize, &str)]) {
                 );
                 assert!(hi <= p.y_top, "{ctx}: the axis covers the data");
                 assert!(pts.len() <= MAX_POINTS, "{ctx}");
-                // Time runs left to right, from the first window's end to the last.
-                assert!(pts.windows(2).all(|w| w[0].0 < w[1].0), "{ctx}");
-                let (x0, x1) = (pts[0].0, pts.last().unwrap().0);
+                // Time runs left to right (a step's two edges share a clock), from the
+                // first window's start (clock 0) to the last window's end.
                 let xtol = p.x_top * 1e-4;
-                assert!((x0 - s[0].clock as f64).abs() <= xtol, "{ctx}: {x0}");
+                assert!(pts.windows(2).all(|w| w[0].0 <= w[1].0 + xtol), "{ctx}");
+                let (x0, x1) = (pts[0].0, pts.last().unwrap().0);
+                assert!(x0.abs() <= xtol && s[0].from == 0, "{ctx}: {x0}");
                 assert!(
                     (x1 - s.last().unwrap().clock as f64).abs() <= xtol,
                     "{ctx}: {x1}"
                 );
+                // Drawn point for point: each window is a step across its clocks, at
+                // its value.
+                if pts.len() == 2 * s.len() {
+                    let v = values(s, d, entry, panel, stat);
+                    for (k, x) in s.iter().enumerate() {
+                        for (pt, at) in [(pts[2 * k], x.from), (pts[2 * k + 1], x.clock)] {
+                            assert!((pt.0 - at as f64).abs() <= xtol, "{ctx}: window {k} at {pt:?}, not {at}");
+                            assert!((pt.1 - v[k]).abs() <= tol, "{ctx}: window {k} at {pt:?}, not {}", v[k]);
+                        }
+                    }
+                } else {
+                    assert!(2 * s.len() > MAX_POINTS, "{ctx}: {} points for {} windows", pts.len(), s.len());
+                }
             }
         }
     }
@@ -292,4 +329,27 @@ fn long_timelines_are_thinned_keeping_extremes() {
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(svg.contains("<title>long &lt;run&gt; &amp; thinned</title>"));
     check(&svg, &s, &[(1, "BtoA")]);
+}
+
+/// Two windows: the steps fill the panel from clock 0 to the end (a point at each
+/// window's end alone would leave the first half empty).
+#[test]
+fn a_short_run_fills_the_panel() {
+    let mut s = samples(2, 3);
+    s[0].from = 0;
+    s[0].clock = 10_000;
+    s[1].from = 10_000;
+    s[1].clock = 20_000;
+    let svg = iblink_sim::system::plot::render_svg(&s, &PlotOptions::new(VL_CAP));
+    let panels = read_plot(&svg);
+    for (id, p) in &panels {
+        assert_eq!(p.x_top, 20_000.0, "{id}");
+        for (k, pts) in &p.series {
+            let xs: Vec<f64> = pts.iter().map(|q| q.0).collect();
+            for (x, want) in xs.iter().zip([0.0, 10_000.0, 10_000.0, 20_000.0]) {
+                assert!((x - want).abs() < 20_000.0 * 1e-4, "{id} {k:?}: {xs:?}");
+            }
+            assert_eq!(xs.len(), 4, "{id} {k:?}");
+        }
+    }
 }

@@ -260,7 +260,7 @@ fn receiver_stall() {
         r.timeline
             .iter()
             .filter(|x| x.clock > from && x.clock <= to)
-            .map(|x| x.delivered_bytes[0][vl])
+            .map(|x| x.wire_bytes[0][vl])
             .sum()
     };
     for v in 0..4 {
@@ -302,7 +302,7 @@ fn receiver_stall() {
         .timeline
         .iter()
         .filter(|x| x.clock > stall.from && x.clock <= stall.to)
-        .map(|x| x.delivered_bytes[1].iter().sum::<u64>())
+        .map(|x| x.wire_bytes[1].iter().sum::<u64>())
         .sum();
     assert!(ba > 0);
 }
@@ -443,7 +443,7 @@ fn fcps_suppressed() {
             .timeline
             .iter()
             .filter(|x| x.clock > w.to + refresh + 2_000)
-            .map(|x| x.delivered_bytes[k].iter().sum::<u64>())
+            .map(|x| x.wire_bytes[k].iter().sum::<u64>())
             .sum();
         assert!(after > 1_000_000, "dir {k}: {after} bytes after recovery");
         assert_eq!(d.drops.overrun, 0);

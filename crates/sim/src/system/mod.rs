@@ -50,17 +50,30 @@ pub struct WireRecord {
 }
 
 /// Per-VL counters over one window of the timeline, one entry per data VL (index = VL)
-/// and VL15 last.
+/// and VL15 last. Windows are `sample_every` clocks from clock 0 and follow each other
+/// without a gap; the last one ends with the traffic clocks and may be shorter.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sample {
-    /// Clock at the end of the window.
+    /// First clock of the window.
+    pub from: u64,
+    /// Clock at the end of the window (excluded: the window is `from..clock`).
     pub clock: u64,
-    /// Bytes of data packets delivered to each receiver's user in the window, per VL,
-    /// for each direction ([AtoB, BtoA]).
-    pub delivered_bytes: [Vec<u64>; 2],
+    /// Bytes of data and VL15 packets (LRH through VCRC) that left each sender on the
+    /// wire in the window's clocks, per VL, for each direction ([AtoB, BtoA]): a word
+    /// counts in the clock it was sent, with the bytes it carries (a packet's last word
+    /// may carry fewer than the link's width). Items the channel then lost or damaged
+    /// count too: they used the wire. At most `width / 8` bytes a clock over all VLs.
+    pub wire_bytes: [Vec<u64>; 2],
     /// Receive-buffer occupancy in blocks (VL15: packets) at the receiving end of each
     /// direction, per VL: the largest over the window's clocks ...
     pub occupancy_max: [Vec<u32>; 2],
     /// ... and the mean over the window's clocks.
     pub occupancy_mean: [Vec<f64>; 2],
+}
+
+impl Sample {
+    /// Clocks the window covers.
+    pub fn clocks(&self) -> u64 {
+        self.clock - self.from
+    }
 }

@@ -4,10 +4,13 @@
 //! The SVG is written by hand (no plotting dependency) and meant to be read as text
 //! too. Layout: one column per direction (A→B: what port A sends and port B receives;
 //! B→A), two panels in each:
-//! - **throughput**: bytes of data packets delivered to the receiving user per clock,
-//!   averaged over each timeline window ([`Sample::delivered_bytes`] divided by the
-//!   window's clocks), one line per VL, and a dashed black line for all VLs together;
-//!   when the link's width is known, a grey dashed line marks it (W bytes a clock);
+//! - **throughput**: bytes of data and VL15 packets that crossed the wire per clock,
+//!   averaged over each timeline window ([`Sample::wire_bytes`], counted in the clock
+//!   each word left the sender, divided by the window's clocks), one line per VL, and a
+//!   dashed black line for all VLs together; when the link's width is known, a grey
+//!   dotted line marks it (W/8 bytes a clock). No window can go above that line: a
+//!   clock carries one word, and FCP words (and the unused bytes of a packet's last
+//!   word) are the gap between the total and the line when the link is busy;
 //! - **occupancy**: the receive buffer of each VL in 64-byte blocks (VL15: packets),
 //!   per window its largest value over the window's clocks as a solid line
 //!   ([`Sample::occupancy_max`]) and its mean over them as a dashed line of the same
@@ -15,15 +18,22 @@
 //!   shows as a peak of the solid line over a low dashed one; a value at the window's
 //!   end alone would mostly read 0 under a draining receiver.
 //!
-//! A point sits at the end of its window (`x` = [`Sample::clock`]). The first window
-//! starts at clock 0. Axes have ticks at 1, 2 or 5 × 10ⁿ with their values as labels
-//! (k = 10³, M = 10⁶), and a legend gives one colour per VL (VL15 last).
+//! **A window is drawn across the clocks it covers**: its value is a horizontal step
+//! from the window's first clock ([`Sample::from`]) to its end ([`Sample::clock`]), and
+//! consecutive windows are joined by a vertical edge. So the picture starts at clock 0
+//! and ends with the traffic, a run of two windows fills the panel with two steps, and
+//! a shorter last window (the traffic's end) is drawn as wide as it is. The value of
+//! the window containing clock `x` is read straight above `x`. Axes have ticks at 1, 2
+//! or 5 × 10ⁿ with their values as labels (k = 10³, M = 10⁶), and a legend gives one
+//! colour per VL (VL15 last).
 //!
 //! Every series is a `<polyline class="series vlN" data-vl="N" data-dir="AtoB|BtoA"
 //! data-panel="throughput|occupancy" data-stat="mean|max">` (`data-vl="all"` for the
 //! total; throughput is a window mean, occupancy has one `max` and one `mean` line per
-//! VL, the `mean` one with class `mean` too) in pixel coordinates; a series longer than [`MAX_POINTS`] is thinned by keeping each
-//! bucket's smallest and largest value, so peaks and troughs survive.
+//! VL, the `mean` one with class `mean` too) in pixel coordinates, two points per window
+//! (its start and its end, at its value); a series longer than [`MAX_POINTS`] is
+//! thinned by keeping each bucket's smallest and largest value, so peaks and troughs
+//! survive.
 
 use super::{Direction, Sample};
 use std::fmt::Write as _;
@@ -90,61 +100,51 @@ pub fn vl_of_index(vl_cap: usize, i: usize) -> usize {
     }
 }
 
-/// Per-window throughput in bytes a clock, per VL: `(clock, value)` for each sample
-/// whose window is not empty.
-pub fn throughput_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Vec<(f64, f64)>> {
-    let mut out = vec![vec![]; n];
-    let mut prev = 0u64;
-    for s in samples {
-        let window = s.clock.saturating_sub(prev);
-        prev = s.clock;
-        if window == 0 {
+/// A value per window drawn across the window: `(from, v), (to, v)` for each window
+/// that covers at least one clock, in time order.
+pub fn steps<T>(windows: impl IntoIterator<Item = T>, span: impl Fn(&T) -> (u64, u64), value: impl Fn(&T) -> f64) -> Vec<(f64, f64)> {
+    let mut out = vec![];
+    for w in windows {
+        let (from, to) = span(&w);
+        if to <= from {
             continue;
         }
-        for (vl, series) in out.iter_mut().enumerate() {
-            let b = s.delivered_bytes[dir as usize]
-                .get(vl)
-                .copied()
-                .unwrap_or(0);
-            series.push((s.clock as f64, b as f64 / window as f64));
-        }
+        let v = value(&w);
+        out.push((from as f64, v));
+        out.push((to as f64, v));
     }
     out
 }
 
-/// Each window's largest occupancy in blocks per VL.
-pub fn occupancy_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Vec<(f64, f64)>> {
+/// Per-window throughput in bytes a clock, per VL, as steps (see [`steps`]).
+pub fn throughput_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Vec<(f64, f64)>> {
     (0..n)
         .map(|vl| {
-            samples
-                .iter()
-                .map(|s| {
-                    let o = s.occupancy_max[dir as usize].get(vl).copied().unwrap_or(0);
-                    (s.clock as f64, o as f64)
-                })
-                .collect()
+            steps(samples, |s| (s.from, s.clock), |s| {
+                let b = s.wire_bytes[dir as usize].get(vl).copied().unwrap_or(0);
+                b as f64 / s.clocks() as f64
+            })
         })
         .collect()
 }
 
-/// Each window's mean occupancy in blocks per VL.
+/// Each window's largest occupancy in blocks per VL, as steps.
+pub fn occupancy_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Vec<(f64, f64)>> {
+    (0..n)
+        .map(|vl| steps(samples, |s| (s.from, s.clock), |s| s.occupancy_max[dir as usize].get(vl).copied().unwrap_or(0) as f64))
+        .collect()
+}
+
+/// Each window's mean occupancy in blocks per VL, as steps.
 pub fn occupancy_mean_series(samples: &[Sample], dir: Direction, n: usize) -> Vec<Vec<(f64, f64)>> {
     (0..n)
-        .map(|vl| {
-            samples
-                .iter()
-                .map(|s| {
-                    let o = s.occupancy_mean[dir as usize].get(vl).copied().unwrap_or(0.0);
-                    (s.clock as f64, o)
-                })
-                .collect()
-        })
+        .map(|vl| steps(samples, |s| (s.from, s.clock), |s| s.occupancy_mean[dir as usize].get(vl).copied().unwrap_or(0.0)))
         .collect()
 }
 
 /// At most [`MAX_POINTS`] points: the first, the last, and each bucket's smallest and
 /// largest value, in time order.
-fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+pub(crate) fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     if points.len() <= MAX_POINTS {
         return points.to_vec();
     }
@@ -165,7 +165,7 @@ fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
 }
 
 /// Ticks at 1, 2 or 5 × 10ⁿ from 0 covering `max` (at least 1): (step, top).
-fn nice_ticks(max: f64) -> (f64, f64) {
+pub(crate) fn nice_ticks(max: f64) -> (f64, f64) {
     let max = if max > 0.0 { max } else { 1.0 };
     let raw = max / 5.0;
     let mag = 10f64.powf(raw.log10().floor());
@@ -178,7 +178,7 @@ fn nice_ticks(max: f64) -> (f64, f64) {
 }
 
 /// A tick label: up to 3 decimals; from 10 000 up with k/M/G (10³, 10⁶, 10⁹).
-fn label(v: f64) -> String {
+pub(crate) fn label(v: f64) -> String {
     let trim = |s: String| {
         if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -196,34 +196,94 @@ fn label(v: f64) -> String {
     trim(format!("{v:.3}"))
 }
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
-const W: f64 = 560.0; // a panel's plot area
-const H: f64 = 200.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 30.0;
-const TOP: f64 = 84.0;
-const GAP: f64 = 70.0; // between panels, vertically: room for the x labels
+pub(crate) const W: f64 = 560.0; // a panel's plot area
+pub(crate) const H: f64 = 200.0;
+pub(crate) const LEFT: f64 = 80.0;
+pub(crate) const RIGHT: f64 = 30.0;
+pub(crate) const TOP: f64 = 84.0;
+pub(crate) const GAP: f64 = 70.0; // between panels, vertically: room for the x labels
 
 /// A panel's plot area: pixel origin (left, bottom) and the data ranges.
-struct Frame {
-    x0: f64,
-    y0: f64,
-    x_max: f64,
-    y_max: f64,
+pub(crate) struct Frame {
+    pub x0: f64,
+    pub y0: f64,
+    pub x_max: f64,
+    pub y_max: f64,
 }
 
 impl Frame {
-    fn px(&self, x: f64) -> f64 {
+    pub fn px(&self, x: f64) -> f64 {
         self.x0 + x / self.x_max * W
     }
-    fn py(&self, y: f64) -> f64 {
+    pub fn py(&self, y: f64) -> f64 {
         self.y0 - y / self.y_max * H
     }
+}
+
+/// A panel's grid, y ticks (`tick-label y`, one per grid line, in order), x ticks
+/// (`tick-label x`), axes, the x axis's name and `ylabel` above the panel.
+pub(crate) fn axes(s: &mut String, f: &Frame, x_step: f64, y_step: f64, ylabel: &str) {
+    let (x0, y0) = (f.x0, f.y0);
+    for k in 0..=(f.y_max / y_step).round() as u32 {
+        let y = k as f64 * y_step;
+        let py = f.py(y);
+        let _ = writeln!(
+            s,
+            r#"  <line class="grid" x1="{x0:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}"/>"#,
+            x0 + W
+        );
+        let _ = writeln!(
+            s,
+            r#"  <line class="axis tick" x1="{:.1}" y1="{py:.1}" x2="{x0:.1}" y2="{py:.1}"/>"#,
+            x0 - 5.0
+        );
+        let _ = writeln!(
+            s,
+            r#"  <text class="tick-label y" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            x0 - 8.0,
+            py + 4.0,
+            label(y)
+        );
+    }
+    for k in 0..=(f.x_max / x_step).round() as u32 {
+        let x = k as f64 * x_step;
+        let px = f.px(x);
+        let _ = writeln!(
+            s,
+            r#"  <line class="axis tick" x1="{px:.1}" y1="{y0:.1}" x2="{px:.1}" y2="{:.1}"/>"#,
+            y0 + 5.0
+        );
+        let _ = writeln!(
+            s,
+            r#"  <text class="tick-label x" x="{px:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            y0 + 18.0,
+            label(x)
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"  <polyline class="axis" fill="none" points="{x0:.1},{:.1} {x0:.1},{y0:.1} {:.1},{y0:.1}"/>"#,
+        y0 - H,
+        x0 + W
+    );
+    let _ = writeln!(
+        s,
+        r#"  <text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">clock</text>"#,
+        x0 + W / 2.0,
+        y0 + 34.0
+    );
+    let _ = writeln!(
+        s,
+        r#"  <text class="axis-label" x="{x0:.1}" y="{:.1}">{}</text>"#,
+        y0 - H - 6.0,
+        esc(ylabel)
+    );
 }
 
 /// The SVG text of the picture (see the module documentation).
@@ -233,6 +293,7 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
         Directions::Only(d) => vec![d],
     };
     let n = opts.vl_cap + 1;
+    // The time axis from clock 0 to the end of the last window.
     let x_last = samples.last().map_or(1, |s| s.clock.max(1)) as f64;
     let (x_step, x_max) = nice_ticks(x_last);
     let tput: Vec<_> = dirs
@@ -293,7 +354,7 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
         r#"<text x="{LEFT}" y="24" style="font-size: 16px; font-weight: bold">{}</text>"#,
         esc(&opts.title)
     );
-    let mut row_label = "throughput, bytes/clock (window average)".to_string();
+    let mut row_label = "data and VL15 bytes on the wire a clock (window average)".to_string();
     if let Some(hz) = opts.clock_hz {
         let _ = write!(
             row_label,
@@ -324,68 +385,12 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
                 y_max,
             };
             let _ = writeln!(s, r#"<g class="panel" id="{panel}-{dname}">"#);
-            // Grid and y ticks.
-            for k in 0..=(y_max / y_step).round() as u32 {
-                let y = k as f64 * y_step;
-                let py = f.py(y);
-                let _ = writeln!(
-                    s,
-                    r#"  <line class="grid" x1="{x0:.1}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}"/>"#,
-                    x0 + W
-                );
-                let _ = writeln!(
-                    s,
-                    r#"  <line class="axis tick" x1="{:.1}" y1="{py:.1}" x2="{x0:.1}" y2="{py:.1}"/>"#,
-                    x0 - 5.0
-                );
-                let _ = writeln!(
-                    s,
-                    r#"  <text class="tick-label y" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-                    x0 - 8.0,
-                    py + 4.0,
-                    label(y)
-                );
-            }
-            // x ticks.
-            for k in 0..=(x_max / x_step).round() as u32 {
-                let x = k as f64 * x_step;
-                let px = f.px(x);
-                let _ = writeln!(
-                    s,
-                    r#"  <line class="axis tick" x1="{px:.1}" y1="{y0:.1}" x2="{px:.1}" y2="{:.1}"/>"#,
-                    y0 + 5.0
-                );
-                let _ = writeln!(
-                    s,
-                    r#"  <text class="tick-label x" x="{px:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-                    y0 + 18.0,
-                    label(x)
-                );
-            }
-            // Axes and their names.
-            let _ = writeln!(
-                s,
-                r#"  <polyline class="axis" fill="none" points="{x0:.1},{:.1} {x0:.1},{y0:.1} {:.1},{y0:.1}"/>"#,
-                y0 - H,
-                x0 + W
-            );
-            let _ = writeln!(
-                s,
-                r#"  <text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">clock</text>"#,
-                x0 + W / 2.0,
-                y0 + 34.0
-            );
             let ylabel = if row == 0 {
                 row_label.clone()
             } else {
                 "receive buffer, 64-byte blocks: window maximum (solid), mean (dashed)".to_string()
             };
-            let _ = writeln!(
-                s,
-                r#"  <text class="axis-label" x="{x0:.1}" y="{:.1}">{}</text>"#,
-                y0 - H - 6.0,
-                esc(&ylabel)
-            );
+            axes(&mut s, &f, x_step, y_step, &ylabel);
             let series = if row == 0 { &tput[col] } else { &occ[col] };
             if row == 0 {
                 if let Some(w) = opts.link_bytes_per_clock {
@@ -450,7 +455,7 @@ pub fn render_svg(samples: &[Sample], opts: &PlotOptions) -> String {
 }
 
 /// The sum over VLs, point by point (the series share their clocks).
-fn sum_series(series: &[Vec<(f64, f64)>]) -> Vec<(f64, f64)> {
+pub(crate) fn sum_series(series: &[Vec<(f64, f64)>]) -> Vec<(f64, f64)> {
     let Some(first) = series.first() else {
         return vec![];
     };
@@ -460,7 +465,7 @@ fn sum_series(series: &[Vec<(f64, f64)>]) -> Vec<(f64, f64)> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn polyline(
+pub(crate) fn polyline(
     s: &mut String,
     f: &Frame,
     pts: &[(f64, f64)],

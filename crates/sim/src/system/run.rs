@@ -146,6 +146,9 @@ pub struct DirReport {
     pub blocks_sent: [u64; 16],
     /// Data blocks committed to the receive buffer in the traffic phase.
     pub delivered_bytes: [u64; 16],
+    /// Bytes of data and VL15 packets (LRH through VCRC) the sender put on the wire in
+    /// the traffic clocks, per VL: the timeline's [`Sample::wire_bytes`] summed.
+    pub wire_bytes: [u64; 16],
     /// Largest receive-buffer occupancy, blocks (VL15: packets).
     pub max_occupancy: [u32; 16],
     pub drops: Drops,
@@ -347,6 +350,8 @@ struct Side {
     /// Popped packets whose first word has not yet been sent.
     sent_fifo: VecDeque<u32>,
     tx_item_is_data: bool,
+    /// The VL of the data or VL15 packet on the transmit wire (its LRH's, read at sop).
+    tx_vl: u8,
     rx_cur: Option<Vec<u8>>,
     rx_wait: VecDeque<(u8, Vec<u8>)>,
     rx_judged: Option<(u8, Vec<u8>)>,
@@ -374,6 +379,7 @@ impl Side {
             cur: None,
             sent_fifo: VecDeque::new(),
             tx_item_is_data: false,
+            tx_vl: 0,
             rx_cur: None,
             rx_wait: VecDeque::new(),
             rx_judged: None,
@@ -403,7 +409,7 @@ struct Dir {
     rep: DirReport,
     /// Agreement tracking per VL: first good check after the last bad one / last fault.
     first_good: [Option<u64>; 16],
-    /// Bytes committed per VL since the last timeline sample.
+    /// Bytes sent on the wire per VL since the last timeline sample.
     window_bytes: [u64; 16],
     /// The receiver's occupancy per VL over the clocks since the last timeline sample:
     /// the largest, the sum and the clocks summed.
@@ -438,6 +444,8 @@ pub struct SystemRun {
     last_retrain: Option<u64>,
     recovered: [Option<u64>; 2],
     timeline: Vec<Sample>,
+    /// First clock of the timeline window being measured.
+    window_from: u64,
     wire: Vec<WireRecord>,
     /// Both ports' waveform files, whether they are being written now, and the first and
     /// last clock written.
@@ -524,6 +532,7 @@ impl SystemRun {
             last_retrain: None,
             recovered: [None; 2],
             timeline: vec![],
+            window_from: 0,
             wire: vec![],
             vcd_paths: opts.vcd_dir.as_ref().map(|d| [d.join("port_a.vcd"), d.join("port_b.vcd")]),
             vcd_on,
@@ -727,7 +736,8 @@ impl SystemRun {
                 }
             }
         }
-        if traffic && (c + 1) % self.scenario.sample_every == 0 {
+        // A window ends every `sample_every` clocks, and the last one with the traffic.
+        if traffic && ((c + 1) % self.scenario.sample_every == 0 || c + 1 == self.cycles) {
             self.sample();
         }
 
@@ -818,6 +828,18 @@ impl SystemRun {
         }
         // The word into the channel; a data item's fate is drawn at its first word.
         let w = LinkWord::from_tx(o);
+        // The timeline's throughput: the bytes of each data or VL15 word in the clock it
+        // goes on the wire, by the VL its packet's LRH names (docs/spec.md §3: the high
+        // nibble of the first byte).
+        if let Some(w) = w.filter(|w| !w.link && c < self.cycles) {
+            if w.sop {
+                u.tx_vl = (w.data as u8) >> 4;
+            }
+            let n = if w.eop { 8 - w.keep.leading_zeros() as u64 } else { self.width_bytes as u64 };
+            let v = u.tx_vl as usize;
+            d.window_bytes[v] += n;
+            d.rep.wire_bytes[v] += n;
+        }
         if measuring {
             d.rep.window_clocks += 1;
             bump(&mut d.rep.measured_bins, c);
@@ -1035,7 +1057,6 @@ impl SystemRun {
                         u.occ[v] += blocks as u32;
                         if traffic {
                             d.rep.delivered_bytes[v] += pkt_len as u64 * 4;
-                            d.window_bytes[v] += pkt_len as u64 * 4;
                         }
                         if self.recovered[1 - s].is_none() && self.last_fault.is_some() && v != 15 {
                             self.recovered[1 - s] = Some(c);
@@ -1157,13 +1178,15 @@ impl SystemRun {
     fn sample(&mut self) {
         let n = self.vls;
         let mut sm = Sample {
+            from: self.window_from,
             clock: self.clock + 1,
             ..Default::default()
         };
+        self.window_from = self.clock + 1;
         for dsend in 0..2 {
             let idx = |v: usize| if v == n { 15 } else { v };
             let d = &mut self.dirs[dsend];
-            sm.delivered_bytes[dsend] = (0..=n).map(|v| d.window_bytes[idx(v)]).collect();
+            sm.wire_bytes[dsend] = (0..=n).map(|v| d.window_bytes[idx(v)]).collect();
             let clocks = d.window_occ_clocks.max(1) as f64;
             sm.occupancy_max[dsend] = (0..=n).map(|v| d.window_occ_max[idx(v)]).collect();
             sm.occupancy_mean[dsend] = (0..=n).map(|v| d.window_occ_sum[idx(v)] as f64 / clocks).collect();
