@@ -353,3 +353,117 @@ fn a_short_run_fills_the_panel() {
         }
     }
 }
+
+/// The Ethernet timeline (eth_isolation on the model, 60,000 clocks): per direction the
+/// throughput per queue, the PAUSE/PFC bytes and the total; the fill's maxima and means
+/// per queue against lines at the scenario's size, RFA and RFD; a mark per PAUSE/PFC
+/// frame at its clock. Expected values from the run's samples and the scenario file.
+#[test]
+fn ethernet_timeline_reads_back() {
+    use iblink_sim::eth::plot::{render_svg, EthPlotOptions};
+    use iblink_sim::eth::run::EthRun;
+    use iblink_sim::eth::scenario::EthScenario;
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tb/scenarios/eth_isolation.toml");
+    let mut sc = EthScenario::from_file(&p).unwrap();
+    sc.cycles = 60_000;
+    sc.sample_every = 1_000;
+    let r = EthRun::model(&sc, false).finish();
+    assert!(r.errors.is_empty());
+    let t = &r.timeline;
+    assert_eq!(t.len(), 60);
+    let svg = render_svg(&r, &sc, &EthPlotOptions { title: "eth <iso>".into(), clock_hz: Some(250_000_000) });
+    let panels = read_plot(&svg);
+    let want_ids: BTreeSet<String> =
+        ["throughput", "fill"].iter().flat_map(|p| ["AtoB", "BtoA"].map(|d| format!("{p}-{d}"))).collect();
+    assert_eq!(panels.keys().cloned().collect::<BTreeSet<_>>(), want_ids);
+    let nq = 3;
+    for (d, dname) in ["AtoB", "BtoA"].into_iter().enumerate() {
+        let tp = &panels[&format!("throughput-{dname}")];
+        let mut keys: BTreeSet<(String, String)> = (0..nq).map(|q| (q.to_string(), "mean".to_string())).collect();
+        keys.insert(("ctrl".into(), "mean".into()));
+        keys.insert(("all".into(), "mean".into()));
+        assert_eq!(tp.series.keys().cloned().collect::<BTreeSet<_>>(), keys);
+        assert!(tp.y_top >= 8.0, "the line rate is on the axis");
+        for ((q, _), pts) in &tp.series {
+            let per_window: Vec<f64> = t
+                .iter()
+                .map(|x| {
+                    let b = match q.as_str() {
+                        "ctrl" => x.ctrl_bytes[d],
+                        "all" => x.total_bytes(d),
+                        n => x.wire_bytes[d][n.parse::<usize>().unwrap()],
+                    };
+                    b as f64 / x.clocks() as f64
+                })
+                .collect();
+            assert_eq!(pts.len(), 2 * t.len(), "{dname} {q}");
+            for (k, x) in t.iter().enumerate() {
+                for (pt, at) in [(pts[2 * k], x.from), (pts[2 * k + 1], x.clock)] {
+                    assert!((pt.0 - at as f64).abs() <= tp.x_top * 1e-4, "{dname} {q}: {pt:?} at {at}");
+                    assert!((pt.1 - per_window[k]).abs() <= tp.y_top * 1e-4, "{dname} {q} window {k}: {pt:?} vs {}", per_window[k]);
+                }
+            }
+        }
+        let fp = &panels[&format!("fill-{dname}")];
+        for q in 0..nq {
+            for (stat, vals) in [
+                ("max", t.iter().map(|x| x.fill_max[d][q] as f64).collect::<Vec<_>>()),
+                ("mean", t.iter().map(|x| x.fill_mean[d][q]).collect()),
+            ] {
+                let pts = &fp.series[&(q.to_string(), stat.to_string())];
+                for (k, v) in vals.iter().enumerate() {
+                    assert!((pts[2 * k].1 - v).abs() <= fp.y_top * 1e-4 && (pts[2 * k + 1].1 - v).abs() <= fp.y_top * 1e-4, "{dname} q{q} {stat} window {k}");
+                }
+            }
+        }
+        // Every queue of eth_isolation: size 32768, RFA 16384, RFD 8192, one line each.
+        let mut th: Vec<(String, u32, String)> = fp.thresholds.iter().map(|x| (x.0.clone(), x.1, x.2.clone())).collect();
+        th.sort();
+        assert_eq!(
+            th,
+            [("rfa".to_string(), 16384, "0,1,2".to_string()), ("rfd".into(), 8192, "0,1,2".into()), ("size".into(), 32768, "0,1,2".into())]
+        );
+        for x in &fp.thresholds {
+            assert!((x.3 - x.1 as f64).abs() <= fp.y_top * 1e-4, "{x:?} drawn at its value");
+        }
+        assert!(fp.y_top >= 32768.0);
+    }
+    // The marks: one per PAUSE/PFC frame and queue it names, at its clock on the time axis.
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let tp = &panels["throughput-AtoB"];
+    let px_to_clock = {
+        let g = doc.descendants().find(|n| n.attribute("id") == Some("throughput-AtoB")).unwrap();
+        let xt: Vec<(f64, f64)> = g
+            .children()
+            .filter(|n| n.attribute("class") == Some("tick-label x"))
+            .map(|n| (attr(n, "x"), parse_label(n.text().unwrap())))
+            .collect();
+        axis(&xt)
+    };
+    let marks: Vec<(String, String, u64, f64)> = doc
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("mark ")))
+        .map(|n| {
+            let x = n.attribute("x1").or(n.attribute("cx")).unwrap().parse::<f64>().unwrap();
+            let kind = n.attribute("class").unwrap().split(' ').nth(1).unwrap().to_string();
+            (n.attribute("data-dir").unwrap().to_string() + "/" + n.attribute("data-queue").unwrap(), kind, n.attribute("data-clock").unwrap().parse().unwrap(), x)
+        })
+        .collect();
+    let mut want = vec![];
+    for m in &r.pause_marks {
+        for q in 0..nq {
+            if m.queues >> q & 1 == 1 {
+                let kind = if m.releases >> q & 1 == 1 { "release" } else { "pause" };
+                want.push((format!("{}/{q}", ["AtoB", "BtoA"][m.dir]), kind.to_string(), m.clock));
+            }
+        }
+    }
+    assert!(want.iter().any(|w| w.1 == "pause") && want.iter().any(|w| w.1 == "release"), "{want:?}");
+    // eth_isolation: B holds priority 1 (queue 1) alone.
+    assert!(want.iter().all(|w| w.0 == "AtoB/1"), "{want:?}");
+    assert_eq!(marks.iter().map(|m| (m.0.clone(), m.1.clone(), m.2)).collect::<Vec<_>>(), want);
+    for m in &marks {
+        assert!((px_to_clock(m.3) - m.2 as f64).abs() <= tp.x_top * 1e-4, "{m:?}");
+    }
+    assert!(svg.contains("<title>eth &lt;iso&gt;</title>"));
+}

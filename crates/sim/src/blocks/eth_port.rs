@@ -2,7 +2,7 @@
 //! [`iblink_model::eth_port::EthPort`], and a stimulus that plays the users, the MAC's
 //! receive side and the readers.
 
-use crate::blocks::{rtl_box, Backend, SimBuildError};
+use crate::blocks::{rtl_box, twin_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::config::ConfigError;
 use iblink_model::eth_port::{words, EthPort, EthPortConfig, EthPortCounts, EthPortIn, EthPortOut, Word};
@@ -13,6 +13,7 @@ use iblink_rtl::eth_rxbuf::{max_size_words, max_words};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+use std::path::Path;
 
 /// The generated top built by Verilator.
 pub fn eth_port_verilator(queues: usize, width: usize) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
@@ -20,6 +21,22 @@ pub fn eth_port_verilator(queues: usize, width: usize) -> Result<Box<dyn CycleSi
     v()?;
     iblink_rtl::with_eth_port!((queues, width), |T| rtl_box::<T>(Backend::Verilator, v, None),
         _ => unreachable!("checked by eth_port_variant"))
+}
+
+/// The top in an RTL back end: its stepper [`EthPortTwin`](iblink_rtl::eth_port::EthPortTwin)
+/// (`rtl`), or Verilator. With a VCD, `rtl` runs the stepper inside its rust-hdl block
+/// (`iblink_rtl::eth_port::EthPortUnit`), whose probe writes the top's ports, and
+/// Verilator is a traced build.
+pub fn eth_port_sim(
+    queues: usize,
+    width: usize,
+    backend: Backend,
+    vcd: Option<&Path>,
+) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
+    let v = || iblink_rtl::catalog::eth_port_variant(queues, width);
+    iblink_rtl::with_eth_port!((queues, width),
+        |T| twin_box::<_, T>(backend, iblink_rtl::eth_port::EthPortTwin::new(queues, width), v, vcd),
+        _ => Err(iblink_rtl::catalog::RequestError::UnsupportedEthPort { queues, width }.into()))
 }
 
 /// The model's configuration for the top's configuration ports.
@@ -359,10 +376,16 @@ pub struct RtlPort {
 
 impl RtlPort {
     pub fn new(c: &EthPortConfig, verilator: bool) -> Result<Self, PortBuildError> {
+        Self::traced(c, verilator, None)
+    }
+
+    /// As [`new`](Self::new), writing a VCD of every step to `vcd` when given (see
+    /// [`eth_port_sim`]; [`CycleSim::stop_vcd`] and [`CycleSim::start_vcd`] keep a window).
+    pub fn traced(c: &EthPortConfig, verilator: bool, vcd: Option<&Path>) -> Result<Self, PortBuildError> {
         let (q, w) = (c.pfc.queues.len(), c.pfc.datapath_bits as usize);
         let cfg = top_config(c)?;
-        let inner: Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>> =
-            if verilator { eth_port_verilator(q, w)? } else { Box::new(crate::blocks::TwinSim(iblink_rtl::eth_port::EthPortTwin::new(q, w))) };
+        let backend = if verilator { Backend::Verilator } else { Backend::Rtl };
+        let inner = eth_port_sim(q, w, backend, vcd)?;
         Ok(Self { queues: q, width: w, cfg, inner })
     }
 }
@@ -372,6 +395,12 @@ impl CycleSim for RtlPort {
     type Out = EthPortOut;
     fn backend(&self) -> &str {
         self.inner.backend()
+    }
+    fn start_vcd(&mut self, path: &Path) -> std::io::Result<()> {
+        self.inner.start_vcd(path)
+    }
+    fn stop_vcd(&mut self) {
+        self.inner.stop_vcd()
     }
     fn step(&mut self, i: &EthPortIn) -> EthPortOut {
         let mut t = EthPortTopIn { hw_level: i.hw, sw_req: i.sw, rd_en: i.rx_read, ..self.cfg };

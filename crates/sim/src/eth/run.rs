@@ -2,7 +2,10 @@
 //! traffic generators on each side, paced readers on each side, and what a run
 //! measures (per direction and queue: throughput, pause time, PAUSE/PFC frames, the
 //! largest buffer fill, drops) and checks end to end (every frame sent is delivered
-//! intact and in order, or dropped and counted by the receiver).
+//! intact and in order, or dropped and counted by the receiver). It also keeps a
+//! timeline ([`EthSample`] per `sample_every` clocks, [`PauseMark`] per PAUSE/PFC frame)
+//! for `iblink sim --plot` (`super::plot`), and, in the RTL back ends, writes both
+//! ports' waveforms ([`EthRun::rtl_traced`]).
 
 pub use crate::blocks::eth_port::PortBuildError;
 use super::scenario::{EthScenario, FrameSize, SA};
@@ -13,6 +16,7 @@ use iblink_model::pfc::MAX_QUEUES;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
 
 /// EtherType of the generators' frames (IEEE 802 local experimental).
 pub const ETHERTYPE_TEST: u16 = 0x88b5;
@@ -103,6 +107,50 @@ pub struct QueueReport {
     pub made_frames: u64,
 }
 
+/// One window of the timeline: clocks `from..clock` of the traffic. Windows are
+/// `sample_every` clocks from clock 0 and follow each other without a gap; the last one
+/// ends with the traffic and may be shorter. Per direction (`[A→B, B→A]`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EthSample {
+    pub from: u64,
+    pub clock: u64,
+    /// Bytes of data frames that crossed the wire in the window, per queue of the
+    /// frame's priority (both ends share the queues' masks): each word counts in the
+    /// clock it left the sender, with the bytes it carries (a frame's last word may carry
+    /// fewer than the link's width).
+    pub wire_bytes: [Vec<u64>; 2],
+    /// Bytes of PAUSE/PFC frames on the same wire in the window.
+    pub ctrl_bytes: [u64; 2],
+    /// The receiving end's buffer fill per queue, bytes (the port's `fill` output each
+    /// clock): the largest over the window's clocks, and the mean.
+    pub fill_max: [Vec<u32>; 2],
+    pub fill_mean: [Vec<f64>; 2],
+}
+
+impl EthSample {
+    /// Clocks the window covers.
+    pub fn clocks(&self) -> u64 {
+        self.clock - self.from
+    }
+    /// Every byte on direction `dir`'s wire in the window: data and PAUSE/PFC.
+    pub fn total_bytes(&self, dir: usize) -> u64 {
+        self.wire_bytes[dir].iter().sum::<u64>() + self.ctrl_bytes[dir]
+    }
+}
+
+/// A PAUSE/PFC frame sent in the traffic clocks, as it holds the direction it controls.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PauseMark {
+    /// Clock its first word left the sender.
+    pub clock: u64,
+    /// The direction whose sender it holds (`0`: A→B, so port B sent it).
+    pub dir: usize,
+    /// Bit q: the frame names queue q's priorities (a PAUSE frame names every queue) ...
+    pub queues: u8,
+    /// ... and with pause time 0 for all of them: a release.
+    pub releases: u8,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct EthReport {
     pub backend: String,
@@ -117,6 +165,13 @@ pub struct EthReport {
     pub errors: Vec<String>,
     /// Every frame on the wires with the clock its first word was sent, `0` = A→B.
     pub frames: Vec<(u64, usize, Vec<u8>)>,
+    /// The traffic clocks window by window, and the PAUSE/PFC frames sent in them.
+    pub timeline: Vec<EthSample>,
+    pub pause_marks: Vec<PauseMark>,
+    /// The clocks the waveforms cover: the first and the last recorded (`None`: none).
+    pub vcd_clocks: Option<(u64, u64)>,
+    /// A waveform file that could not be written when its window opened.
+    pub vcd_error: Option<String>,
 }
 
 /// A run in progress.
@@ -135,14 +190,23 @@ pub struct EthRun<'a> {
     asked: [[u8; 2]; 2],
     /// Frames being read per side and queue.
     reading: [[Vec<u8>; MAX_QUEUES]; 2],
-    /// Frames being sent per side (for the capture and the counts).
+    /// Frames being sent per side (for the capture and the counts), and the clock and
+    /// bytes of each of their words (for the timeline, once the frame's queue is known).
     sending: [Option<(u64, Vec<u8>)>; 2],
+    sending_words: [Vec<(u64, u8)>; 2],
+    /// Per receiving side and queue: the fill summed over the open window's clocks.
+    fill_sum: [[u64; MAX_QUEUES]; 2],
     /// Last sequence number delivered per generator.
     last_seq: Vec<Option<u32>>,
     record: bool,
     report: EthReport,
     /// Both ports' outputs in the last clock.
     last_out: Option<[EthPortOut; 2]>,
+    /// Both ports' waveform files, the clocks to keep (`None`: all), whether they are
+    /// being written now.
+    vcd_paths: Option<[PathBuf; 2]>,
+    vcd_window: Option<(u64, u64)>,
+    vcd_on: bool,
 }
 
 impl<'a> EthRun<'a> {
@@ -154,9 +218,62 @@ impl<'a> EthRun<'a> {
 
     /// Both ports from the RTL: the composed stepper, or Verilator on the generated top.
     pub fn rtl(s: &'a EthScenario, verilator: bool, record: bool) -> Result<Self, PortBuildError> {
-        let a = crate::blocks::eth_port::RtlPort::new(&s.port_config(0), verilator)?;
-        let b = crate::blocks::eth_port::RtlPort::new(&s.port_config(1), verilator)?;
-        Ok(Self::new(s, [Box::new(a), Box::new(b)], record))
+        Self::rtl_traced(s, verilator, record, None, None)
+    }
+
+    /// As [`rtl`](Self::rtl), writing both ports' waveforms to `<vcd_dir>/port_a.vcd` and
+    /// `port_b.vcd`: every clock, or only clocks `from..to` of `window` (`to` excluded;
+    /// the files start at `from` with every signal's value then). The `rtl` back end then
+    /// runs the stepper inside its rust-hdl block (`EthPortUnit`), whose probe writes the
+    /// top's ports; Verilator runs a traced build of the top. Time counts from the run's
+    /// first clock (10,000 ps a clock in the rust-hdl files, 10 units in Verilator's).
+    pub fn rtl_traced(
+        s: &'a EthScenario,
+        verilator: bool,
+        record: bool,
+        vcd_dir: Option<&Path>,
+        window: Option<(u64, u64)>,
+    ) -> Result<Self, PortBuildError> {
+        let paths = vcd_dir.map(|d| [d.join("port_a.vcd"), d.join("port_b.vcd")]);
+        let vcd = |i: usize| paths.as_ref().map(|p| p[i].as_path());
+        let mut a = crate::blocks::eth_port::RtlPort::traced(&s.port_config(0), verilator, vcd(0))?;
+        let mut b = crate::blocks::eth_port::RtlPort::traced(&s.port_config(1), verilator, vcd(1))?;
+        // Built tracing (Verilator needs a traced build); a window that opens later
+        // starts the files again then.
+        let on = paths.is_some() && window.is_none_or(|(from, _)| from == 0);
+        if paths.is_some() && !on {
+            a.stop_vcd();
+            b.stop_vcd();
+        }
+        let mut run = Self::new(s, [Box::new(a), Box::new(b)], record);
+        run.vcd_paths = paths;
+        run.vcd_window = window;
+        run.vcd_on = on;
+        Ok(run)
+    }
+
+    /// Open or close the waveform window at clock `c`, and note the clocks written.
+    fn vcd_step(&mut self, c: u64) {
+        if let (Some(paths), Some((from, to))) = (&self.vcd_paths, self.vcd_window) {
+            if c == to && self.vcd_on {
+                for p in &mut self.ports {
+                    p.stop_vcd();
+                }
+                self.vcd_on = false;
+            }
+            if c == from && c < to && !self.vcd_on && self.report.vcd_error.is_none() {
+                for (port, p) in self.ports.iter_mut().zip(paths) {
+                    if let Err(e) = port.start_vcd(p) {
+                        self.report.vcd_error = Some(format!("{}: {e}", p.display()));
+                    }
+                }
+                self.vcd_on = self.report.vcd_error.is_none();
+            }
+        }
+        if self.vcd_on {
+            let first = self.report.vcd_clocks.map_or(c, |x| x.0);
+            self.report.vcd_clocks = Some((first, c));
+        }
     }
 
     /// The run on two port back ends; `record` keeps every frame for a capture.
@@ -198,9 +315,14 @@ impl<'a> EthRun<'a> {
             asked: [[0; 2]; 2],
             reading: Default::default(),
             sending: [None, None],
+            sending_words: [vec![], vec![]],
+            fill_sum: [[0; MAX_QUEUES]; 2],
             record,
             report: EthReport { backend, cycles: s.cycles, dirs, ..Default::default() },
             last_out: None,
+            vcd_paths: None,
+            vcd_window: None,
+            vcd_on: false,
         }
     }
 
@@ -209,10 +331,14 @@ impl<'a> EthRun<'a> {
         self.clock < self.s.cycles && self.s.stalls.iter().any(|st| st.side.has(side) && st.queues >> q & 1 == 1 && (st.from..st.to).contains(&self.clock))
     }
 
-    /// One clock of both ports.
-    pub fn step(&mut self) {
+    /// One clock of both ports; their outputs.
+    pub fn step(&mut self) -> [EthPortOut; 2] {
         let t = self.clock;
+        self.vcd_step(t);
         let traffic = t < self.s.cycles;
+        if traffic && t % self.s.sample_every == 0 {
+            self.open_window(t);
+        }
         let wb = self.cfg[0].word_bytes();
         let nq = self.cfg[0].pfc.queues.len();
         let mut ins = [EthPortIn::default(); 2];
@@ -267,8 +393,44 @@ impl<'a> EthRun<'a> {
             self.wire[side].push_back(o.wire);
             self.account(side, o, traffic);
         }
+        if traffic && ((t + 1) % self.s.sample_every == 0 || t + 1 == self.s.cycles) {
+            self.close_window(t + 1);
+        }
         self.last_out = Some(outs);
         self.clock += 1;
+        outs
+    }
+
+    /// A timeline window starts at clock `t`.
+    fn open_window(&mut self, t: u64) {
+        let nq = self.cfg[0].pfc.queues.len();
+        let end = (t + self.s.sample_every).min(self.s.cycles);
+        self.report.timeline.push(EthSample {
+            from: t,
+            clock: end,
+            wire_bytes: [vec![0; nq], vec![0; nq]],
+            ctrl_bytes: [0; 2],
+            fill_max: [vec![0; nq], vec![0; nq]],
+            fill_mean: [vec![0.0; nq], vec![0.0; nq]],
+        });
+        self.fill_sum = [[0; MAX_QUEUES]; 2];
+    }
+
+    /// The open window ends before clock `end`: its mean fill.
+    fn close_window(&mut self, end: u64) {
+        let w = self.report.timeline.last_mut().expect("an open window");
+        debug_assert_eq!(w.clock, end);
+        let clocks = w.clocks() as f64;
+        for d in 0..2 {
+            for (q, m) in w.fill_mean[d].iter_mut().enumerate() {
+                *m = self.fill_sum[d][q] as f64 / clocks;
+            }
+        }
+    }
+
+    /// The window holding traffic clock `c`.
+    fn window_at(&mut self, c: u64) -> &mut EthSample {
+        &mut self.report.timeline[(c / self.s.sample_every) as usize]
     }
 
     fn account(&mut self, side: usize, o: &EthPortOut, traffic: bool) {
@@ -276,6 +438,14 @@ impl<'a> EthRun<'a> {
         let wb = self.cfg[0].word_bytes() as u64;
         // What this side's reader got: the direction towards it.
         let rx_dir = 1 - side;
+        if traffic {
+            let c = self.clock;
+            for q in 0..nq {
+                self.fill_sum[rx_dir][q] += o.fill[q] as u64;
+                let m = &mut self.window_at(c).fill_max[rx_dir][q];
+                *m = (*m).max(o.fill[q]);
+            }
+        }
         for q in 0..nq {
             let r = &mut self.report.dirs[rx_dir][q];
             r.max_fill = r.max_fill.max(o.fill[q]);
@@ -305,13 +475,28 @@ impl<'a> EthRun<'a> {
         }
         let cur = self.sending[side].get_or_insert((self.clock, vec![]));
         cur.1.extend(w.bytes());
+        self.sending_words[side].push((self.clock, w.len));
         debug_assert!(w.len as u64 == wb || w.last);
         if !w.last {
             return;
         }
         let (start, f) = self.sending[side].take().expect("a frame");
-        if EthPortConfig::is_control(&f) {
+        // The timeline: the frame's words in the windows of the clocks they were sent.
+        let control = EthPortConfig::is_control(&f);
+        let q = self.cfg[side].queue_of(EthPortConfig::priority_of(&f));
+        for (c, len) in std::mem::take(&mut self.sending_words[side]) {
+            if c < self.s.cycles {
+                let win = self.window_at(c);
+                if control {
+                    win.ctrl_bytes[side] += len as u64;
+                } else {
+                    win.wire_bytes[side][q] += len as u64;
+                }
+            }
+        }
+        if control {
             if let Ok(p) = PauseFrame::decode(&f) {
+                let mut mark = PauseMark { clock: start, dir: rx_dir, queues: 0, releases: 0 };
                 // Frames this side sent hold the other side's queues.
                 for (q, qc) in self.cfg[side].pfc.queues.iter().enumerate() {
                     let (on, zero) = match p.kind {
@@ -329,7 +514,12 @@ impl<'a> EthRun<'a> {
                         } else {
                             r.pause_frames += 1;
                         }
+                        mark.queues |= 1 << q;
+                        mark.releases |= (zero as u8) << q;
                     }
+                }
+                if mark.queues != 0 {
+                    self.report.pause_marks.push(mark);
                 }
             }
         } else if start < self.s.cycles {

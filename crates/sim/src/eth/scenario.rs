@@ -6,6 +6,7 @@
 //! link = "ethernet"            # this file is an Ethernet scenario
 //! cycles = 400000              # clocks of traffic (then a flush)
 //! seed = 1
+//! sample_every = 10000         # timeline window, clocks (`iblink sim --plot`)
 //!
 //! [port]                       # both ends (docs/spec.md §9; the keys of `iblink pfc trace`)
 //! mode = "pfc"                 # or "pause"
@@ -95,6 +96,8 @@ pub struct EthScenario {
     pub name: String,
     pub cycles: u64,
     pub seed: u64,
+    /// Clocks of a timeline window (`--plot`): throughput, fill, per window.
+    pub sample_every: u64,
     /// Port A's configuration; port B's is the same with its own source address.
     pub port: EthPortConfig,
     pub latency_clocks: u32,
@@ -105,7 +108,7 @@ pub struct EthScenario {
     pub sweep: Option<Sweep>,
 }
 
-const TOP_KEYS: &[&str] = &["link", "name", "cycles", "seed", "port", "wire", "traffic", "drain", "sweep"];
+const TOP_KEYS: &[&str] = &["link", "name", "cycles", "seed", "sample_every", "port", "wire", "traffic", "drain", "sweep"];
 const PORT_KEYS: &[&str] = &["mode", "datapath_bits", "zero_quanta_on_release", "refresh_quanta", "tx_queue_bytes", "queue"];
 const TRAFFIC_KEYS: &[&str] = &["priority", "frame_bytes", "load", "direction"];
 const DRAIN_KEYS: &[&str] = &["rate", "stall"];
@@ -170,6 +173,7 @@ impl EthScenario {
         };
         let cycles = need(int(&top, "", "cycles", 1, 1_000_000_000)?, "cycles")? as u64;
         let seed = int(&top, "", "seed", 0, i64::MAX)?.unwrap_or(1) as u64;
+        let sample_every = int(&top, "", "sample_every", 1, i64::MAX)?.unwrap_or(10_000) as u64;
 
         let pt = table(top.get("port"), "port")?.ok_or_else(|| ConfigError::field("port", "missing"))?;
         only_keys(pt, "port", PORT_KEYS)?;
@@ -279,7 +283,7 @@ impl EthScenario {
                 Some(Sweep { latency_clocks: l.into_iter().map(|x| x as u32).collect(), headroom_bytes: h.into_iter().map(|x| x as u32).collect() })
             }
         };
-        let s = Self { name, cycles, seed, port, latency_clocks, traffic, drain_rate, stalls, sweep };
+        let s = Self { name, cycles, seed, sample_every, port, latency_clocks, traffic, drain_rate, stalls, sweep };
         if let Some(sw) = &s.sweep {
             for (i, &h) in sw.headroom_bytes.iter().enumerate() {
                 s.at_point(sw.latency_clocks[0], h).map_err(|e| ConfigError::field(format!("sweep.headroom_bytes[{i}]"), format!("{h}: {e}")))?;

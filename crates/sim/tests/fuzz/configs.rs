@@ -630,7 +630,7 @@ fn fuzz_eth_scenario_toml() {
     let n = toml_inputs();
     let corpus = shipped("eth_");
     assert!(corpus.len() >= 4, "tb/scenarios/ has the Ethernet scenarios");
-    let known = ["link", "name", "cycles", "seed", "port", "wire", "traffic", "drain", "sweep"];
+    let known = ["link", "name", "cycles", "seed", "sample_every", "port", "wire", "traffic", "drain", "sweep"];
     let (mut ok, mut toml_err, mut field_err, mut ran) = (0u64, 0u64, 0u64, 0u64);
     for case in 0..n {
         let mut rng = Rng::new(support::case_seed(base, case));
