@@ -1,13 +1,17 @@
 //! `iblink sim --scenario FILE` on an Ethernet scenario (`eth_*.toml`): two Ethernet
 //! flow-control ports back to back (docs/spec.md §9), the summary per direction and queue,
-//! the headroom sweep, and a pcap of both directions.
+//! the headroom sweep, a pcap of both directions, both ports' waveforms (RTL back ends)
+//! and the timeline plot, when asked for.
 
 use super::{check_parent, usage, SimArgs, SimBackend};
 use anyhow::Context;
+use iblink_model::pfc::Mode;
+use iblink_sim::eth::plot::{write_svg, EthPlotOptions};
 use iblink_sim::eth::report::{summary, sweep, sweep_table};
 use iblink_sim::eth::run::EthRun;
 use iblink_sim::eth::scenario::EthScenario;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -28,9 +32,30 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    for (given, opt) in [(a.vcd.is_some(), "vcd"), (a.vcd_window.is_some(), "vcd-window"), (a.plot.is_some(), "plot")] {
-        if given {
-            return usage(format!("--{opt}: the model back end of an Ethernet scenario writes no waveform or plot"));
+    if s.sweep.is_some() {
+        for (given, opt) in [
+            (a.vcd.is_some(), "vcd"),
+            (a.vcd_window.is_some(), "vcd-window"),
+            (a.plot.is_some(), "plot"),
+            (a.sample_every.is_some(), "sample-every"),
+        ] {
+            if given {
+                return usage(format!("--{opt}: a sweep runs many points and prints a table; plot or trace one scenario (a file without [sweep])"));
+            }
+        }
+    }
+    if a.capture_view.is_some() {
+        return usage(
+            "--capture-view: an Ethernet scenario's wire loses and damages nothing, so what each receiver got is what was sent; the pcap holds every frame once".into(),
+        );
+    }
+    if backend == SimBackend::Model {
+        for (given, opt) in [(a.vcd.is_some(), "vcd"), (a.vcd_window.is_some(), "vcd-window")] {
+            if given {
+                return usage(format!(
+                    "--{opt}: the model back end writes no waveform; --backend rtl (the default) or verilator writes both ports' (--plot works on every back end)"
+                ));
+            }
         }
     }
     if let Some(p) = &a.capture {
@@ -47,6 +72,35 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(c) = a.cycles {
         s.cycles = c;
+    }
+    if let Some(n) = a.sample_every {
+        s.sample_every = n;
+    }
+    if let Some((from, to)) = a.vcd_window {
+        if from >= s.cycles {
+            return usage(format!("--vcd-window {from}..{to}: starts after the run's {} traffic clocks", s.cycles));
+        }
+    }
+    // Files only when asked for: waveforms with --vcd or --vcd-window, the plot with --plot.
+    let default_dir = Path::new("build/sim").join(&s.name);
+    let vcd_dir = a.vcd.clone().or_else(|| a.vcd_window.map(|_| default_dir.clone()));
+    if let Some(d) = &a.vcd {
+        if !d.is_dir() {
+            return usage(format!("--vcd {}: not a directory", d.display()));
+        }
+    }
+    let plot = match &a.plot {
+        None => None,
+        Some(Some(p)) => {
+            if let Err(m) = check_parent("plot", p) {
+                return usage(m);
+            }
+            Some(p.clone())
+        }
+        Some(None) => Some(vcd_dir.as_ref().unwrap_or(&default_dir).join("timeline.svg")),
+    };
+    for d in vcd_dir.iter().map(|d| d.as_path()).chain(plot.as_deref().and_then(Path::parent)).filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
     let t0 = Instant::now();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
@@ -83,7 +137,8 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     bar.set_message(format!("sim {} (clocks)", s.name));
     let mut run = match backend {
         SimBackend::Model => EthRun::model(&s, a.capture.is_some()),
-        b => EthRun::rtl(&s, b == SimBackend::Verilator, a.capture.is_some()).context("building the two ports")?,
+        b => EthRun::rtl_traced(&s, b == SimBackend::Verilator, a.capture.is_some(), vcd_dir.as_deref(), a.vcd_window)
+            .context("building the two ports")?,
     };
     while run.clock < s.cycles {
         run.step();
@@ -98,12 +153,58 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     let mut alongside_ok = true;
     if backend != SimBackend::Model && !a.no_model {
         let m = EthRun::model(&s, false).finish();
-        alongside_ok = m.dirs == r.dirs && m.wire_words == r.wire_words && m.flush_clocks == r.flush_clocks;
+        alongside_ok = m.dirs == r.dirs
+            && m.wire_words == r.wire_words
+            && m.flush_clocks == r.flush_clocks
+            && m.timeline == r.timeline
+            && m.pause_marks == r.pause_marks;
         if alongside_ok {
             println!("model alongside: every figure above equal (it ran the same scenario)");
         } else {
             println!("model alongside: DIFFERENT\n{}", summary(&m, &s));
         }
+    }
+    if vcd_dir.is_some() || plot.is_some() {
+        println!();
+    }
+    if let Some(d) = &vcd_dir {
+        let (pa, pb) = (d.join("port_a.vcd"), d.join("port_b.vcd"));
+        let mb = [&pa, &pb].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>() as f64 / 1e6;
+        let covers = match r.vcd_clocks {
+            Some((first, last)) => format!(
+                "clocks {first} to {last} (VCD time {} a clock{})",
+                if r.backend == "verilator" { "10 units" } else { "10,000 ps" },
+                if a.vcd_window.is_none() { "; --vcd-window FROM..TO keeps a part" } else { "" }
+            ),
+            None => "no clock".to_string(),
+        };
+        println!("waveforms: {}, {} ({mb:.1} MB; {covers})", pa.display(), pb.display());
+        if let Some(e) = &r.vcd_error {
+            eprintln!("error: writing the waveform: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    }
+    if let Some(p) = &plot {
+        let pfc = &s.port.pfc;
+        let opts = EthPlotOptions {
+            title: format!(
+                "{} ({} back end, {}, {} queues, {}-bit link)",
+                s.name,
+                r.backend,
+                if pfc.mode == Mode::Pfc { "PFC" } else { "PAUSE" },
+                pfc.queues.len(),
+                pfc.datapath_bits
+            ),
+            clock_hz: Some(clock_hz as u64),
+        };
+        write_svg(&r, &s, &opts, p).with_context(|| format!("writing {}", p.display()))?;
+        println!(
+            "plot: {} ({} windows of {} clocks, {} PAUSE/PFC frames marked)",
+            p.display(),
+            r.timeline.len(),
+            s.sample_every,
+            r.pause_marks.len()
+        );
     }
     if let Some(p) = &a.capture {
         let hz = clock_hz as u64;

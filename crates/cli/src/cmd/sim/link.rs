@@ -67,7 +67,7 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     let default_dir = Path::new("build/sim").join(&scenario.name);
     let vcd_dir = (!a.no_vcd).then(|| a.vcd.clone().unwrap_or_else(|| default_dir.clone()));
     let out = Outputs {
-        plot: a.plot.clone().unwrap_or_else(|| {
+        plot: a.plot.clone().flatten().unwrap_or_else(|| {
             vcd_dir
                 .as_ref()
                 .unwrap_or(&default_dir)
@@ -80,7 +80,7 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         let Some(p) = p else { continue };
         // Default locations are created; a path the user gave must have its directory.
         let given = if opt == "plot" {
-            a.plot.is_some()
+            matches!(a.plot, Some(Some(_)))
         } else {
             true
         };
@@ -161,7 +161,7 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         report.timeline.len()
     );
     if let Some(p) = &out.capture {
-        let view = match a.capture_view {
+        let view = match a.capture_view.unwrap_or_default() {
             ViewArg::Receiver => CaptureView::Receiver,
             ViewArg::Sender => CaptureView::Sender,
         };

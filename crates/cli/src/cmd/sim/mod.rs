@@ -54,18 +54,21 @@ pub struct SimArgs {
     /// clocks.
     #[arg(long, value_name = "FROM..TO", value_parser = parse_window)]
     pub vcd_window: Option<(u64, u64)>,
-    /// The timeline plot (SVG) [default: timeline.svg in the waveform directory, or
-    /// build/sim/<scenario>/].
-    #[arg(long)]
-    pub plot: Option<PathBuf>,
+    /// The timeline plot (SVG); `--plot` alone: timeline.svg in the waveform directory, or
+    /// build/sim/<scenario>/ (a link-port scenario always writes it there; an Ethernet
+    /// one only when asked).
+    #[arg(long, value_name = "FILE.svg", num_args = 0..=1)]
+    pub plot: Option<Option<PathBuf>>,
     /// Write both directions of the link as an ERF capture (Wireshark/tshark): data and
     /// VL15 packets as type 21, FCPs as type 25, interface 0 = A→B, 1 = B→A.
     #[arg(long)]
     pub capture: Option<PathBuf>,
-    /// Which side of the channel the capture shows.
-    #[arg(long, value_enum, default_value_t)]
-    pub capture_view: ViewArg,
-    /// Timeline window in clocks (replaces the scenario's `sample_every`).
+    /// Which side of the channel the capture shows [default: receiver] (link-port
+    /// scenarios: an Ethernet wire loses and damages nothing).
+    #[arg(long, value_enum)]
+    pub capture_view: Option<ViewArg>,
+    /// Timeline window in clocks (replaces the scenario's `sample_every`; link-port and
+    /// Ethernet scenarios).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub sample_every: Option<u64>,
     /// The port clock, for the capture's timestamps and the plot's Gb/s scale.
