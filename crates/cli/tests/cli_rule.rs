@@ -26,6 +26,7 @@ enum Input {
 }
 
 const GARBAGE: Input = Input::Text("this is = = not [ toml\n\u{0}\n");
+const QUICK: Input = Input::Repo("tb/scenarios/quickstart.toml");
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -81,6 +82,22 @@ fn cases() -> Vec<Case> {
         Case { args: "pfc trace {d}/g.toml", files: &[("g.toml", GARBAGE)], exit: 2, words: &["g.toml", "TOML"] },
         Case { args: "pfc trace {d}/t.toml --capture {d}/c.txt", files: &[("t.toml", Input::Repo("tb/pfc/trace_example.toml"))], exit: 2, words: &["--capture", "FILE.pcap"] },
         Case { args: "pfc trace {d}/t.toml --capture {d}/f/c.pcap", files: &[("t.toml", Input::Repo("tb/pfc/trace_example.toml")), ("f", Input::Text("a file in the way"))], exit: 2, words: &["--capture", "f"] },
+        // sim: link-port and Ethernet scenarios
+        Case { args: "sim --scenario {d}/missing.toml", files: &[], exit: 2, words: &["missing.toml"] },
+        Case { args: "sim --scenario {d}/g.toml", files: &[("g.toml", GARBAGE)], exit: 2, words: &["g.toml", "TOML"] },
+        Case { args: "sim --scenario {d}/e.toml", files: &[("e.toml", Input::Text("cycles = 1000\n"))], exit: 2, words: &["e.toml", "traffic", "sends nothing"] },
+        Case { args: "sim --scenario {d}/q.toml --cycles 0", files: &[("q.toml", QUICK)], exit: 2, words: &["--cycles"] },
+        Case { args: "sim --scenario {d}/q.toml --cycles 99999999999999", files: &[("q.toml", QUICK)], exit: 2, words: &["--cycles"] },
+        Case { args: "sim --scenario {d}/r.toml", files: &[("r.toml", Input::Text("cycles = 2000\n[[traffic]]\nsl = 0\npktlen = 64\nload = 500\n[[resync]]\nat = 5000\n"))], exit: 2, words: &["r.toml", "resync", "5000", "2000"] },
+        Case { args: "sim --scenario {d}/q.toml --cycles 100 --vcd-window 200..300", files: &[("q.toml", QUICK)], exit: 2, words: &["--vcd-window"] },
+        Case { args: "sim --scenario {d}/q.toml --capture {d}/c.txt", files: &[("q.toml", QUICK)], exit: 2, words: &["--capture", "FILE.erf", "FILE.pcap"] },
+        Case { args: "sim --scenario {d}/q.toml --capture {d}/c.pcap", files: &[("q.toml", QUICK)], exit: 2, words: &["--capture", "FILE.erf"] },
+        Case { args: "sim --scenario {d}/q.toml --plot {d}", files: &[("q.toml", QUICK)], exit: 2, words: &["--plot", "folder"] },
+        Case { args: "sim --scenario {d}/q.toml --vcd {d}/f/v", files: &[("q.toml", QUICK), ("f", Input::Text("a file in the way"))], exit: 2, words: &["--vcd", "f/v"] },
+        Case { args: "sim --scenario {d}/q.toml --backend model", files: &[("q.toml", QUICK)], exit: 2, words: &["--backend model"] },
+        Case { args: "sim --scenario {d}/i.toml --capture {d}/c.erf", files: &[("i.toml", Input::Repo("tb/scenarios/eth_isolation.toml"))], exit: 2, words: &["--capture", "FILE.pcap"] },
+        Case { args: "sim --scenario {d}/i.toml --capture-view sender", files: &[("i.toml", Input::Repo("tb/scenarios/eth_isolation.toml"))], exit: 2, words: &["--capture-view"] },
+        Case { args: "sim --scenario {d}/i.toml --backend model --vcd {d}/v", files: &[("i.toml", Input::Repo("tb/scenarios/eth_isolation.toml"))], exit: 2, words: &["--vcd", "rtl"] },
         // synth
         Case { args: "synth --target ice40-hx8k --block nope --out {d}/s", files: &[], exit: 2, words: &["unknown block `nope`"] },
         Case { args: "synth --target ice40-hx8k --freq 0 --out {d}/s", files: &[], exit: 2, words: &["--freq"] },
@@ -133,8 +150,30 @@ fn every_subcommand_refuses_bad_input_with_status_2_and_leaves_nothing() {
         }
     }
     assert!(failures.is_empty(), "{} cases broke the rule:\n{}", failures.len(), failures.join("\n"));
-    let all = ["arb-trace", "bench", "crc16", "emit", "fcp", "formal", "pfc", "synth"];
+    let all = ["arb-trace", "bench", "crc16", "emit", "fcp", "formal", "pfc", "sim", "synth"];
     for cmd in all {
         assert!(commands.contains(cmd), "no case for `iblink {cmd}`");
+    }
+}
+
+/// Output flags make the folders they need; `--no-vcd --no-plot` writes nothing at all.
+#[test]
+fn outputs_make_their_folders_and_can_all_be_left_out() {
+    let quick = root().join("tb/scenarios/quickstart.toml");
+    let run = |dir: &Path, args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_iblink"))
+            .args(["sim", "--scenario", quick.to_str().unwrap(), "--cycles", "3000", "--no-model"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    let d = tempfile::tempdir().unwrap();
+    run(d.path(), &["--no-vcd", "--no-plot"]);
+    assert!(tree(d.path()).is_empty(), "--no-vcd --no-plot left {:?}", tree(d.path()).keys().collect::<Vec<_>>());
+    run(d.path(), &["--vcd", "a/b", "--plot", "c/d/t.svg", "--capture", "e/f/c.erf"]);
+    for f in ["a/b/port_a.vcd", "a/b/port_b.vcd", "c/d/t.svg", "e/f/c.erf"] {
+        assert!(d.path().join(f).is_file(), "{f} not written");
     }
 }

@@ -116,6 +116,21 @@ fn capture_of_both_directions_decoded_by_tshark() {
     }
     assert!(pfc >= 4, "{pfc} PFC frames");
     assert!(releases >= 1, "the flush releases the hold: {releases}");
+    // The summary counts what the capture holds: per queue, the PAUSE/PFC frames
+    // (+releases) that name its priorities, the flush's included.
+    let mut in_capture = 0u64;
+    for (_, side, f) in &sent {
+        if let Ok(PauseFrame { kind: PauseKind::Pfc { enable, .. }, .. }) = PauseFrame::decode(f) {
+            let queues = &s.port_config(*side).pfc.queues;
+            in_capture += queues.iter().filter(|q| q.priorities as u16 & enable != 0).count() as u64;
+        }
+    }
+    let in_summary: u64 = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("PAUSE/PFC frames"))
+        .flat_map(|l| l.split(|c: char| !c.is_ascii_digit()).filter_map(|n| n.parse::<u64>().ok()).collect::<Vec<_>>())
+        .sum();
+    assert_eq!(in_summary, in_capture, "the summary's PAUSE/PFC frames (+releases) against the capture's\n{text}");
 }
 
 #[test]
@@ -222,7 +237,8 @@ fn plot_and_waveform_window_of_an_ethernet_run() {
 
 /// The model back end plots (its timeline is the run's) but writes no waveform; a sweep
 /// neither; an Ethernet wire has no receiver's view to choose; a window after the
-/// traffic, a --vcd that is not a directory: each exits 2 naming the flag, nothing written.
+/// traffic, a plot that is a folder, a capture in the other format: each exits 2 naming
+/// the flag, nothing written (missing folders are made: `cli_rule.rs`).
 #[test]
 fn ethernet_plot_and_waveform_flags_refused_where_they_cannot_apply() {
     let dir = tempfile::tempdir().unwrap();
@@ -240,8 +256,8 @@ fn ethernet_plot_and_waveform_flags_refused_where_they_cannot_apply() {
         (&["--scenario", sweep, "--sample-every", "100"], "--sample-every", "sweep"),
         (&["--scenario", iso, "--capture", "c.pcap", "--capture-view", "sender", "--plot", "p.svg"], "--capture-view", "loses and damages nothing"),
         (&["--scenario", iso, "--vcd-window", "400000..400010", "--plot", "p.svg"], "--vcd-window", "starts after"),
-        (&["--scenario", iso, "--vcd", "no/such/dir", "--plot", "p.svg"], "--vcd", "not a directory"),
-        (&["--scenario", iso, "--plot", "no/such/p.svg"], "--plot", "does not exist"),
+        (&["--scenario", iso, "--plot", "."], "--plot", "is a folder"),
+        (&["--scenario", iso, "--capture", "c.erf"], "--capture", "FILE.pcap"),
     ];
     for (args, flag, why) in cases {
         let mut a = vec!["sim"];

@@ -553,12 +553,14 @@ fn bad_scenarios_name_the_field_and_write_nothing() {
             .collect();
         assert_eq!(left, ["bad.toml"], "{text}: nothing written");
     }
-    // An output the run could not write is refused before the run.
+    // An output the run could not write (a file where its folder must go) is refused
+    // before the run.
     let dir = tempfile::tempdir().unwrap();
     let file = write_scenario(dir.path(), "ok", "cycles = 100\n");
+    std::fs::write(dir.path().join("f"), "a file in the way").unwrap();
     let o = iblink(
         dir.path(),
-        &["sim", "--scenario", &file, "--capture", "no/such/dir/c.erf"],
+        &["sim", "--scenario", &file, "--capture", "f/c.erf"],
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");

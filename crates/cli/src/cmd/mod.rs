@@ -37,6 +37,20 @@ pub fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(BAD_INPUT))
 }
 
+/// Whether the folders an output at `path` needs can be made: no file stands where one of
+/// them must go (checked with the inputs, so a refusal leaves nothing behind). `dir`: the
+/// output is itself a folder.
+pub fn creatable(flag: &str, path: &Path, dir: bool) -> Result<(), String> {
+    if path.is_dir() != dir && path.exists() {
+        let what = if dir { "a file, not a folder" } else { "a folder, not a file" };
+        return Err(format!("{flag} {}: is {what}", path.display()));
+    }
+    match path.ancestors().skip(1).find(|a| a.exists()) {
+        Some(a) if !a.is_dir() => Err(format!("{flag} {}: cannot make its folder: {} is a file", path.display(), a.display())),
+        _ => Ok(()),
+    }
+}
+
 /// Make the folders an output file at `path` needs (its parent, all the way down),
 /// naming the flag when that cannot be done. Called once the inputs are checked.
 pub fn output_file(flag: &str, path: &Path) -> anyhow::Result<()> {

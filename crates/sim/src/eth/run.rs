@@ -94,7 +94,7 @@ pub struct QueueReport {
     /// Clocks the sender's queue was held by received PAUSE/PFC frames.
     pub paused_clocks: u64,
     /// PAUSE/PFC frames the receiver sent for this queue's priorities (with a pause time,
-    /// and releases).
+    /// and releases), the flush's included: every one a capture of the run holds.
     pub pause_frames: u64,
     pub release_frames: u64,
     pub max_fill: u32,
@@ -507,15 +507,18 @@ impl<'a> EthRun<'a> {
                             (!ts.is_empty(), ts.iter().all(|&x| x == 0))
                         }
                     };
-                    if on && start < self.s.cycles {
+                    if on {
                         let r = &mut self.report.dirs[rx_dir][q];
                         if zero {
                             r.release_frames += 1;
                         } else {
                             r.pause_frames += 1;
                         }
-                        mark.queues |= 1 << q;
-                        mark.releases |= (zero as u8) << q;
+                        // The timeline's marks cover the traffic clocks it draws.
+                        if start < self.s.cycles {
+                            mark.queues |= 1 << q;
+                            mark.releases |= (zero as u8) << q;
+                        }
                     }
                 }
                 if mark.queues != 0 {

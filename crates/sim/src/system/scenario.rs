@@ -270,7 +270,7 @@ impl Scenario {
         };
         let vl_cap = port.vl_cap.get();
         let get_int = |k: &str, d: i64, lo: i64, hi: i64| top.get(k).map_or(Ok(d), |v| int(v, k, lo, hi));
-        let cycles = get_int("cycles", 1_000_000, 1, i64::MAX)? as u64;
+        let cycles = get_int("cycles", 1_000_000, 1, 1_000_000_000)? as u64;
         let seed = get_int("seed", 1, 0, i64::MAX)? as u64;
         let activate_after = get_int("activate_after", 600, 1, 1 << 32)? as u64;
         let arm_clocks = get_int("arm_clocks", 64, 0, 1 << 32)? as u64;

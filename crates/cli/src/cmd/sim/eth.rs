@@ -3,7 +3,8 @@
 //! the headroom sweep, a pcap of both directions, both ports' waveforms (RTL back ends)
 //! and the timeline plot, when asked for.
 
-use super::{check_parent, usage, SimArgs, SimBackend};
+use super::{check_capture, check_dir, check_file, usage, SimArgs, SimBackend};
+use crate::cmd::{output_dir, output_file, CaptureFormat};
 use anyhow::Context;
 use iblink_model::pfc::Mode;
 use iblink_sim::eth::plot::{write_svg, EthPlotOptions};
@@ -59,7 +60,7 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(p) = &a.capture {
-        if let Err(m) = check_parent("capture", p) {
+        if let Err(m) = check_capture(p, CaptureFormat::Pcap) {
             return usage(m);
         }
         if s.sweep.is_some() {
@@ -84,23 +85,29 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     // Files only when asked for: waveforms with --vcd or --vcd-window, the plot with --plot.
     let default_dir = Path::new("build/sim").join(&s.name);
     let vcd_dir = a.vcd.clone().or_else(|| a.vcd_window.map(|_| default_dir.clone()));
-    if let Some(d) = &a.vcd {
-        if !d.is_dir() {
-            return usage(format!("--vcd {}: not a directory", d.display()));
-        }
-    }
     let plot = match &a.plot {
         None => None,
         Some(Some(p)) => {
-            if let Err(m) = check_parent("plot", p) {
+            if let Err(m) = check_file("plot", p) {
                 return usage(m);
             }
             Some(p.clone())
         }
         Some(None) => Some(vcd_dir.as_ref().unwrap_or(&default_dir).join("timeline.svg")),
     };
-    for d in vcd_dir.iter().map(|d| d.as_path()).chain(plot.as_deref().and_then(Path::parent)).filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    if let Some(d) = &vcd_dir {
+        if let Err(m) = check_dir("vcd", d) {
+            return usage(m);
+        }
+    }
+    // The inputs are checked: now the folders the outputs need.
+    if let Some(d) = &vcd_dir {
+        output_dir("--vcd", d)?;
+    }
+    for (flag, p) in [("--plot", plot.as_ref()), ("--capture", a.capture.as_ref())] {
+        if let Some(p) = p {
+            output_file(flag, p)?;
+        }
     }
     let t0 = Instant::now();
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())

@@ -3,7 +3,8 @@
 //! alongside; prints the summary table ([`summary_table`]) and leaves waveforms, a
 //! timeline plot and (asked for) an ERF capture.
 
-use super::{check_parent, usage, SimArgs, SimBackend, ViewArg};
+use super::{check_capture, check_dir, check_file, usage, SimArgs, SimBackend, ViewArg};
+use crate::cmd::{output_dir, output_file, CaptureFormat};
 use anyhow::Context;
 use iblink_sim::blocks::Backend;
 use iblink_sim::system::capture::{write_erf, CaptureStats, CaptureView};
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 struct Outputs {
     vcd_dir: Option<PathBuf>,
-    plot: PathBuf,
+    plot: Option<PathBuf>,
     capture: Option<PathBuf>,
 }
 
@@ -57,6 +58,16 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     }
     let clock_hz = clock_hz as u64;
     let cycles = a.cycles.unwrap_or(scenario.cycles);
+    if scenario.traffic.is_empty() {
+        return usage(format!("{}: traffic: the scenario sends nothing (give at least one [[traffic]])", a.scenario.display()));
+    }
+    if let Some(at) = scenario.resyncs.iter().find(|&&at| at >= cycles) {
+        return usage(format!(
+            "{}: resync at clock {at} is not in the run's {cycles} traffic clocks{}",
+            a.scenario.display(),
+            if a.cycles.is_some() { " (--cycles)" } else { "" }
+        ));
+    }
     if let Some((from, to)) = a.vcd_window {
         if from >= cycles {
             return usage(format!(
@@ -67,41 +78,35 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     let default_dir = Path::new("build/sim").join(&scenario.name);
     let vcd_dir = (!a.no_vcd).then(|| a.vcd.clone().unwrap_or_else(|| default_dir.clone()));
     let out = Outputs {
-        plot: a.plot.clone().flatten().unwrap_or_else(|| {
-            vcd_dir
-                .as_ref()
-                .unwrap_or(&default_dir)
-                .join("timeline.svg")
+        plot: (!a.no_plot).then(|| {
+            a.plot.clone().flatten().unwrap_or_else(|| vcd_dir.as_ref().unwrap_or(&default_dir).join("timeline.svg"))
         }),
         vcd_dir,
         capture: a.capture.clone(),
     };
-    for (opt, p) in [("plot", Some(&out.plot)), ("capture", out.capture.as_ref())] {
-        let Some(p) = p else { continue };
-        // Default locations are created; a path the user gave must have its directory.
-        let given = if opt == "plot" {
-            matches!(a.plot, Some(Some(_)))
-        } else {
-            true
-        };
-        if given {
-            if let Err(m) = check_parent(opt, p) {
-                return usage(m);
-            }
-        }
-    }
     if let Some(d) = &out.vcd_dir {
-        if a.vcd.is_some() && !d.is_dir() {
-            return usage(format!("--vcd {}: not a directory", d.display()));
+        if let Err(m) = check_dir("vcd", d) {
+            return usage(m);
         }
     }
-    for d in out
-        .vcd_dir
-        .as_deref()
-        .into_iter()
-        .chain(out.plot.parent().filter(|p| !p.as_os_str().is_empty()))
-    {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    if let Some(p) = &out.plot {
+        if let Err(m) = check_file("plot", p) {
+            return usage(m);
+        }
+    }
+    if let Some(p) = &out.capture {
+        if let Err(m) = check_capture(p, CaptureFormat::Erf) {
+            return usage(m);
+        }
+    }
+    // The inputs are checked: now the folders the outputs need.
+    if let Some(d) = &out.vcd_dir {
+        output_dir("--vcd", d)?;
+    }
+    for (flag, p) in [("--plot", out.plot.as_ref()), ("--capture", out.capture.as_ref())] {
+        if let Some(p) = p {
+            output_file(flag, p)?;
+        }
     }
 
     let opts = RunOpts {
@@ -126,8 +131,9 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
     );
     plot_opts.clock_hz = Some(clock_hz);
     plot_opts.link_bytes_per_clock = Some(report.width as u32 / 8);
-    write_svg_with(&report.timeline, &plot_opts, &out.plot)
-        .with_context(|| format!("writing {}", out.plot.display()))?;
+    if let Some(p) = &out.plot {
+        write_svg_with(&report.timeline, &plot_opts, p).with_context(|| format!("--plot {}: cannot write it", p.display()))?;
+    }
     println!();
     if let Some(d) = &out.vcd_dir {
         let (pa, pb) = (d.join("port_a.vcd"), d.join("port_b.vcd"));
@@ -155,11 +161,9 @@ pub fn run(a: SimArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     }
-    println!(
-        "plot: {} ({} samples)",
-        out.plot.display(),
-        report.timeline.len()
-    );
+    if let Some(p) = &out.plot {
+        println!("plot: {} ({} samples)", p.display(), report.timeline.len());
+    }
     if let Some(p) = &out.capture {
         let view = match a.capture_view.unwrap_or_default() {
             ViewArg::Receiver => CaptureView::Receiver,

@@ -39,12 +39,12 @@ pub struct SimArgs {
     /// [default: rtl; model for an Ethernet headroom sweep]
     #[arg(long, value_enum)]
     pub backend: Option<SimBackend>,
-    /// Traffic clocks (replaces the scenario's `cycles`); a flush follows.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Traffic clocks, 1..=10^9 as the file's `cycles` (replaces it); a flush follows.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub cycles: Option<u64>,
-    /// Directory for the waveforms of both ports (port_a.vcd, port_b.vcd) [default:
-    /// build/sim/<scenario>/].
-    #[arg(long)]
+    /// Folder for the waveforms of both ports (port_a.vcd, port_b.vcd), made as needed
+    /// [default: build/sim/<scenario>/].
+    #[arg(long, value_name = "DIR")]
     pub vcd: Option<PathBuf>,
     /// Write no waveforms.
     #[arg(long, conflicts_with_all = ["vcd", "vcd_window"])]
@@ -59,9 +59,14 @@ pub struct SimArgs {
     /// one only when asked).
     #[arg(long, value_name = "FILE.svg", num_args = 0..=1)]
     pub plot: Option<Option<PathBuf>>,
-    /// Write both directions of the link as an ERF capture (Wireshark/tshark): data and
-    /// VL15 packets as type 21, FCPs as type 25, interface 0 = A→B, 1 = B→A.
-    #[arg(long)]
+    /// Write no timeline plot (with --no-vcd, a link-port run writes no file at all).
+    #[arg(long, conflicts_with = "plot")]
+    pub no_plot: bool,
+    /// Write both directions of the link as a capture (Wireshark/tshark); the extension
+    /// picks the format: a link-port scenario writes FILE.erf (data and VL15 packets as
+    /// ERF type 21, FCPs as type 25, interface 0 = A→B, 1 = B→A), an Ethernet one
+    /// FILE.pcap (Ethernet link type, FCS included).
+    #[arg(long, value_name = "FILE.erf|FILE.pcap")]
     pub capture: Option<PathBuf>,
     /// Which side of the channel the capture shows [default: receiver] (link-port
     /// scenarios: an Ethernet wire loses and damages nothing).
@@ -92,20 +97,30 @@ fn parse_window(s: &str) -> Result<(u64, u64), String> {
 
 /// Usage problems found before anything runs (exit status 2).
 fn usage(msg: String) -> anyhow::Result<ExitCode> {
-    eprintln!("error: {msg}");
-    Ok(ExitCode::from(2))
+    crate::cmd::bad_input(msg)
 }
 
-/// A file the run will write must go into an existing directory.
-fn check_parent(opt: &str, p: &Path) -> Result<(), String> {
-    match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() && !d.is_dir() => Err(format!(
-            "--{opt} {}: directory {} does not exist",
-            p.display(),
-            d.display()
+/// A file the run will write: not a folder, and its folders can be made (they are made
+/// once the inputs are checked, [`crate::cmd::output_file`]).
+fn check_file(opt: &str, p: &Path) -> Result<(), String> {
+    crate::cmd::creatable(&format!("--{opt}"), p, false)
+}
+
+/// A folder the run will write into (made once the inputs are checked).
+fn check_dir(opt: &str, p: &Path) -> Result<(), String> {
+    crate::cmd::creatable(&format!("--{opt}"), p, true)
+}
+
+/// A capture's format from its extension, the one this kind of scenario writes.
+fn check_capture(p: &Path, want: crate::cmd::CaptureFormat) -> Result<(), String> {
+    use crate::cmd::CaptureFormat;
+    match (crate::cmd::capture_format("--capture", p)?, want) {
+        (f, w) if f == w => check_file("capture", p),
+        (_, CaptureFormat::Erf) => Err(format!(
+            "--capture {}: a link-port scenario's capture is ERF (its records tell data packets from FCPs and carry the direction): FILE.erf",
+            p.display()
         )),
-        _ if p.is_dir() => Err(format!("--{opt} {}: is a directory", p.display())),
-        _ => Ok(()),
+        (_, CaptureFormat::Pcap) => Err(format!("--capture {}: an Ethernet scenario's capture is pcap: FILE.pcap", p.display())),
     }
 }
 
