@@ -20,6 +20,7 @@ pub mod lockstep;
 pub mod pfc_trace;
 pub mod port_config;
 pub mod system;
+pub mod tb;
 pub mod verilated;
 
 pub use hdl::HdlStepper;

@@ -76,7 +76,25 @@ where
 pub fn lockstep_reactive<I, O>(
     sims: &mut [&mut dyn CycleSim<In = I, Out = O>],
     cycles: u64,
+    stimulus: impl FnMut(Option<&O>) -> I,
+) -> Result<LockstepReport, Box<Mismatch<I, O>>>
+where
+    I: Copy + fmt::Debug,
+    O: Copy + fmt::Debug + PartialEq,
+{
+    lockstep_reactive_with_progress(sims, cycles, stimulus, |_| {})
+}
+
+/// Clocks between two calls of a progress callback.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// [`lockstep_reactive`], calling `progress` with the clocks done every
+/// [`PROGRESS_EVERY`] clocks and once at the end (for a progress bar).
+pub fn lockstep_reactive_with_progress<I, O>(
+    sims: &mut [&mut dyn CycleSim<In = I, Out = O>],
+    cycles: u64,
     mut stimulus: impl FnMut(Option<&O>) -> I,
+    mut progress: impl FnMut(u64),
 ) -> Result<LockstepReport, Box<Mismatch<I, O>>>
 where
     I: Copy + fmt::Debug,
@@ -86,10 +104,14 @@ where
     let mut outs: Vec<O> = Vec::with_capacity(sims.len());
     let mut prev: Option<O> = None;
     for cycle in 0..cycles {
+        if cycle % PROGRESS_EVERY == 0 && cycle > 0 {
+            progress(cycle);
+        }
         let input = stimulus(prev.as_ref());
         step_all(sims, cycle, input, &mut outs)?;
         prev = Some(outs[0]);
     }
+    progress(cycles);
     Ok(LockstepReport { cycles })
 }
 
