@@ -17,10 +17,25 @@ use std::path::Path;
 
 /// The generated top built by Verilator.
 pub fn eth_port_verilator(queues: usize, width: usize) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
+    eth_port_sim(queues, width, Backend::Verilator, None)
+}
+
+/// The port in back end `b`, optionally writing a VCD: the model ([`EthPortModelSim`]),
+/// the composed stepper (`rtl`: every block's twin with the schedule check on; with a VCD
+/// the rust-hdl top, whose probe writes the top's ports) or Verilator on the top.
+pub fn eth_port_sim(queues: usize, width: usize, b: Backend, vcd: Option<&std::path::Path>) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
     let v = || iblink_rtl::catalog::eth_port_variant(queues, width);
     v()?;
-    iblink_rtl::with_eth_port!((queues, width), |T| rtl_box::<T>(Backend::Verilator, v, None),
-        _ => unreachable!("checked by eth_port_variant"))
+    match (b, vcd) {
+        (Backend::Model, _) => Ok(Box::new(EthPortModelSim::new(queues, width))),
+        (Backend::Rtl, None) => {
+            let mut twin = iblink_rtl::eth_port::EthPortTwin::new(queues, width);
+            twin.check = true;
+            Ok(Box::new(crate::blocks::TwinSim(twin)))
+        }
+        _ => iblink_rtl::with_eth_port!((queues, width), |T| rtl_box::<T>(b, v, vcd),
+            _ => unreachable!("checked by eth_port_variant")),
+    }
 }
 
 /// The top in an RTL back end: its stepper [`EthPortTwin`](iblink_rtl::eth_port::EthPortTwin)

@@ -4,66 +4,13 @@
 use iblink_rtl::crc16::{Crc16In, Crc16Out, WIDTHS};
 use iblink_sim::blocks::crc16::{crc16_sim, crc16_through, packet_words, Crc16ModelSim, Crc16Stimulus};
 use iblink_sim::blocks::Backend;
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
 
-/// Counts what the stimulus exercised, seen through the model's outputs and inputs.
-struct Coverage<S> {
-    inner: S,
-    packets: u64,
-    partial_last: u64,
-    back_to_back: u64,
-    prev_last: bool,
-    lanes: u32,
-}
-
-impl<S: CycleSim<In = Crc16In, Out = Crc16Out>> CycleSim for Coverage<S> {
-    type In = Crc16In;
-    type Out = Crc16Out;
-    fn backend(&self) -> &str {
-        self.inner.backend()
-    }
-    fn step(&mut self, i: &Crc16In) -> Crc16Out {
-        let o = self.inner.step(i);
-        self.packets += o.crc_valid as u64;
-        if i.valid && !i.reset && i.last && (i.keep as u32) < (1 << self.lanes) - 1 {
-            self.partial_last += 1;
-        }
-        if i.valid && !i.reset && i.start && self.prev_last {
-            self.back_to_back += 1;
-        }
-        self.prev_last = i.valid && i.last && !i.reset;
-        o
-    }
-}
-
+/// The random lockstep at `width` bits with its coverage gates (`iblink_sim::tb::crc16`).
 fn run_width(width: usize) {
-    let mut model = Coverage {
-        inner: Crc16ModelSim::new(width),
-        packets: 0,
-        partial_last: 0,
-        back_to_back: 0,
-        prev_last: false,
-        lanes: (width / 8) as u32,
-    };
-    let mut rtl = crc16_sim(width, Backend::Rtl, None).unwrap();
-    let mut vl = crc16_sim(width, Backend::Verilator, None).unwrap();
-    let n = lockstep::cycles() as usize;
-    let report = lockstep(
-        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
-        Crc16Stimulus::new(width, 0x1b11_0000 + width as u64).take(n),
-    )
-    .unwrap_or_else(|m| panic!("width {width}: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    // The run must have exercised what it claims to.
-    assert!(model.packets > (n / 200) as u64, "too few packets: {}", model.packets);
-    assert!(model.back_to_back > (n / 1000) as u64, "too few back-to-back packets");
-    if width > 8 {
-        assert!(model.partial_last > (n / 1000) as u64, "too few partial last words");
-    }
-    eprintln!(
-        "width {width}: {n} cycles, {} packets ({} back to back, {} partial last words), 0 mismatches",
-        model.packets, model.back_to_back, model.partial_last
-    );
+    let n = lockstep::cycles();
+    tb::crc16::run(width, tb::crc16::seed(width), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 #[test]

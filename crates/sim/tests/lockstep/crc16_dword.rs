@@ -6,76 +6,14 @@ use iblink_model::crc16::crc16;
 use iblink_rtl::crc16::Crc16Out;
 use iblink_rtl::crc16_dword::{Crc16DwordIn, LATENCY};
 use iblink_sim::blocks::Backend;
-use iblink_sim::blocks::crc16_dword::{crc16_dword_sim, dword_packet, Crc16DwordModelSim, Crc16DwordStimulus};
+use iblink_sim::blocks::crc16_dword::{crc16_dword_sim, dword_packet};
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
-
-/// Counts what the stimulus exercised, from its inputs and the model's outputs.
-#[derive(Default)]
-struct Coverage {
-    inner: Crc16DwordModelSim,
-    packets: u64,
-    back_to_back: u64,
-    /// Packets begun without `start` (after a `last` or a reset).
-    startless: u64,
-    /// `start` inside a packet: the packet so far is abandoned.
-    abandoned: u64,
-    /// Resets with a word presented in the same or one of the two previous clocks.
-    resets_in_flight: u64,
-    bubbles: u64,
-    in_packet: bool,
-    prev_last: bool,
-    recent_valid: [bool; 3],
-}
-
-impl CycleSim for Coverage {
-    type In = Crc16DwordIn;
-    type Out = Crc16Out;
-    fn backend(&self) -> &str {
-        self.inner.backend()
-    }
-    fn step(&mut self, i: &Crc16DwordIn) -> Crc16Out {
-        let o = self.inner.step(i);
-        self.packets += o.crc_valid as u64;
-        self.recent_valid = [i.valid, self.recent_valid[0], self.recent_valid[1]];
-        if i.reset {
-            self.resets_in_flight += self.recent_valid.iter().any(|v| *v) as u64;
-            self.in_packet = false;
-            self.prev_last = false;
-            return o;
-        }
-        if i.valid {
-            self.back_to_back += (self.prev_last && i.start) as u64;
-            self.startless += (!self.in_packet && !i.start) as u64;
-            self.abandoned += (self.in_packet && i.start) as u64;
-            self.in_packet = !i.last;
-        } else {
-            self.bubbles += self.in_packet as u64;
-        }
-        self.prev_last = i.valid && i.last;
-        o
-    }
-}
 
 #[test]
 fn lockstep_w32_dword() {
-    let mut model = Coverage::default();
-    let mut rtl = crc16_dword_sim(Backend::Rtl, None).unwrap();
-    let mut vl = crc16_dword_sim(Backend::Verilator, None).unwrap();
-    let n = lockstep::cycles() as usize;
-    let report = lockstep(&mut [&mut model, rtl.as_mut(), vl.as_mut()], Crc16DwordStimulus::new(0xd0_0032).take(n))
-        .unwrap_or_else(|m| panic!("crc16_dword: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    eprintln!(
-        "crc16_dword w32: {n} cycles, {} packets ({} back to back, {} without start), {} abandoned, \
-         {} bubbles, {} resets with words in flight, 0 mismatches",
-        model.packets, model.back_to_back, model.startless, model.abandoned, model.bubbles, model.resets_in_flight
-    );
-    assert!(model.packets > (n / 50) as u64, "too few packets: {}", model.packets);
-    assert!(model.back_to_back > (n / 200) as u64, "too few back-to-back packets: {}", model.back_to_back);
-    assert!(model.startless > (n / 1000) as u64, "too few packets without start: {}", model.startless);
-    assert!(model.abandoned > (n / 10_000) as u64, "too few abandoned packets: {}", model.abandoned);
-    assert!(model.bubbles > (n / 100) as u64, "too few bubbles: {}", model.bubbles);
-    assert!(model.resets_in_flight >= 50, "too few resets with words in flight: {}", model.resets_in_flight);
+    let n = lockstep::cycles();
+    tb::crc16_dword::run(tb::crc16_dword::SEED, &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 /// Run one packet; the outputs of the clocks after its last word, `LATENCY + 1` of them.

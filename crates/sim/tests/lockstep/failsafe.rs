@@ -3,12 +3,10 @@
 //! the model's state; and directed tests whose expected clocks come from the model's own
 //! worked examples and docs/spec.md §8.
 
-use iblink_model::failsafe::ResyncReason;
-use iblink_rtl::failsafe::{
-    spec_period_clocks, FailsafeIn, FailsafeOut, REASON_NO_FC_UPDATE, REASON_OVERRUN, RESYNC_LATENCY,
-};
-use iblink_sim::blocks::failsafe::{failsafe_sim, FailsafeModelSim, FailsafeSim, FailsafeStimulus};
+use iblink_rtl::failsafe::{spec_period_clocks, FailsafeIn, FailsafeOut, REASON_NO_FC_UPDATE, REASON_OVERRUN, RESYNC_LATENCY};
+use iblink_sim::blocks::failsafe::{failsafe_sim, FailsafeSim};
 use iblink_sim::blocks::Backend;
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
 use std::sync::Mutex;
 
@@ -20,159 +18,10 @@ fn sim(vls: usize, b: Backend) -> FailsafeSim {
     failsafe_sim(vls, b, None).unwrap()
 }
 
-/// What the stimulus exercised, counted from the model's state before and after each
-/// clock (so from the reference, not from the RTL).
-#[derive(Debug, Default)]
-struct Tally {
-    trips_update: u64,
-    trips_overrun: u64,
-    trips_update_vl: [u64; 15],
-    trips_overrun_vl: [u64; 15],
-    /// An FCP in the last clock that avoids the update-monitor trip.
-    update_near_miss: u64,
-    /// A period ending with exactly `overrun_periods` consecutive overrun periods behind
-    /// it and no overrun in it (the run stops one short of the trip).
-    overrun_near_miss: u64,
-    /// Clocks with the monitor off and some VL without an FCP for more than 3 periods.
-    monitor_off_silent: u64,
-    /// Update trips where two or more VLs trip in the same clock (VL priority).
-    update_multi_vl: u64,
-    /// Update trips in a clock where an overrun trip is also due (reason priority).
-    both_reasons: u64,
-    /// Trips in a clock that starts from the reset state (a reset or the clock after a
-    /// trip): only period 1 with overrun threshold 0 does it.
-    trips_from_reset: u64,
-    /// Trips with a threshold of 256 or more (the counters' high bits).
-    trips_big_threshold: u64,
-    resets: u64,
-    /// Clocks with the spec's period (16384 or 8192) configured, and trips in them.
-    spec_period_clocks: u64,
-    spec_period_trips: u64,
-    /// Clocks with a trip reported by the outputs.
-    resync_req: u64,
-}
-
-struct Coverage {
-    inner: FailsafeModelSim,
-    t: Tally,
-}
-
-impl CycleSim for Coverage {
-    type In = FailsafeIn;
-    type Out = FailsafeOut;
-    fn backend(&self) -> &str {
-        self.inner.backend()
-    }
-    fn step(&mut self, i: &FailsafeIn) -> FailsafeOut {
-        let n = self.inner.vls();
-        let t = &mut self.t;
-        let pre = if i.reset { None } else { self.inner.model().copied() };
-        let fresh_start = pre.is_none_or(|f| (0..n as u8).all(|v| f.clocks_since_fcp(v) == 0));
-        let spec = [spec_period_clocks(32), spec_period_clocks(64)].contains(&i.period_clocks);
-        t.spec_period_clocks += spec as u64;
-        t.resets += i.reset as u64;
-        let upd = |v: usize| i.upd_valid && i.upd_vl as usize == v;
-        let ovr = |v: usize| i.overrun && i.overrun_vl as usize == v;
-        let mut update_due = 0;
-        let mut overrun_due = false;
-        if let Some(f) = pre {
-            let c = f.config();
-            let limit = c.update_periods * c.period_clocks;
-            let period_end = f.period_timer() + 1 >= c.period_clocks;
-            for v in 0..n {
-                let since = f.clocks_since_fcp(v as u8);
-                if c.update_periods > 0 && since == limit {
-                    if upd(v) {
-                        t.update_near_miss += 1;
-                    } else {
-                        update_due += 1;
-                    }
-                }
-                if c.update_periods == 0 && since > 3 * c.period_clocks {
-                    t.monitor_off_silent += 1;
-                }
-                let consec = f.consecutive_overrun_periods(v as u8);
-                let seen = f.overrun_mask() >> v & 1 == 1 || ovr(v);
-                if period_end && consec == c.overrun_periods {
-                    if seen {
-                        overrun_due = true;
-                    } else if c.overrun_periods > 0 {
-                        t.overrun_near_miss += 1;
-                    }
-                }
-            }
-        }
-        let o = self.inner.step(i);
-        t.resync_req += o.resync_req as u64;
-        if let Some(r) = self.inner.last_tick() {
-            let c = self.inner.model().unwrap().config();
-            t.trips_from_reset += fresh_start as u64;
-            t.spec_period_trips += spec as u64;
-            match r {
-                ResyncReason::NoFcUpdate { vl } => {
-                    t.trips_update += 1;
-                    t.trips_update_vl[vl as usize] += 1;
-                    t.update_multi_vl += (update_due >= 2) as u64;
-                    t.both_reasons += overrun_due as u64;
-                    t.trips_big_threshold += (c.update_periods >= 256) as u64;
-                }
-                ResyncReason::OverrunThreshold { vl } => {
-                    t.trips_overrun += 1;
-                    t.trips_overrun_vl[vl as usize] += 1;
-                    t.trips_big_threshold += (c.overrun_periods >= 256) as u64;
-                }
-            }
-        }
-        o
-    }
-}
-
+/// The random lockstep at VLCap `vls` with its coverage gates (`iblink_sim::tb::failsafe`).
 fn run_random(vls: usize) {
-    let mut model = Coverage {
-        inner: FailsafeModelSim::new(vls),
-        t: Tally::default(),
-    };
-    let mut rtl = sim(vls, Backend::Rtl);
-    let mut vl = sim(vls, Backend::Verilator);
-    let n = lockstep::cycles() as usize;
-    let mut stim = FailsafeStimulus::new(vls, 0x777 + vls as u64);
-    let report = lockstep(&mut [&mut model, rtl.as_mut(), vl.as_mut()], stim.by_ref().take(n))
-        .unwrap_or_else(|m| panic!("failsafe VLCap {vls}: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    let t = &model.t;
-    let s = stim.stats;
-    eprintln!("failsafe VLCap {vls}: {n} cycles, 0 mismatches; {t:?}; stimulus {s:?}");
-    let k = (n / 1_000_000).max(1) as u64;
-    for (what, got, min) in [
-        ("update-monitor trips", t.trips_update, 1000 * k),
-        ("overrun-threshold trips", t.trips_overrun, 1000 * k),
-        ("update near misses", t.update_near_miss, 200 * k),
-        ("overrun near misses", t.overrun_near_miss, 200 * k),
-        ("clocks with the monitor off and a silent VL", t.monitor_off_silent, 2_000 * k),
-        ("update trips with a second reason due", t.both_reasons, 5 * k),
-        ("trips from the reset state", t.trips_from_reset, 5 * k),
-        ("trips with a threshold >= 256", t.trips_big_threshold, 2 * k),
-        ("clocks at the spec period", t.spec_period_clocks, 10_000 * k),
-        ("trips at the spec period", t.spec_period_trips, 2 * k),
-        ("resets", t.resets, 100 * k),
-        ("held resets", s.held_resets, 10 * k),
-        ("junk strobes", s.junk_strobes, 1000 * k),
-    ] {
-        assert!(got >= min, "VLCap {vls}: too few {what}: {got} < {min}");
-    }
-    if vls > 1 {
-        assert!(t.update_multi_vl >= 5 * k, "VLCap {vls}: too few multi-VL update trips: {}", t.update_multi_vl);
-    }
-    // Every VL trips for each reason on its own (the stimulus gives each VL turns at
-    // being the silent one; the lowest VL wins when several trip at once).
-    for v in 0..vls {
-        assert!(t.trips_update_vl[v] >= 1, "VLCap {vls}: VL {v} update trips {}", t.trips_update_vl[v]);
-        assert!(t.trips_overrun_vl[v] >= 1, "VLCap {vls}: VL {v} overrun trips {}", t.trips_overrun_vl[v]);
-    }
-    // Every trip is reported once, RESYNC_LATENCY clocks later (the last ones may fall
-    // past the end of the run).
-    let trips = t.trips_update + t.trips_overrun;
-    assert!(t.resync_req <= trips && t.resync_req + RESYNC_LATENCY as u64 >= trips);
+    let n = lockstep::cycles();
+    tb::failsafe::run(vls, tb::failsafe::seed(vls), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 #[test]

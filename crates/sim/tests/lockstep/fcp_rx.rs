@@ -4,8 +4,9 @@
 
 use iblink_model::fcp::{encode_fields, Fcp, FcpOp};
 use iblink_rtl::fcp_rx::{FcpRxCounts, FcpRxIn, FcpRxOut, LATENCY, VL_CAPS};
-use iblink_sim::blocks::fcp_rx::{fcp_rx_sim, item_words, FcpRxModelSim, FcpRxSim, FcpRxStimulus, Word};
+use iblink_sim::blocks::fcp_rx::{fcp_rx_sim, item_words, FcpRxSim, Word};
 use iblink_sim::blocks::Backend;
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
 use std::sync::Mutex;
 
@@ -17,51 +18,10 @@ fn sim(vls: usize, width: usize, b: Backend) -> FcpRxSim {
     fcp_rx_sim(vls, width, b, None).unwrap()
 }
 
+/// The random lockstep with its coverage gates (`iblink_sim::tb::fcp_rx`).
 fn run_random(vls: usize, width: usize) {
-    let mut model = FcpRxModelSim::new(vls, width);
-    let mut rtl = sim(vls, width, Backend::Rtl);
-    let mut vl = sim(vls, width, Backend::Verilator);
-    let n = lockstep::cycles() as usize;
-    let mut stim = FcpRxStimulus::new(vls, width, 0xfc00 + (width as u64) * 16 + vls as u64);
-    let report = lockstep(&mut [&mut model, rtl.as_mut(), vl.as_mut()], stim.by_ref().take(n))
-        .unwrap_or_else(|m| panic!("fcp_rx VLCap {vls} w{width}: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    let t = model.tally;
-    let s = stim.stats;
-    eprintln!("fcp_rx VLCap {vls} w{width}: {n} cycles, 0 mismatches; verdicts {t:?}; stimulus {s:?}");
-    // Every verdict, many times over (a million cycles give thousands of each).
-    let min = (n / 1000) as u64;
-    for (what, got) in [
-        ("good", t.good),
-        ("good Op 1", t.good_init),
-        ("short", t.short),
-        ("long", t.long),
-        ("abort", t.abort),
-        ("bad LPCRC", t.lpcrc_error),
-        ("reserved Op", t.reserved_op),
-        ("VL15", t.vl15),
-        ("good back to back", t.good_back_to_back),
-        ("abort and end in one clock", t.abort_and_end * 10),
-        ("single bit flips", s.flips_single),
-        ("multi-bit flips", s.flips_multi),
-        ("data FCP look-alikes", s.data_fcp_lookalikes),
-        ("gaps in link items", s.gaps_in_link),
-        ("headless link packets", s.headless),
-        ("partial keep on non-last words", s.junk_keep),
-    ] {
-        assert!(got >= min, "VLCap {vls} w{width}: too few {what}: {got} < {min}");
-    }
-    assert!(t.resets >= min / 10, "VLCap {vls} w{width}: too few resets: {}", t.resets);
-    if vls < 15 {
-        assert!(t.vl_cap >= min, "VLCap {vls} w{width}: too few VL >= VLCap: {}", t.vl_cap);
-    } else {
-        assert_eq!(t.vl_cap, 0, "VLCap 15 has every VL below 15");
-    }
-    for v in 0..vls {
-        assert!(t.good_vl[v] >= min / 16, "VLCap {vls} w{width}: too few good FCPs on VL {v}");
-    }
-    // The stream never gives an FCP for a VL the port lacks.
-    assert!(t.good_vl[vls..].iter().all(|&g| g == 0));
+    let n = lockstep::cycles();
+    tb::fcp_rx::run(vls, width, tb::fcp_rx::seed(vls, width), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 #[test]

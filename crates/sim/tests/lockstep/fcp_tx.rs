@@ -8,10 +8,9 @@ use iblink_model::sl2vl::VlCap;
 use iblink_rtl::fcp_tx::{FcpTxIn, FcpTxOut};
 use iblink_rtl::link::{LINK_ARM, LINK_INIT};
 use iblink_rtl::tx_credits::VL_CAPS;
-use iblink_sim::blocks::fcp_tx::{
-    fcp_tx_sim, FcpTxModelSim, FcpTxSim, FcpTxStimulus, MuxPolicy, TimerConfig,
-};
+use iblink_sim::blocks::fcp_tx::{fcp_tx_sim, FcpTxSim, FcpTxStimulus, MuxPolicy, TimerConfig};
 use iblink_sim::blocks::Backend;
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
 use std::sync::Mutex;
 
@@ -23,69 +22,10 @@ fn sim(vls: usize, width: usize, b: Backend) -> FcpTxSim {
     fcp_tx_sim(vls, width, b, None).unwrap()
 }
 
+/// The random lockstep with its coverage gates (`iblink_sim::tb::fcp_tx`).
 fn run_random(vls: usize, width: usize) {
-    let mut model = FcpTxModelSim::new(vls, width);
-    let mut rtl = sim(vls, width, Backend::Rtl);
-    let mut vl = sim(vls, width, Backend::Verilator);
-    let n = lockstep::cycles() as usize;
-    let mut stim = FcpTxStimulus::new(vls, width, 0x7c00 + (width as u64) * 16 + vls as u64);
-    let report = lockstep(
-        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
-        stim.by_ref().take(n),
-    )
-    .unwrap_or_else(|m| panic!("fcp_tx VLCap {vls} w{width}: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    let t = model.tally;
-    let s = stim.stats;
-    eprintln!("fcp_tx VLCap {vls} w{width}: {n} cycles, 0 mismatches; model {t:?}; stimulus {s:?}");
-    let min = (n / 1000) as u64;
-    for (what, got) in [
-        ("FCPs", t.fcps / 10),
-        ("refresh-due FCPs", t.refresh),
-        ("on-change FCPs", t.on_change),
-        ("min-gap holds", t.min_gap_holds),
-        ("Op 1 FCPs", t.op_init),
-        ("Op 0 FCPs", t.op_normal),
-        // Two VLs at least: the same VL never goes twice in a row (it is excluded from
-        // the choice made in the clock its FCP starts).
-        (
-            "back-to-back FCPs",
-            if vls > 1 { t.back_to_back } else { min },
-        ),
-        ("clocks an FCP waited for the mux", t.waits),
-        ("stray fcp_start", t.stray_starts),
-        ("clocks in LINK_DOWN", t.down_clocks),
-        ("FCCL changes", s.fccl_changes),
-        ("FCCL reverts", s.fccl_reverts / 2),
-        ("FCTBS wraps", s.fctbs_wraps * 10),
-        ("FCCL wraps", s.fccl_wraps * 10),
-        ("data packets", s.data_packets),
-        (
-            "clocks with the default configuration",
-            s.default_config_clocks / 100,
-        ),
-    ] {
-        assert!(
-            got >= min,
-            "VLCap {vls} w{width}: too few {what}: {got} < {min}"
-        );
-    }
-    assert!(
-        t.restarts >= (n / 10_000) as u64,
-        "VLCap {vls} w{width}: too few restarts: {}",
-        t.restarts
-    );
-    for v in 0..vls {
-        assert!(
-            t.per_vl[v] >= min,
-            "VLCap {vls} w{width}: too few FCPs on VL {v}: {}",
-            t.per_vl[v]
-        );
-    }
-    assert!(
-        t.per_vl[vls..].iter().all(|&c| c == 0),
-        "an FCP for a VL the port lacks"
-    );
+    let n = lockstep::cycles();
+    tb::fcp_tx::run(vls, width, tb::fcp_tx::seed(vls, width), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 #[test]

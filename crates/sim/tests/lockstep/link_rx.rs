@@ -7,121 +7,17 @@ use iblink_model::crc16::crc16_wire;
 use iblink_rtl::link_rx::{
     LinkRxIn, LinkRxOut, LATENCY, STATUS_BAD_VL, STATUS_GOOD, STATUS_LENGTH, STATUS_VCRC,
 };
-use iblink_sim::blocks::link_rx::{item_words, link_rx_sim, LinkRxModelSim, LinkRxStimulus};
+use iblink_sim::blocks::link_rx::{item_words, link_rx_sim};
 use iblink_sim::blocks::Backend;
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-/// Counts what the back ends showed, around the model.
-struct Coverage {
-    inner: LinkRxModelSim,
-    done: [u64; 4],
-    acc: u64,
-    vl15_accept: u64,
-    out_abort: u64,
-    words_out: u64,
-}
-
-impl CycleSim for Coverage {
-    type In = LinkRxIn;
-    type Out = LinkRxOut;
-    fn backend(&self) -> &str {
-        self.inner.backend()
-    }
-    fn step(&mut self, i: &LinkRxIn) -> LinkRxOut {
-        let o = self.inner.step(i);
-        if o.done {
-            self.done[o.done_status as usize] += 1;
-        }
-        self.acc += o.acc_valid as u64;
-        self.vl15_accept += o.vl15_accept as u64;
-        self.out_abort += o.out_abort as u64;
-        self.words_out += o.out_valid as u64;
-        o
-    }
-}
-
+/// The random lockstep with its coverage gates (`iblink_sim::tb::link_rx`).
 fn run(vls: usize, width: usize) {
-    let t0 = std::time::Instant::now();
-    let mut model = Coverage {
-        inner: LinkRxModelSim::new(vls, width),
-        done: [0; 4],
-        acc: 0,
-        vl15_accept: 0,
-        out_abort: 0,
-        words_out: 0,
-    };
-    let mut rtl = link_rx_sim(vls, width, Backend::Rtl, None).unwrap();
-    let mut vl = link_rx_sim(vls, width, Backend::Verilator, None).unwrap();
-    let n = lockstep::cycles() as usize;
-    let seed = 0x11e0_0000 + (vls * 100 + width) as u64;
-    let mut stim = LinkRxStimulus::new(vls, width, seed);
-    let report = lockstep(
-        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
-        stim.by_ref().take(n),
-    )
-    .unwrap_or_else(|m| panic!("link_rx VLCap {vls} W{width}: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    let t = *model.inner.tally();
-    eprintln!(
-        "link_rx VLCap {vls} W{width}: {n} cycles in {:.1} s, 0 mismatches; judged good data {} / VL15 {} \
-         (PktLen > 512: {}), VCRC {}, length {}, bad VL {}; cut {}; shown done {:?}, accepts {}, VL15 accepts {}; \
-         {} words out, {} back-to-back ends, {} gaps inside, {} link words, {} bit flips, {} resets",
-        t0.elapsed().as_secs_f64(),
-        t.good_data,
-        t.good_vl15,
-        t.good_long,
-        t.vcrc,
-        t.length,
-        t.bad_vl,
-        t.abort,
-        model.done,
-        model.acc,
-        model.vl15_accept,
-        model.words_out,
-        t.back_to_back,
-        t.gaps_inside,
-        t.link_words,
-        stim.flips,
-        t.resets
-    );
-    // Every verdict, both accept kinds, cuts, gaps and resets were exercised (and shown).
-    assert!(
-        model.done[STATUS_GOOD as usize] >= 2000,
-        "good: {:?}",
-        model.done
-    );
-    assert!(
-        model.done[STATUS_VCRC as usize] >= 500,
-        "VCRC: {:?}",
-        model.done
-    );
-    assert!(
-        model.done[STATUS_LENGTH as usize] >= 500,
-        "length: {:?}",
-        model.done
-    );
-    if vls < 15 {
-        assert!(
-            model.done[STATUS_BAD_VL as usize] >= 100,
-            "bad VL: {:?}",
-            model.done
-        );
-    } else {
-        // VLCap 15: every VL is a data VL or VL15.
-        assert_eq!(model.done[STATUS_BAD_VL as usize], 0);
-    }
-    assert!(
-        model.acc >= 1500 && model.vl15_accept >= 150,
-        "accepts {} / {}",
-        model.acc,
-        model.vl15_accept
-    );
-    assert!(t.good_long >= 20, "long packets: {}", t.good_long);
-    assert!(model.out_abort >= 100, "cuts: {}", model.out_abort);
-    assert!(t.back_to_back >= 1000 && t.gaps_inside >= 1000, "{t:?}");
-    assert!(t.link_words >= 1000 && t.resets >= 20, "{t:?}");
+    let n = lockstep::cycles();
+    tb::link_rx::run(vls, width, tb::link_rx::seed(vls, width), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 macro_rules! lockstep_tests {

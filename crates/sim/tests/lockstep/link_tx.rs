@@ -6,11 +6,12 @@
 use iblink_model::crc16::crc16_wire;
 use iblink_rtl::link_tx::{keep_of, LinkTxIn, LinkTxOut, LinkWord, READ_TO_WIRE, START_TO_SOP, VL15};
 use iblink_sim::blocks::Backend;
-use iblink_sim::blocks::link_tx::{link_tx_sim, ItemKind, LinkTxModelSim, LinkTxSim, LinkTxStimulus, StartedItem};
-use iblink_sim::{lockstep_reactive, CycleSim};
+use iblink_sim::blocks::link_tx::{link_tx_sim, ItemKind, LinkTxSim, LinkTxStimulus, StartedItem};
+use iblink_sim::tb::link_tx::{priority, ready_count, started};
+use iblink_sim::tb::{self, harness::TbOptions};
+use iblink_sim::{lockstep, CycleSim};
 use std::collections::VecDeque;
 use std::sync::Mutex;
-use iblink_sim::lockstep;
 
 /// Verilator builds of one module from two test threads would collide: one at a time.
 static BUILD: Mutex<()> = Mutex::new(());
@@ -20,34 +21,6 @@ fn sim(width: usize, b: Backend) -> LinkTxSim {
     link_tx_sim(width, b, None).unwrap()
 }
 
-/// The kind docs/spec.md §5 says goes next, from what is ready: VL15 > FCP > data, data only
-/// in LinkActive.
-fn priority(i: &LinkTxIn) -> Option<ItemKind> {
-    if i.vl15_valid {
-        Some(ItemKind::Vl15)
-    } else if i.fcp_pending {
-        Some(ItemKind::Fcp)
-    } else if i.offer_valid && i.link_active {
-        Some(ItemKind::Data)
-    } else {
-        None
-    }
-}
-
-fn ready_count(i: &LinkTxIn) -> u32 {
-    i.vl15_valid as u32 + i.fcp_pending as u32 + (i.offer_valid && i.link_active) as u32
-}
-
-fn started(o: &LinkTxOut) -> Option<ItemKind> {
-    match (o.vl15_take, o.fcp_start, o.take) {
-        (false, false, false) => None,
-        (true, false, false) => Some(ItemKind::Vl15),
-        (false, true, false) => Some(ItemKind::Fcp),
-        (false, false, true) => Some(ItemKind::Data),
-        _ => panic!("two start pulses in one clock: {o:?}"),
-    }
-}
-
 /// Wire words of an item of `bytes` (docs/spec.md: data PktLen*4 + 2, FCP 6).
 fn wire_words(bytes: usize, lanes: usize) -> u64 {
     bytes.div_ceil(lanes) as u64
@@ -55,128 +28,20 @@ fn wire_words(bytes: usize, lanes: usize) -> u64 {
 
 // ----- lockstep -----------------------------------------------------------------------
 
-/// Counts what the stimulus exercised, from the model's inputs and outputs.
-#[derive(Default, Debug)]
-struct Cov {
-    starts: [u64; 3],
-    /// `tx_sop` in the clock right after a `tx_eop`.
-    back_to_back: u64,
-    /// Packet endings: 64 bits odd PktLen (keep 0x3F) / even (keep 0x03); 32 bits VCRC word.
-    odd_endings: u64,
-    even_endings: u64,
-    /// Starts with two / all three kinds ready.
-    conflicts: u64,
-    triple: u64,
-    /// Boundaries where only data was offered but the link was not active.
-    link_gated: u64,
-    /// Resets asserted (rising edges), and those that cut an item.
-    resets: u64,
-    resets_mid_item: u64,
-    in_reset: bool,
-    framing_errors: u64,
-    /// Idle stretches of at least 1000 clocks.
-    long_idle: u64,
-    idle_run: u64,
-    long_packets: u64,
-}
-
-struct Covered {
-    inner: LinkTxModelSim,
-    cov: Cov,
-    prev: LinkTxOut,
-}
-
-impl CycleSim for Covered {
-    type In = LinkTxIn;
-    type Out = LinkTxOut;
-    fn backend(&self) -> &str {
-        self.inner.backend()
-    }
-    fn step(&mut self, i: &LinkTxIn) -> LinkTxOut {
-        let c = &mut self.cov;
-        if i.reset && !c.in_reset {
-            c.resets += 1;
-            c.resets_mid_item += self.inner.busy() as u64;
-        }
-        c.in_reset = i.reset;
-        let o = self.inner.step(i);
-        if let Some(k) = started(&o) {
-            c.starts[k as usize] += 1;
-            let n = ready_count(i);
-            c.conflicts += (n >= 2) as u64;
-            c.triple += (n == 3) as u64;
-            if k == ItemKind::Data && i.offer_len >= 1000 || k == ItemKind::Vl15 && i.vl15_len >= 1000 {
-                c.long_packets += 1;
-            }
-        } else if self.inner.last_boundary
-            && !i.reset
-            && i.offer_valid
-            && !i.link_active
-            && !i.vl15_valid
-            && !i.fcp_pending
-        {
-            c.link_gated += 1;
-        }
-        let tx = o.tx;
-        c.back_to_back += (tx.sop && self.prev.tx.eop) as u64;
-        if tx.valid && tx.eop && !tx.link {
-            match tx.keep {
-                0x3f => c.odd_endings += 1,
-                _ => c.even_endings += 1,
-            }
-        }
-        c.framing_errors += (o.fcp_framing_error && !self.prev.fcp_framing_error) as u64;
-        if tx.valid {
-            c.idle_run = 0;
-        } else {
-            c.idle_run += 1;
-            c.long_idle += (c.idle_run == 1000) as u64;
-        }
-        self.prev = o;
-        o
-    }
-}
-
-fn run_lockstep(width: usize, seed: u64) {
-    let mut model = Covered {
-        inner: LinkTxModelSim::new(width),
-        cov: Cov::default(),
-        prev: LinkTxOut::default(),
-    };
-    let mut rtl = sim(width, Backend::Rtl);
-    let mut vl = sim(width, Backend::Verilator);
-    let mut stim = LinkTxStimulus::new(width, seed);
+/// The reactive random lockstep with its coverage gates (`iblink_sim::tb::link_tx`).
+fn run_lockstep(width: usize) {
     let n = lockstep::cycles();
-    let t0 = std::time::Instant::now();
-    let report = lockstep_reactive(&mut [&mut model, rtl.as_mut(), vl.as_mut()], n, |p| stim.next_input(p))
-        .unwrap_or_else(|m| panic!("link_tx w{width}: {m}"));
-    assert_eq!(report.cycles, n);
-    let c = &model.cov;
-    eprintln!("link_tx w{width}: {n} cycles in {:.1?}, 0 mismatches; {c:?}", t0.elapsed());
-    let [vl15, fcp, data] = c.starts;
-    assert!(vl15 >= 1000 && fcp >= 5000 && data >= 2000, "items by kind: {:?}", c.starts);
-    assert!(c.back_to_back >= 10_000, "back-to-back items: {}", c.back_to_back);
-    if width == 64 {
-        assert!(c.odd_endings >= 2000 && c.even_endings >= 2000, "64-bit endings odd/even: {}/{}", c.odd_endings, c.even_endings);
-    } else {
-        assert_eq!(c.odd_endings, 0, "32 bits has no 0x3F ending");
-    }
-    assert!(c.conflicts >= 5000 && c.triple >= 500, "priority conflicts: {} (all three: {})", c.conflicts, c.triple);
-    assert!(c.link_gated >= 1000, "data held back outside LinkActive: {}", c.link_gated);
-    assert!(c.resets >= 20 && c.resets_mid_item >= 10, "resets: {} ({} mid-item)", c.resets, c.resets_mid_item);
-    assert!(c.framing_errors >= 5, "framer errors flagged: {}", c.framing_errors);
-    assert!(c.long_idle >= 8, "long idle gaps: {}", c.long_idle);
-    assert!(c.long_packets >= 30, "packets of 1000+ dwords: {}", c.long_packets);
+    tb::link_tx::run(width, tb::link_tx::seed(width), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 #[test]
 fn lockstep_w32() {
-    run_lockstep(32, 0x1732);
+    run_lockstep(32);
 }
 
 #[test]
 fn lockstep_w64() {
-    run_lockstep(64, 0x1764);
+    run_lockstep(64);
 }
 
 // ----- the wire, checked without the models -------------------------------------------

@@ -2,18 +2,16 @@
 //! docs/spec.md §7 checked directly in every back end.
 
 use iblink_rtl::sl2vl::SlToVlIn;
-use iblink_sim::blocks::sl2vl::{sl2vl_sim, SlToVlStimulus};
+use iblink_sim::blocks::sl2vl::sl2vl_sim;
 use iblink_sim::blocks::Backend;
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
 
 #[test]
 fn sl2vl_lockstep_every_vlcap() {
     for vls in [1, 2, 4, 8, 15] {
-        let mut sims: Vec<_> = Backend::ALL.iter().map(|b| sl2vl_sim(vls, *b, None).unwrap()).collect();
-        let mut refs: Vec<&mut dyn CycleSim<In = SlToVlIn, Out = _>> = sims.iter_mut().map(|s| s.as_mut() as _).collect();
-        let cycles = lockstep::cycles() as usize;
-        let n = if vls == 4 || vls == 15 { cycles } else { cycles / 10 };
-        lockstep(&mut refs, SlToVlStimulus::new(vls as u64).take(n)).unwrap_or_else(|m| panic!("VLCap {vls}: {m}"));
+        let n = tb::sl2vl::test_cycles(vls, lockstep::cycles());
+        tb::sl2vl::run(vls, tb::sl2vl::seed(vls), &TbOptions::test(n)).unwrap().assert_passed(n);
     }
 }
 

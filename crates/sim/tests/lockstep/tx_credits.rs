@@ -3,10 +3,11 @@
 //! with the seed's numbers.
 
 use iblink_rtl::rx_credits::{RxCreditsIn, RxCreditsOut};
-use iblink_rtl::tx_credits::{TxCreditsIn, TxCreditsOut};
+use iblink_rtl::tx_credits::TxCreditsIn;
 use iblink_sim::blocks::Backend;
-use iblink_sim::blocks::rx_credits::{rx_credits_sim, RxCreditsModelSim, RxCreditsSim, RxCreditsStimulus};
-use iblink_sim::blocks::tx_credits::{tx_credits_sim, TxCreditsModelSim, TxCreditsSim, TxCreditsStimulus};
+use iblink_sim::blocks::rx_credits::{rx_credits_sim, RxCreditsSim, RxCreditsStimulus};
+use iblink_sim::blocks::tx_credits::{tx_credits_sim, TxCreditsSim};
+use iblink_sim::tb::{self, harness::TbOptions};
 use iblink_sim::{lockstep, CycleSim};
 use std::sync::Mutex;
 
@@ -24,139 +25,16 @@ fn rx_sim(vls: usize, capacity: u16, b: Backend) -> RxCreditsSim {
     rx_credits_sim(vls, capacity, b, None).unwrap()
 }
 
-/// Counts what the TX stimulus exercised, from the model's state and outputs.
-struct TxCoverage {
-    inner: TxCreditsModelSim,
-    fctbs_wraps: u64,
-    sends: u64,
-    /// Clocks in which some data VL's head packet failed the credit check.
-    blocked: u64,
-    /// Clocks in which a head packet's margin (CL - CR) was exactly 2048 / 2049.
-    at_window: u64,
-    past_window: u64,
-    resets: u64,
-}
-
-impl CycleSim for TxCoverage {
-    type In = TxCreditsIn;
-    type Out = TxCreditsOut;
-    fn backend(&self) -> &str {
-        self.inner.backend()
-    }
-    fn step(&mut self, i: &TxCreditsIn) -> TxCreditsOut {
-        let n = self.inner.vls();
-        for v in 0..n {
-            let m = self.inner.vl(v).margin(i.head_blocks[v] as u16 & 0x7f);
-            self.at_window += (m == 2048) as u64;
-            self.past_window += (m == 2049) as u64;
-        }
-        let before: Vec<u16> = (0..n).map(|v| self.inner.vl(v).fctbs()).collect();
-        let o = self.inner.step(i);
-        self.blocked += (o.credit_ok != ((1u32 << n) - 1) as u16) as u64;
-        self.resets += i.reset as u64;
-        if !i.reset && i.send && (i.send_vl as usize) < n {
-            self.sends += 1;
-            let v = i.send_vl as usize;
-            // FCTBS passed 4095 -> 0.
-            self.fctbs_wraps += (self.inner.vl(v).fctbs() < before[v]) as u64;
-        }
-        o
-    }
-}
-
+/// The random TX lockstep with its coverage gates (`iblink_sim::tb::tx_credits`).
 fn run_tx(vls: usize) {
-    let mut model = TxCoverage {
-        inner: TxCreditsModelSim::new(vls),
-        fctbs_wraps: 0,
-        sends: 0,
-        blocked: 0,
-        at_window: 0,
-        past_window: 0,
-        resets: 0,
-    };
-    let mut rtl = tx_sim(vls, Backend::Rtl);
-    let mut vl = tx_sim(vls, Backend::Verilator);
-    let n = lockstep::cycles() as usize;
-    let report = lockstep(
-        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
-        TxCreditsStimulus::new(vls, 0x7c00 + vls as u64).take(n),
-    )
-    .unwrap_or_else(|m| panic!("tx_credits VLCap {vls}: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    eprintln!(
-        "tx_credits VLCap {vls}: {n} cycles, {} sends, {} FCTBS wraps, {} credit-blocked cycles, \
-         margin 2048/2049 seen {}/{} times, {} resets, 0 mismatches",
-        model.sends, model.fctbs_wraps, model.blocked, model.at_window, model.past_window, model.resets
-    );
-    assert!(model.fctbs_wraps >= 100, "too few FCTBS wraps: {}", model.fctbs_wraps);
-    assert!(model.blocked > (n / 100) as u64, "too few credit-blocked cycles: {}", model.blocked);
-    assert!(model.at_window > 100 && model.past_window > 100, "window edges not exercised");
-    assert!(model.resets >= 10, "too few resets: {}", model.resets);
+    let n = lockstep::cycles();
+    tb::tx_credits::run(vls, tb::tx_credits::seed(vls), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
-/// Counts what the RX stimulus exercised.
-struct RxCoverage {
-    inner: RxCreditsModelSim,
-    abr_wraps: u64,
-    accepts: u64,
-    overruns: u64,
-    /// Clocks in which some VL had more than 2048 blocks free (FCCL capped at ABR + 2048).
-    capped: u64,
-    resets: u64,
-}
-
-impl CycleSim for RxCoverage {
-    type In = RxCreditsIn;
-    type Out = RxCreditsOut;
-    fn backend(&self) -> &str {
-        self.inner.backend()
-    }
-    fn step(&mut self, i: &RxCreditsIn) -> RxCreditsOut {
-        let n = self.inner.vls();
-        let before: Vec<u16> = (0..n).map(|v| self.inner.vl(v).abr()).collect();
-        self.capped += (0..n).any(|v| self.inner.vl(v).free() > 2048) as u64;
-        let o = self.inner.step(i);
-        self.resets += i.reset as u64;
-        self.accepts += o.accepted as u64;
-        self.overruns += o.dropped as u64;
-        let v = i.accept_vl as usize;
-        if !i.reset && i.accept && v < n && !(i.fcp_valid && i.fcp_vl == i.accept_vl) {
-            // ABR passed 4095 -> 0 on an accept.
-            self.abr_wraps += (self.inner.vl(v).abr() < before[v]) as u64;
-        }
-        o
-    }
-}
-
+/// The random RX lockstep with its coverage gates (`iblink_sim::tb::rx_credits`).
 fn run_rx(vls: usize, capacity: u16) {
-    let mut model = RxCoverage {
-        inner: RxCreditsModelSim::new(vls, capacity),
-        abr_wraps: 0,
-        accepts: 0,
-        overruns: 0,
-        capped: 0,
-        resets: 0,
-    };
-    let mut rtl = rx_sim(vls, capacity, Backend::Rtl);
-    let mut vl = rx_sim(vls, capacity, Backend::Verilator);
-    let n = lockstep::cycles() as usize;
-    let report = lockstep(
-        &mut [&mut model, rtl.as_mut(), vl.as_mut()],
-        RxCreditsStimulus::new(vls, capacity, 0x8c00 + vls as u64).take(n),
-    )
-    .unwrap_or_else(|m| panic!("rx_credits VLCap {vls}, {capacity} blocks: {m}"));
-    assert_eq!(report.cycles, n as u64);
-    eprintln!(
-        "rx_credits VLCap {vls}, {capacity} blocks: {n} cycles, {} accepted, {} overruns, {} ABR wraps, \
-         {} cycles with FCCL capped, {} resets, 0 mismatches",
-        model.accepts, model.overruns, model.abr_wraps, model.capped, model.resets
-    );
-    assert!(model.abr_wraps >= 100, "too few ABR wraps: {}", model.abr_wraps);
-    assert!(model.overruns > (n / 1000) as u64, "too few overruns: {}", model.overruns);
-    assert!(model.resets >= 10, "too few resets: {}", model.resets);
-    if capacity > 2048 {
-        assert!(model.capped > (n / 100) as u64, "free > 2048 not exercised: {}", model.capped);
-    }
+    let n = lockstep::cycles();
+    tb::rx_credits::run(vls, capacity, tb::rx_credits::seed(vls), &TbOptions::test(n)).unwrap().assert_passed(n);
 }
 
 #[test]

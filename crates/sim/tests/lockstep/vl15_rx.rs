@@ -1,20 +1,19 @@
 //! VL15 receive buffer: model, Rust twin and Verilator in lockstep, and seed 000's
 //! one-packet buffer checked directly in every back end.
 
-use iblink_rtl::vl15_rx::{Vl15RxIn, Vl15RxOut};
-use iblink_sim::blocks::vl15_rx::{vl15_rx_sim, Vl15RxStimulus};
+use iblink_rtl::vl15_rx::Vl15RxIn;
+use iblink_sim::blocks::vl15_rx::vl15_rx_sim;
 use iblink_sim::blocks::Backend;
-use iblink_sim::{lockstep, CycleSim};
+use iblink_sim::lockstep;
+use iblink_sim::tb::{self, harness::TbOptions};
 
+/// The run must have filled the buffer and dropped: the model's drop count shows it
+/// (`iblink_sim::tb::vl15_rx`).
 #[test]
 fn vl15_lockstep_and_coverage() {
+    let n = lockstep::cycles();
     for cap in [1, 4] {
-        let mut sims: Vec<_> = Backend::ALL.iter().map(|b| vl15_rx_sim(cap, *b, None).unwrap()).collect();
-        let mut refs: Vec<&mut dyn CycleSim<In = Vl15RxIn, Out = Vl15RxOut>> = sims.iter_mut().map(|s| s.as_mut() as _).collect();
-        lockstep(&mut refs, Vl15RxStimulus::new(cap as u64).take(lockstep::cycles() as usize)).unwrap_or_else(|m| panic!("capacity {cap}: {m}"));
-        // The run must have filled the buffer and dropped: the model's drop count shows it.
-        let last = refs[0].step(&Vl15RxIn::default());
-        assert!(last.drop_count > 1000, "capacity {cap}: only {} drops", last.drop_count);
+        tb::vl15_rx::run(cap, tb::vl15_rx::seed(cap), &TbOptions::test(n)).unwrap().assert_passed(n);
     }
 }
 
