@@ -18,9 +18,14 @@ pub const PARAMS: &[ParamSpec] = &[
 /// The lockstep test's runs: (seed, queues, width).
 pub const TEST_CONFIGS: [(u64, usize, usize); 4] = [(31, 1, 32), (32, 3, 64), (33, 8, 32), (34, 4, 64)];
 
+/// The test's seed for a configuration, when the test runs it.
+pub fn test_seed(queues: usize, width: usize) -> Option<u64> {
+    TEST_CONFIGS.iter().find(|c| (c.1, c.2) == (queues, width)).map(|c| c.0)
+}
+
 /// The test's seed for a configuration it runs, else one made from the configuration.
 pub fn seed(queues: usize, width: usize) -> u64 {
-    TEST_CONFIGS.iter().find(|c| (c.1, c.2) == (queues, width)).map_or(0x3e00 + 100 * queues as u64 + width as u64, |c| c.0)
+    test_seed(queues, width).unwrap_or(0x3e00 + 100 * queues as u64 + width as u64)
 }
 
 /// The model adapter, also counting frames stored (a fill that rose).

@@ -16,9 +16,14 @@ pub const PARAMS: &[ParamSpec] = &[
 /// The lockstep test's runs: (seed, queues, width).
 pub const TEST_CONFIGS: [(u64, usize, usize); 4] = [(41, 1, 64), (42, 3, 32), (43, 8, 64), (44, 4, 32)];
 
+/// The test's seed for a configuration, when the test runs it.
+pub fn test_seed(queues: usize, width: usize) -> Option<u64> {
+    TEST_CONFIGS.iter().find(|c| (c.1, c.2) == (queues, width)).map(|c| c.0)
+}
+
 /// The test's seed for a configuration it runs, else one made from the configuration.
 pub fn seed(queues: usize, width: usize) -> u64 {
-    TEST_CONFIGS.iter().find(|c| (c.1, c.2) == (queues, width)).map_or(0x4e00 + 100 * queues as u64 + width as u64, |c| c.0)
+    test_seed(queues, width).unwrap_or(0x4e00 + 100 * queues as u64 + width as u64)
 }
 
 pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbReport, SimBuildError> {

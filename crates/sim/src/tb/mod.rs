@@ -50,9 +50,9 @@ pub struct BlockTb {
     pub params: &'static [ParamSpec],
     /// The emitted module these values run (its name), or why they do not make one.
     pub variant: fn(&Values) -> Result<Variant, String>,
-    /// The lockstep test's seed for these values (a seed made from them when the test
-    /// does not run them).
-    pub seed: fn(&Values) -> u64,
+    /// The seed for these values: the lockstep test's, and whether the test runs them
+    /// (else a seed made from them).
+    pub seed: fn(&Values) -> (u64, bool),
     /// The clocks the lockstep test runs at these values when a configuration runs `n`.
     pub test_cycles: fn(&Values, u64) -> u64,
     pub run: fn(&Values, u64, &TbOptions) -> Result<TbReport, SimBuildError>,
@@ -90,7 +90,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "crc16",
         params: crc16::PARAMS,
         variant: |v| cat::crc16_variant(v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| crc16::seed(v.int("DATA_WIDTH")),
+        seed: |v| (crc16::seed(v.int("DATA_WIDTH")), true),
         test_cycles: same,
         run: |v, s, o| crc16::run(v.int("DATA_WIDTH"), s, o),
     },
@@ -98,7 +98,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "crc16_dword",
         params: crc16_dword::PARAMS,
         variant: |_| cat::crc16_dword_variant(iblink_rtl::crc16_dword::WIDTH).map_err(err),
-        seed: |_| crc16_dword::SEED,
+        seed: |_| (crc16_dword::SEED, true),
         test_cycles: same,
         run: |_, s, o| crc16_dword::run(s, o),
     },
@@ -106,7 +106,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "tx_credits",
         params: tx_credits::PARAMS,
         variant: |v| cat::tx_credits_variant(v.int("VLS")).map_err(err),
-        seed: |v| tx_credits::seed(v.int("VLS")),
+        seed: |v| (tx_credits::seed(v.int("VLS")), true),
         test_cycles: same,
         run: |v, s, o| tx_credits::run(v.int("VLS"), s, o),
     },
@@ -122,7 +122,7 @@ pub const BLOCKS: &[BlockTb] = &[
             }
             cat::rx_credits_variant(vls, cap).map_err(err)
         },
-        seed: |v| rx_credits::seed(v.int("VLS")),
+        seed: |v| (rx_credits::seed(v.int("VLS")), rx_credits::TESTED.contains(&(v.int("VLS"), v.int("CAPACITY") as u16))),
         test_cycles: same,
         run: |v, s, o| rx_credits::run(v.int("VLS"), v.int("CAPACITY") as u16, s, o),
     },
@@ -130,7 +130,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "sl2vl",
         params: sl2vl::PARAMS,
         variant: |v| cat::sl2vl_variant(v.int("VLS")).map_err(err),
-        seed: |v| sl2vl::seed(v.int("VLS")),
+        seed: |v| (sl2vl::seed(v.int("VLS")), true),
         test_cycles: |v, n| sl2vl::test_cycles(v.int("VLS"), n),
         run: |v, s, o| sl2vl::run(v.int("VLS"), s, o),
     },
@@ -138,7 +138,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "vl15_rx",
         params: vl15_rx::PARAMS,
         variant: |v| cat::vl15_rx_variant(v.int("CAPACITY")).map_err(err),
-        seed: |v| vl15_rx::seed(v.int("CAPACITY")),
+        seed: |v| (vl15_rx::seed(v.int("CAPACITY")), true),
         test_cycles: same,
         run: |v, s, o| vl15_rx::run(v.int("CAPACITY"), s, o),
     },
@@ -146,7 +146,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "vl_arb",
         params: vl_arb::PARAMS,
         variant: |v| cat::vl_arb_variant(v.int("VLS")).map_err(err),
-        seed: |v| vl_arb::seed(v.int("VLS")),
+        seed: |v| (vl_arb::seed(v.int("VLS")), true),
         test_cycles: same,
         run: |v, s, o| vl_arb::run(v.int("VLS"), s, o),
     },
@@ -154,7 +154,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "fcp_rx",
         params: fcp_rx::PARAMS,
         variant: |v| cat::fcp_rx_variant(v.int("VLS"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| fcp_rx::seed(v.int("VLS"), v.int("DATA_WIDTH")),
+        seed: |v| (fcp_rx::seed(v.int("VLS"), v.int("DATA_WIDTH")), true),
         test_cycles: same,
         run: |v, s, o| fcp_rx::run(v.int("VLS"), v.int("DATA_WIDTH"), s, o),
     },
@@ -162,7 +162,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "fcp_tx",
         params: fcp_tx::PARAMS,
         variant: |v| cat::fcp_tx_variant(v.int("VLS"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| fcp_tx::seed(v.int("VLS"), v.int("DATA_WIDTH")),
+        seed: |v| (fcp_tx::seed(v.int("VLS"), v.int("DATA_WIDTH")), true),
         test_cycles: same,
         run: |v, s, o| fcp_tx::run(v.int("VLS"), v.int("DATA_WIDTH"), s, o),
     },
@@ -170,7 +170,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "link_tx",
         params: link_tx::PARAMS,
         variant: |v| cat::link_tx_variant(v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| link_tx::seed(v.int("DATA_WIDTH")),
+        seed: |v| (link_tx::seed(v.int("DATA_WIDTH")), true),
         test_cycles: same,
         run: |v, s, o| link_tx::run(v.int("DATA_WIDTH"), s, o),
     },
@@ -178,7 +178,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "link_rx",
         params: link_rx::PARAMS,
         variant: |v| cat::link_rx_variant(v.int("VLS"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| link_rx::seed(v.int("VLS"), v.int("DATA_WIDTH")),
+        seed: |v| (link_rx::seed(v.int("VLS"), v.int("DATA_WIDTH")), true),
         test_cycles: same,
         run: |v, s, o| link_rx::run(v.int("VLS"), v.int("DATA_WIDTH"), s, o),
     },
@@ -186,7 +186,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "failsafe",
         params: failsafe::PARAMS,
         variant: |v| cat::failsafe_variant(v.int("VLS")).map_err(err),
-        seed: |v| failsafe::seed(v.int("VLS")),
+        seed: |v| (failsafe::seed(v.int("VLS")), true),
         test_cycles: same,
         run: |v, s, o| failsafe::run(v.int("VLS"), s, o),
     },
@@ -194,7 +194,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "link_port",
         params: link_port::PARAMS,
         variant: |v| cat::link_port_variant(&crate::blocks::link_port::test_params(v.int("VLS"), v.int("DATA_WIDTH"))).map_err(err),
-        seed: |v| link_port::seed(v.int("VLS"), v.int("DATA_WIDTH")),
+        seed: |v| (link_port::seed(v.int("VLS"), v.int("DATA_WIDTH")), true),
         test_cycles: same,
         run: |v, s, o| link_port::run(v.int("VLS"), v.int("DATA_WIDTH"), s, o),
     },
@@ -202,7 +202,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "pfc_tx",
         params: pfc_tx::PARAMS,
         variant: |v| cat::pfc_tx_variant(v.int("QUEUES"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| pfc_tx::seed(&pfc_tx_config(v)),
+        seed: |v| (pfc_tx::seed(&pfc_tx_config(v)), pfc_tx::test_seed(&pfc_tx_config(v)).is_some()),
         test_cycles: same,
         run: |v, s, o| pfc_tx::run(&pfc_tx_config(v), s, o),
     },
@@ -210,7 +210,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "pfc_frame",
         params: pfc_frame::PARAMS,
         variant: |v| cat::pfc_frame_variant(v.int("QUEUES"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| pfc_frame::seed(v.int("QUEUES"), v.int("DATA_WIDTH"), mode(v)),
+        seed: |v| (pfc_frame::seed(v.int("QUEUES"), v.int("DATA_WIDTH"), mode(v)), pfc_frame::test_seed(v.int("QUEUES"), v.int("DATA_WIDTH"), mode(v)).is_some()),
         test_cycles: same,
         run: |v, s, o| pfc_frame::run(v.int("QUEUES"), v.int("DATA_WIDTH"), mode(v), s, o),
     },
@@ -218,7 +218,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "pause_rx",
         params: pause_rx::PARAMS,
         variant: |v| cat::pause_rx_variant(v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| pause_rx::seed(v.int("DATA_WIDTH")),
+        seed: |v| (pause_rx::seed(v.int("DATA_WIDTH")), true),
         test_cycles: same,
         run: |v, s, o| pause_rx::run(v.int("DATA_WIDTH"), s, o),
     },
@@ -226,7 +226,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "eth_rxbuf",
         params: eth_rxbuf::PARAMS,
         variant: |v| cat::eth_rxbuf_variant(v.int("QUEUES"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| eth_rxbuf::seed(v.int("QUEUES"), v.int("DATA_WIDTH")),
+        seed: |v| (eth_rxbuf::seed(v.int("QUEUES"), v.int("DATA_WIDTH")), eth_rxbuf::test_seed(v.int("QUEUES"), v.int("DATA_WIDTH")).is_some()),
         test_cycles: same,
         run: |v, s, o| eth_rxbuf::run(v.int("QUEUES"), v.int("DATA_WIDTH"), s, o),
     },
@@ -234,7 +234,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "eth_txq",
         params: eth_txq::PARAMS,
         variant: |v| cat::eth_txq_variant(v.int("QUEUES"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| eth_txq::seed(v.int("QUEUES"), v.int("DATA_WIDTH")),
+        seed: |v| (eth_txq::seed(v.int("QUEUES"), v.int("DATA_WIDTH")), eth_txq::test_seed(v.int("QUEUES"), v.int("DATA_WIDTH")).is_some()),
         test_cycles: same,
         run: |v, s, o| eth_txq::run(v.int("QUEUES"), v.int("DATA_WIDTH"), s, o),
     },
@@ -242,7 +242,7 @@ pub const BLOCKS: &[BlockTb] = &[
         name: "eth_port",
         params: eth_port::PARAMS,
         variant: |v| cat::eth_port_variant(v.int("QUEUES"), v.int("DATA_WIDTH")).map_err(err),
-        seed: |v| eth_port::seed(v.int("QUEUES"), v.int("DATA_WIDTH")),
+        seed: |v| (eth_port::seed(v.int("QUEUES"), v.int("DATA_WIDTH")), eth_port::test_seed(v.int("QUEUES"), v.int("DATA_WIDTH")).is_some()),
         test_cycles: same,
         run: |v, s, o| eth_port::run(v.int("QUEUES"), v.int("DATA_WIDTH"), s, o),
     },
@@ -317,11 +317,14 @@ mod tests {
             let g: Vec<String> = given.iter().map(|s| s.to_string()).collect();
             (b.seed)(&params::parse(block, b.params, &g).unwrap())
         };
-        assert_eq!(seed("vl_arb", &["VLS=8"]), 0xa4b8);
-        assert_eq!(seed("link_tx", &["DATA_WIDTH=64"]), 0x1764);
-        assert_eq!(seed("pfc_tx", &["QUEUES=8", "DATA_WIDTH=64", "TARGET=ECP5", "mode=pause"]), 6);
-        assert_eq!(seed("pfc_tx", &["QUEUES=3", "DATA_WIDTH=64", "zero_on_release=0"]), 2);
-        assert_eq!(seed("eth_port", &["QUEUES=2", "DATA_WIDTH=32"]), 55);
+        assert_eq!(seed("vl_arb", &["VLS=8"]), (0xa4b8, true));
+        assert_eq!(seed("link_tx", &["DATA_WIDTH=64"]), (0x1764, true));
+        assert_eq!(seed("pfc_tx", &["QUEUES=8", "DATA_WIDTH=64", "TARGET=ECP5", "mode=pause"]), (6, true));
+        assert_eq!(seed("pfc_tx", &["QUEUES=3", "DATA_WIDTH=64", "zero_on_release=0"]), (2, true));
+        assert!(!seed("pfc_tx", &["QUEUES=3", "DATA_WIDTH=64"]).1);
+        assert_eq!(seed("eth_port", &["QUEUES=2", "DATA_WIDTH=32"]), (55, true));
+        assert_eq!(seed("rx_credits", &["VLS=15", "CAPACITY=3072"]), (0x8c0f, true));
+        assert!(!seed("rx_credits", &["VLS=15"]).1);
     }
 
     fn block_named(name: &str) -> &'static BlockTb {

@@ -119,7 +119,13 @@ impl Values {
 /// The parameters of `specs` set by `NAME=VALUE` texts over their defaults, or the
 /// error: it names `--param` and lists what is valid.
 pub fn parse(block: &str, specs: &[ParamSpec], given: &[String]) -> Result<Values, String> {
-    let mut v = Values::defaults(specs);
+    parse_over(block, specs, Values::defaults(specs), given)
+}
+
+/// [`parse`] over `base` (values already chosen, e.g. by a module name) instead of the
+/// defaults.
+pub fn parse_over(block: &str, specs: &[ParamSpec], base: Values, given: &[String]) -> Result<Values, String> {
+    let mut v = base;
     let mut seen: Vec<&str> = vec![];
     for g in given {
         let Some((name, value)) = g.split_once('=') else {
@@ -148,11 +154,12 @@ pub fn valid(block: &str, specs: &[ParamSpec]) -> String {
     format!("valid parameters of {block}: {}", list.join(", "))
 }
 
-/// Every combination of the values module names can name (listed numbers, words at their
-/// default), for finding a module by its name.
+/// Every combination of the values module names can name (the Verilog parameters' listed
+/// numbers; words and testbench settings at their default), for finding a module by its
+/// name.
 pub fn named_combinations(specs: &[ParamSpec]) -> Vec<Values> {
     let mut out = vec![Values::defaults(specs)];
-    for p in specs {
+    for p in specs.iter().filter(|p| p.verilog) {
         let vals: Vec<String> = match p.allowed {
             Allowed::Ints(list) => list.iter().map(|n| n.to_string()).collect(),
             Allowed::Range { listed, .. } => listed.iter().map(|n| n.to_string()).collect(),
@@ -180,6 +187,7 @@ mod tests {
         ParamSpec { name: "VLS", allowed: Allowed::Ints(&[1, 2, 4, 8, 15]), default: "4", verilog: true, help: "" },
         ParamSpec { name: "CAPACITY", allowed: Allowed::Range { lo: 66, hi: 4095, listed: &[256] }, default: "256", verilog: true, help: "" },
         ParamSpec { name: "mode", allowed: Allowed::Words(&["pfc", "pause"]), default: "pfc", verilog: false, help: "" },
+        ParamSpec { name: "on", allowed: Allowed::Ints(&[0, 1]), default: "1", verilog: false, help: "" },
     ];
 
     #[test]
@@ -187,7 +195,7 @@ mod tests {
         let v = parse("rx", SPECS, &["VLS=15".into(), "CAPACITY=3_072".into(), "mode=PAUSE".into()]).unwrap();
         assert_eq!((v.int("VLS"), v.int("CAPACITY"), v.get("mode")), (15, 3072, "pause"));
         assert_eq!(v.verilog(SPECS), "VLS=15, CAPACITY=3072");
-        assert_eq!(v.settings(SPECS), "mode=pause");
+        assert_eq!(v.settings(SPECS), "mode=pause, on=1");
         for (bad, says) in [
             ("VLS=3", "VLS takes 1, 2, 4, 8, 15"),
             ("CAPACITY=65", "CAPACITY takes 66..=4095"),
@@ -199,6 +207,8 @@ mod tests {
             assert!(e.starts_with("--param ") && e.contains(says), "{bad}: {e}");
         }
         assert!(parse("rx", SPECS, &["VLS=1".into(), "VLS=2".into()]).unwrap_err().contains("twice"));
-        assert_eq!(named_combinations(SPECS).len(), 5);
+        let named = named_combinations(SPECS);
+        assert_eq!(named.len(), 5);
+        assert!(named.iter().all(|v| v.get("on") == "1" && v.get("mode") == "pfc"));
     }
 }

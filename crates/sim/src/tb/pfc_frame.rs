@@ -21,12 +21,14 @@ pub const PARAMS: &[ParamSpec] = &[
 pub const TEST_CONFIGS: [(u64, usize, usize, Mode); 6] =
     [(11, 1, 32, Mode::Pfc), (12, 8, 32, Mode::Pfc), (13, 3, 64, Mode::Pfc), (14, 8, 64, Mode::Pfc), (15, 4, 32, Mode::Pause), (16, 2, 64, Mode::Pause)];
 
+/// The test's seed for a configuration, when the test runs it.
+pub fn test_seed(queues: usize, width: usize, mode: Mode) -> Option<u64> {
+    TEST_CONFIGS.iter().find(|c| (c.1, c.2, c.3) == (queues, width, mode)).map(|c| c.0)
+}
+
 /// The test's seed for a configuration it runs, else one made from the configuration.
 pub fn seed(queues: usize, width: usize, mode: Mode) -> u64 {
-    TEST_CONFIGS
-        .iter()
-        .find(|c| (c.1, c.2, c.3) == (queues, width, mode))
-        .map_or(0x9e00 + 100 * queues as u64 + width as u64 + 1000 * (mode == Mode::Pause) as u64, |c| c.0)
+    test_seed(queues, width, mode).unwrap_or(0x9e00 + 100 * queues as u64 + width as u64 + 1000 * (mode == Mode::Pause) as u64)
 }
 
 /// Counts frames sent, those with a release in them, and those back to back.

@@ -44,15 +44,17 @@ pub const TEST_CONFIGS: [(u64, Config); 6] = [
     (6, Config { queues: 8, width: 64, mode: Mode::Pause, zero_on_release: true, target: Some("ECP5") }),
 ];
 
-/// The test's seed for `c` when the test runs it, else one made from the configuration.
-pub fn seed(c: &Config) -> u64 {
+/// The test's seed for `c`, when the test runs it.
+pub fn test_seed(c: &Config) -> Option<u64> {
     fn norm(t: Option<&'static str>) -> Option<&'static str> {
         t.filter(|t| *t != "GENERIC")
     }
-    TEST_CONFIGS.iter().find(|(_, t)| Config { target: norm(t.target), ..*t } == Config { target: norm(c.target), ..*c }).map_or_else(
-        || 0x9f00 + 100 * c.queues as u64 + c.width as u64 + 1000 * (c.mode == Mode::Pause) as u64 + 2000 * c.zero_on_release as u64,
-        |(s, _)| *s,
-    )
+    TEST_CONFIGS.iter().find(|(_, t)| Config { target: norm(t.target), ..*t } == Config { target: norm(c.target), ..*c }).map(|(s, _)| *s)
+}
+
+/// The test's seed for `c` when the test runs it, else one made from the configuration.
+pub fn seed(c: &Config) -> u64 {
+    test_seed(c).unwrap_or(0x9f00 + 100 * c.queues as u64 + c.width as u64 + 1000 * (c.mode == Mode::Pause) as u64 + 2000 * c.zero_on_release as u64)
 }
 
 /// The model adapter, counting frames that carry both a pause time and a release.

@@ -31,6 +31,9 @@ pub fn seed(vls: usize) -> u64 {
     0x8c00 + vls as u64
 }
 
+/// The (VLCap, capacity) configurations the lockstep test runs (tests/lockstep/tx_credits.rs).
+pub const TESTED: [(usize, u16); 5] = [(1, 256), (2, 256), (4, 256), (8, 256), (15, 3072)];
+
 /// Counts what the RX stimulus exercised.
 pub struct Coverage {
     inner: RxCreditsModelSim,
