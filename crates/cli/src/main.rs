@@ -15,9 +15,9 @@ struct Cli {
 enum Command {
     /// CRC-16 (LPCRC/VCRC) of hex bytes, from any back end.
     Crc16(cmd::crc16::Crc16Args),
-    /// Run a default testbench (lockstep of all back ends, with waveforms).
-    #[command(subcommand)]
-    Tb(cmd::tb::TbCmd),
+    /// A block's cycle-level testbench at chosen parameters: model, rtl and Verilator in
+    /// lockstep with the test's coverage gates, and waveforms.
+    Tb(cmd::tb::TbArgs),
     /// Grant sequence of a VLArbitrationTable for given queues (docs/spec.md §6).
     ArbTrace(cmd::arb_trace::ArbTraceArgs),
     /// Benchmarks.
@@ -52,7 +52,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Emit(a) => cmd::emit::run(a),
         Command::Crc16(a) => cmd::crc16::run(a),
-        Command::Tb(c) => cmd::tb::run(c),
+        Command::Tb(a) => cmd::tb::run(a),
         Command::Bench(c) => cmd::bench::run(c),
         Command::ArbTrace(a) => cmd::arb_trace::run(a),
         Command::Fcp(c) => cmd::fcp::run(c),
