@@ -50,10 +50,14 @@ pub fn run(vls: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRepor
     )?;
     let secs = t0.elapsed().as_secs_f64();
     let mut first_violation = None;
+    let mut details = vec![];
     let mut r = out.report(format!("link_port VLCap {vls} x {width}"), seed, |model, stim, cycles| {
         first_violation = stim.first_violation.take();
         let m = &model.cov;
         let s = &stim.stats;
+        details.push(format!("phase clocks {:?} grants {:?} stable {}", s.phase_clocks, s.phase_grants, s.stable_clocks));
+        details.push(format!("credit checker: the oldest CL a grant needed was {} clocks back", s.credit_max_lag));
+        details.push(format!("blocks per VL {:?}, most in one epoch {}", &s.vl_blocks[..vls], s.vl_blocks_max_epoch));
         let per_m = |x: u64| (x * cycles / 1_000_000).max(1);
         let mut g = vec![
             // Must be 0.
@@ -148,6 +152,7 @@ pub fn run(vls: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRepor
         ]);
         g
     });
+    r.notes.extend(details);
     if let Some(v) = first_violation {
         r.notes.push(format!("the first grant over credit: {v}"));
     }
