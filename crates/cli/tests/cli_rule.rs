@@ -62,6 +62,12 @@ fn cases() -> Vec<Case> {
         Case { args: "emit --width 8", files: &[], exit: 2, words: &["--width", "--manifest"] },
         Case { args: "emit --width 8 --block sl2vl --manifest", files: &[], exit: 2, words: &["--width", "crc16"] },
         Case { args: "emit --block sl2vl --out {d}/f/x", files: &[("f", Input::Text("a file in the way"))], exit: 2, words: &["--out", "f/x"] },
+        // tb
+        Case { args: "tb nope", files: &[], exit: 2, words: &["nope"] },
+        Case { args: "tb crc16 --width 12", files: &[], exit: 2, words: &["12"] },
+        Case { args: "tb iblink_vl_arb_vl8 --param VLS=3", files: &[], exit: 2, words: &["--param", "VLS=3"] },
+        Case { args: "tb sl2vl --cycles 0", files: &[], exit: 2, words: &["--cycles"] },
+        Case { args: "tb sl2vl --cycles 1000 --backend model,rtl --vcd {d}/f/v", files: &[("f", Input::Text("a file in the way"))], exit: 2, words: &["--vcd", "f/v"] },
         // crc16
         Case { args: "crc16 zz", files: &[], exit: 2, words: &["HEX", "`z`"] },
         Case { args: "crc16 --width 12 00", files: &[], exit: 2, words: &["--width", "12"] },
@@ -150,7 +156,7 @@ fn every_subcommand_refuses_bad_input_with_status_2_and_leaves_nothing() {
         }
     }
     assert!(failures.is_empty(), "{} cases broke the rule:\n{}", failures.len(), failures.join("\n"));
-    let all = ["arb-trace", "bench", "crc16", "emit", "fcp", "formal", "pfc", "sim", "synth"];
+    let all = ["arb-trace", "bench", "crc16", "emit", "fcp", "formal", "pfc", "sim", "synth", "tb"];
     for cmd in all {
         assert!(commands.contains(cmd), "no case for `iblink {cmd}`");
     }

@@ -58,16 +58,17 @@ pub struct TbArgs {
     /// order model, rtl, verilator; the first is the one the others are compared to.
     #[arg(long = "backend", value_enum, value_delimiter = ',')]
     pub backends: Vec<BackendArg>,
-    /// Clocks to run (default: what the lockstep test runs at this configuration:
-    /// 1,000,000; sl2vl at VLS 1, 2 or 8: 100,000).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Clocks to run, 1..=10^9 (default: what the lockstep test runs at this
+    /// configuration: 1,000,000; sl2vl at VLS 1, 2 or 8: 100,000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub cycles: Option<u64>,
     /// Stimulus seed, decimal or 0x hex (default: the lockstep test's seed for this
     /// configuration, or one made from it when the test does not run it).
     #[arg(long, value_parser = parse_seed)]
     pub seed: Option<u64>,
-    /// Directory for the waveforms: <module>_rtl.vcd and <module>_verilator.vcd.
-    #[arg(long, default_value = "build/tb")]
+    /// Folder for the waveforms, made as needed: <module>_rtl.vcd and
+    /// <module>_verilator.vcd (as `iblink sim --vcd DIR`; `--vcd-dir` is the same flag).
+    #[arg(long = "vcd", alias = "vcd-dir", value_name = "DIR", default_value = "build/tb")]
     pub vcd_dir: PathBuf,
     /// Clocks in the waveforms (the first of the run).
     #[arg(long, default_value_t = 2_000)]
@@ -181,7 +182,7 @@ pub fn run(a: TbArgs) -> anyhow::Result<ExitCode> {
     let traced = !a.no_vcd && a.vcd_cycles > 0 && order.iter().any(|n| *n != "model");
     let vcd = traced.then(|| VcdOptions { dir: a.vcd_dir.clone(), stem: module.clone(), cycles: a.vcd_cycles });
     if let Some(v) = &vcd {
-        std::fs::create_dir_all(&v.dir).with_context(|| format!("creating {}", v.dir.display()))?;
+        crate::cmd::output_dir("--vcd", &v.dir)?;
     }
 
     let mut what = vec![values.verilog(b.params)];

@@ -2,7 +2,7 @@
 //! [`iblink_model::eth_port::EthPort`], and a stimulus that plays the users, the MAC's
 //! receive side and the readers.
 
-use crate::blocks::{rtl_box, twin_box, Backend, SimBuildError};
+use crate::blocks::{rtl_box, Backend, SimBuildError};
 use crate::CycleSim;
 use iblink_model::config::ConfigError;
 use iblink_model::eth_port::{words, EthPort, EthPortConfig, EthPortCounts, EthPortIn, EthPortOut, Word};
@@ -23,7 +23,7 @@ pub fn eth_port_verilator(queues: usize, width: usize) -> Result<Box<dyn CycleSi
 /// The port in back end `b`, optionally writing a VCD: the model ([`EthPortModelSim`]),
 /// the composed stepper (`rtl`: every block's twin with the schedule check on; with a VCD
 /// the rust-hdl top, whose probe writes the top's ports) or Verilator on the top.
-pub fn eth_port_sim(queues: usize, width: usize, b: Backend, vcd: Option<&std::path::Path>) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
+pub fn eth_port_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
     let v = || iblink_rtl::catalog::eth_port_variant(queues, width);
     v()?;
     match (b, vcd) {
@@ -36,22 +36,6 @@ pub fn eth_port_sim(queues: usize, width: usize, b: Backend, vcd: Option<&std::p
         _ => iblink_rtl::with_eth_port!((queues, width), |T| rtl_box::<T>(b, v, vcd),
             _ => unreachable!("checked by eth_port_variant")),
     }
-}
-
-/// The top in an RTL back end: its stepper [`EthPortTwin`](iblink_rtl::eth_port::EthPortTwin)
-/// (`rtl`), or Verilator. With a VCD, `rtl` runs the stepper inside its rust-hdl block
-/// (`iblink_rtl::eth_port::EthPortUnit`), whose probe writes the top's ports, and
-/// Verilator is a traced build.
-pub fn eth_port_sim(
-    queues: usize,
-    width: usize,
-    backend: Backend,
-    vcd: Option<&Path>,
-) -> Result<Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>>, SimBuildError> {
-    let v = || iblink_rtl::catalog::eth_port_variant(queues, width);
-    iblink_rtl::with_eth_port!((queues, width),
-        |T| twin_box::<_, T>(backend, iblink_rtl::eth_port::EthPortTwin::new(queues, width), v, vcd),
-        _ => Err(iblink_rtl::catalog::RequestError::UnsupportedEthPort { queues, width }.into()))
 }
 
 /// The model's configuration for the top's configuration ports.
@@ -399,8 +383,12 @@ impl RtlPort {
     pub fn traced(c: &EthPortConfig, verilator: bool, vcd: Option<&Path>) -> Result<Self, PortBuildError> {
         let (q, w) = (c.pfc.queues.len(), c.pfc.datapath_bits as usize);
         let cfg = top_config(c)?;
-        let backend = if verilator { Backend::Verilator } else { Backend::Rtl };
-        let inner = eth_port_sim(q, w, backend, vcd)?;
+        let inner: Box<dyn CycleSim<In = EthPortTopIn, Out = EthPortTopOut>> = match (verilator, vcd) {
+            // A system run's stepper: the blocks' twins in the netlist's order, without the
+            // schedule check the tests turn on (it evaluates every block twice).
+            (false, None) => Box::new(crate::blocks::TwinSim(iblink_rtl::eth_port::EthPortTwin::new(q, w))),
+            _ => eth_port_sim(q, w, if verilator { Backend::Verilator } else { Backend::Rtl }, vcd)?,
+        };
         Ok(Self { queues: q, width: w, cfg, inner })
     }
 }
