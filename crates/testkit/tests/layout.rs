@@ -6,6 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// Files (module paths) and the files each imports.
+type Graph = BTreeMap<Vec<String>, BTreeSet<Vec<String>>>;
+
 fn crates_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
 }
@@ -78,9 +81,9 @@ fn paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
 }
 
 /// The circles of a directed graph: its strongly connected components of two or more.
-fn circles(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<String>>> {
+fn circles(g: &Graph) -> Vec<Vec<Vec<String>>> {
     // Kosaraju: finish order on g, then components on the reversed graph.
-    fn visit(v: &Vec<String>, g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>, seen: &mut BTreeSet<Vec<String>>, out: &mut Vec<Vec<String>>) {
+    fn visit(v: &Vec<String>, g: &Graph, seen: &mut BTreeSet<Vec<String>>, out: &mut Vec<Vec<String>>) {
         if !seen.insert(v.clone()) {
             return;
         }
@@ -94,7 +97,7 @@ fn circles(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<Stri
     for v in g.keys() {
         visit(v, g, &mut seen, &mut order);
     }
-    let mut rev: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = g.keys().map(|k| (k.clone(), BTreeSet::new())).collect();
+    let mut rev: Graph = g.keys().map(|k| (k.clone(), BTreeSet::new())).collect();
     for (v, ws) in g {
         for w in ws {
             rev.get_mut(w).unwrap().insert(v.clone());
@@ -113,7 +116,7 @@ fn circles(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<Stri
 }
 
 /// Each crate's import graph between its files.
-fn graphs() -> Vec<(String, BTreeMap<Vec<String>, BTreeSet<Vec<String>>>)> {
+fn graphs() -> Vec<(String, Graph)> {
     let mut out = vec![];
     for e in std::fs::read_dir(crates_dir()).unwrap() {
         let src = e.unwrap().path().join("src");
@@ -123,7 +126,7 @@ fn graphs() -> Vec<(String, BTreeMap<Vec<String>, BTreeSet<Vec<String>>>)> {
         let mut files = vec![];
         rust_files(&src, &mut files);
         let modules: BTreeMap<Vec<String>, PathBuf> = files.iter().map(|f| (module_of(&src, f), f.clone())).collect();
-        let mut g: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = modules.keys().map(|m| (m.clone(), BTreeSet::new())).collect();
+        let mut g: Graph = modules.keys().map(|m| (m.clone(), BTreeSet::new())).collect();
         for (m, f) in &modules {
             for p in paths(&code(&std::fs::read_to_string(f).unwrap()), m) {
                 // The longest prefix that is a file of the crate (not the crate root).
@@ -186,7 +189,7 @@ fn the_scan_finds_circles_and_paths() {
     let m = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
     let code = "use crate::a::b::{X, Y};\nfn f() { super::super::c::g(); $crate::io::x; }";
     assert_eq!(paths(code, &m("d/e")), vec![m("a/b"), m("c/g")]);
-    let mut g: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    let mut g: Graph = BTreeMap::new();
     g.insert(m("a"), [m("b")].into());
     g.insert(m("b"), [m("c")].into());
     g.insert(m("c"), [m("a")].into());

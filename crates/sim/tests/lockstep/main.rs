@@ -92,7 +92,7 @@ mod bindings {
                 (port.width, ["reset", "restart"].contains(&p.name))
             })
             .collect();
-        let mut rng = 0x5eed_0000 ^ name.len() as u64 * 0x9e37_79b9;
+        let mut rng = 0x5eed_0000 ^ (name.len() as u64 * 0x9e37_79b9);
         std::iter::from_fn(move || {
             let mut slots = vec![];
             for &(w, reset) in &widths {
