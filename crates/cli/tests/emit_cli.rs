@@ -40,9 +40,9 @@ fn emit_writes_one_file_per_module_with_header() {
         assert!(text.contains(&format!("module iblink_crc16_xor_w{w} (")));
     }
     // Every port has its file list, naming files that exist; no temporary files are left.
-    let list = std::fs::read_to_string(out.join("iblink_link_port_vl4_w32.f")).unwrap();
+    let list = std::fs::read_to_string(out.join("iblink_link_port.f")).unwrap();
     let files: Vec<&str> = list.lines().filter(|l| !l.starts_with("//")).collect();
-    assert_eq!(files[0], "iblink_link_port_vl4_w32.v", "the top comes first");
+    assert_eq!(files[0], "iblink_link_port.v", "the top comes first");
     assert!(files.contains(&"iblink_tx_credits.v") && files.contains(&"iblink_port_ctrl.v"), "{list}");
     for f in &files {
         assert!(out.join(f).is_file(), "{f} listed but not written");
@@ -189,14 +189,20 @@ fn emit_config_generates_the_configured_port_or_nothing() {
     .unwrap();
     let o = iblink(&["emit", "--config", good.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(out.join("iblink_link_port_vl8_w64.v")).unwrap();
-    assert!(text.contains("module iblink_link_port_vl8_w64 ("));
+    // A wrapper named after the file sets the one port module's parameters.
+    let text = std::fs::read_to_string(out.join("port.v")).unwrap();
+    assert!(text.contains("module port ("));
     assert!(text.contains("// config: buffer_blocks = 512"));
     assert!(text.contains("// config: high = [[6,127],[1,63],[7,254]]"));
-    assert!(out.join("iblink_link_port_vl8_w64.f").is_file(), "the port's file list");
-    // The 512-block buffer: the port gives RX credits its size as a parameter, and the
-    // one parameterised RX credits module is written beside the top.
-    assert!(text.contains("iblink_rx_credits #(.VLS(8), .CAPACITY(512)) rxc"), "buffer size passed to RX credits");
+    assert!(text.contains("iblink_link_port #(") && text.contains(".VLS(8),") && text.contains(".DATA_WIDTH(64),"), "{text}");
+    let list = std::fs::read_to_string(out.join("port.f")).unwrap();
+    let files: Vec<&str> = list.lines().filter(|l| !l.starts_with("//")).collect();
+    assert_eq!(&files[..2], ["port.v", "iblink_link_port.v"], "the wrapper, then the port");
+    // The 512-block buffer: the wrapper sets it, the port passes it to RX credits, whose
+    // one parameterised module is written beside the top.
+    assert!(text.contains(".BUFFER_BLOCKS(512),"), "buffer size set");
+    let top = std::fs::read_to_string(out.join("iblink_link_port.v")).unwrap();
+    assert!(top.contains("iblink_rx_credits #(.VLS(VLS), .CAPACITY(BUFFER_BLOCKS)) rxc"), "buffer size passed to RX credits");
     assert!(out.join("iblink_rx_credits.v").is_file(), "the RX credits module");
     // Six table entries; the loader's first (high table, index 0, VL6, weight 127) in
     // the low 19 bits of LOAD_TABLE: {low, index[5:0], VL[3:0], weight[7:0]}.
@@ -250,7 +256,7 @@ fn emit_config_accepts_skipped_table_entries_with_a_warning() {
     ]) {
         assert!(line.contains("sm.toml") && line.ends_with(w), "{line}: expected {w}");
     }
-    let text = std::fs::read_to_string(out.join("iblink_link_port_vl2_w32.v")).unwrap();
+    let text = std::fs::read_to_string(out.join("sm.v")).unwrap();
     assert!(text.contains("// config: high = [[15,10],[0,8]]"));
     // The loader writes the entries as given (the arbiter skips them): LOAD_TABLE entry k
     // at bits [19k+18:19k] = {low, index[5:0], VL[3:0], weight[7:0]}.
@@ -260,4 +266,68 @@ fn emit_config_accepts_skipped_table_entries_with_a_warning() {
     let entry = |k: u32| (bits >> (19 * k)) & 0x7ffff;
     assert_eq!(entry(0), 15 << 8 | 10, "high[0]: VL15, weight 10");
     assert_eq!(entry(3), 1 << 18 | 1 << 12 | 7 << 8 | 5, "low[1]: VL7, weight 5");
+}
+
+/// Two ports configured from different files (same VLCap and width, different tables)
+/// emitted into one folder: each is a wrapper of its own name around the one
+/// `iblink_link_port`, the shared files are written once, and the whole folder lints as
+/// one design in Verilator (-Wall) and Yosys (`hierarchy -check; proc; check -assert`),
+/// with both wrappers instantiated side by side.
+#[test]
+fn two_configured_ports_live_in_one_design() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("hdl");
+    let a = d.path().join("a.toml");
+    std::fs::write(&a, "vl_cap = 4\nhigh = [[0, 8], [1, 8]]\nlow = [[2, 64], [3, 64]]\n").unwrap();
+    let b = d.path().join("b.toml");
+    std::fs::write(&b, "vl_cap = 4\nvl_high_limit = 1\nlow = [[3, 200], [0, 10]]\n").unwrap();
+    for (cfg, name) in [(&a, None), (&b, Some("port_b"))] {
+        let mut args = vec!["emit", "--config", cfg.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        if let Some(n) = name {
+            args.extend(["--name", n]);
+        }
+        let o = iblink(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (wa, wb) = (std::fs::read_to_string(out.join("a.v")).unwrap(), std::fs::read_to_string(out.join("port_b.v")).unwrap());
+    assert!(wa.contains("module a (") && wb.contains("module port_b ("));
+    assert_ne!(wa.split(".LOAD_TABLE(").nth(1), wb.split(".LOAD_TABLE(").nth(1), "different tables");
+    let ports = wa.split("module a (").nth(1).unwrap().split(");").next().unwrap();
+    // A design holding both: every port of each wrapper tied to a net of its own.
+    let mut top = String::from("`default_nettype none\nmodule both (input wire clock, input wire reset);\n");
+    for inst in ["a", "port_b"] {
+        let mut conns = Vec::new();
+        for line in ports.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let words: Vec<&str> = line.trim_end_matches(',').split_whitespace().collect();
+            let (dir, name) = (words[0], *words.last().unwrap());
+            let range = if words.len() == 4 { words[2] } else { "" };
+            match name {
+                "clock" | "reset" => conns.push(format!(".{name}({name})")),
+                _ if dir == "input" => {
+                    top.push_str(&format!("wire {range} {inst}_{name} = '0;\n"));
+                    conns.push(format!(".{name}({inst}_{name})"));
+                }
+                _ => {
+                    top.push_str(&format!("/* verilator lint_off UNUSEDSIGNAL */ wire {range} {inst}_{name}; /* verilator lint_on UNUSEDSIGNAL */\n"));
+                    conns.push(format!(".{name}({inst}_{name})"));
+                }
+            }
+        }
+        top.push_str(&format!("{inst} u_{inst} ({});\n", conns.join(", ")));
+    }
+    top.push_str("endmodule\n`default_nettype wire\n");
+    std::fs::write(out.join("both.v"), &top).unwrap();
+    let mut files: Vec<String> = vec!["both.v".into()];
+    for f in ["a.f", "port_b.f"] {
+        for l in std::fs::read_to_string(out.join(f)).unwrap().lines().filter(|l| !l.starts_with("//")) {
+            if !files.iter().any(|x| x == l) {
+                files.push(l.to_string());
+            }
+        }
+    }
+    let v = Command::new("verilator").current_dir(&out).args(["--lint-only", "-Wall", "--top-module", "both"]).args(&files).output().expect("verilator");
+    assert!(v.status.success() && v.stderr.is_empty(), "verilator: {}", String::from_utf8_lossy(&v.stderr));
+    let script = format!("read_verilog -sv {}; hierarchy -check -top both; proc; check -assert", files.join(" "));
+    let y = Command::new("yosys").current_dir(&out).args(["-q", "-p", &script]).output().expect("yosys");
+    assert!(y.status.success(), "yosys: {}", String::from_utf8_lossy(&y.stderr));
 }

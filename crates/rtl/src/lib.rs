@@ -37,6 +37,7 @@ pub mod rx_credits;
 pub mod tx_credits;
 pub mod twin;
 pub mod variants;
+pub mod verilog;
 pub mod vl;
 pub mod vl15_rx;
 pub mod vl_arb;

@@ -81,6 +81,45 @@ pub struct Placed {
     pub module: String,
     pub params: Vec<(String, String)>,
     pub ports: Vec<Port>,
+    /// The module's Verilog (its header's width expressions, for a parameterised top).
+    pub text: String,
+}
+
+/// What makes a rendered top one parameterised module for every configuration: its
+/// parameters, what each instance's parameters take, and the text before the instances.
+#[derive(Clone, Debug, Default)]
+pub struct Parameterised {
+    /// The header's parameter declarations, each with its comment lines (`// ...`), in
+    /// order: `(comment, "NAME = default")`.
+    pub params: Vec<(String, String)>,
+    /// Localparams and constant functions the parameter defaults or instances use.
+    pub body: String,
+    /// `(instance, its module's parameter, the expression it takes)` where that is not
+    /// the top's parameter of the same name; a parameter of neither kind keeps the
+    /// configuration's value.
+    pub rename: Vec<(&'static str, &'static str, String)>,
+}
+
+impl Parameterised {
+    fn is_param(&self, name: &str) -> bool {
+        self.params.iter().any(|(_, d)| d.split('=').next().unwrap_or("").split_whitespace().last() == Some(name))
+    }
+
+    /// The expressions an instance's module parameters take in the top.
+    fn instance_params(&self, inst: &str, placed: &Placed) -> Vec<(String, String)> {
+        placed
+            .params
+            .iter()
+            .map(|(k, v)| {
+                let e = match self.rename.iter().find(|(i, p, _)| *i == inst && p == k) {
+                    Some((_, _, e)) => e.clone(),
+                    None if self.is_param(k) => k.clone(),
+                    None => v.clone(),
+                };
+                (k.clone(), e)
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -115,12 +154,18 @@ impl Description {
     /// The Verilog top: `module` with the ports `top`, one instance of each placed
     /// module, named-port connections; every input of every instance driven exactly once,
     /// widths equal on both ends of every net.
+    ///
+    /// With `param`, the top is one parameterised module: its ports and nets take the
+    /// width expressions of the instance ports they connect (from the modules' headers,
+    /// in the top's parameters), its instances the parameter expressions `param` gives;
+    /// the widths of `top` and `placed` (one configuration) are still checked.
     pub fn render_top(
         &self,
         module: &str,
         doc: &str,
         top: &[Port],
         placed: &BTreeMap<&str, Placed>,
+        param: Option<&Parameterised>,
     ) -> Result<String, NetlistError> {
         let err_mod = module.to_string();
         let find = |inst: &str, port: &str, path: &str| -> Result<Port, NetlistError> {
@@ -147,19 +192,67 @@ impl Description {
                 Ok((format!("{src}_{port}"), p.width))
             }
         };
+        // A port's width as written: a number, or (parameterised) the expression its
+        // module's header gives, in the top's parameters.
+        let inst_params: BTreeMap<&str, Vec<(String, String)>> = match param {
+            Some(pp) => placed.iter().map(|(i, p)| (*i, pp.instance_params(i, p))).collect(),
+            None => BTreeMap::new(),
+        };
+        let expr_of = |inst: &str, port: &Port| -> String {
+            let Some(p) = placed.get(inst).filter(|_| param.is_some()) else { return port.width.to_string() };
+            match crate::verilog::header_ports(&p.text, &p.module).into_iter().find(|h| h.name == port.name) {
+                Some(h) => crate::verilog::substitute(&h.width, &inst_params[inst]),
+                None => port.width.to_string(),
+            }
+        };
+        let range = |e: &str| if e == "1" { String::new() } else if let Ok(n) = e.parse::<usize>() { format!("[{}:0]", n - 1) } else { format!("[{e}-1:0]") };
+        // A top port's expression: that of the instance port it drives or is driven by.
+        let top_expr = |p: &Port| -> String {
+            if param.is_none() {
+                return p.width.to_string();
+            }
+            let hit = if p.dir == Dir::Input {
+                self.conns.iter().find(|c| c.src == "top" && norm(c.src_path) == p.name).map(|c| (c.dst, self.port_of(c.dst, c.dst_path)))
+            } else {
+                self.top_outs.iter().find(|o| o.port == p.name).map(|o| (o.src, self.port_of(o.src, o.src_path)))
+            };
+            match hit.and_then(|(inst, port)| placed.get(inst).and_then(|pl| pl.ports.iter().find(|x| x.name == port)).map(|x| (inst, x.clone()))) {
+                Some((inst, x)) => expr_of(inst, &x),
+                None => p.width.to_string(),
+            }
+        };
         let mut v = String::new();
         v.push_str(doc);
         v.push_str("`default_nettype none\n");
-        let _ = writeln!(v, "module {module} (");
+        match param {
+            Some(pp) => {
+                let _ = writeln!(v, "module {module} #(");
+                let decls: Vec<String> = pp
+                    .params
+                    .iter()
+                    .map(|(c, d)| {
+                        let comment: String = c.lines().map(|l| format!("    // {l}\n")).collect();
+                        format!("{comment}    parameter {d}")
+                    })
+                    .collect();
+                let _ = writeln!(v, "{}\n) (", decls.join(",\n"));
+            }
+            None => {
+                let _ = writeln!(v, "module {module} (");
+            }
+        }
         let decls: Vec<String> = top
             .iter()
             .map(|p| {
                 let dir = if p.dir == Dir::Input { "input " } else { "output" };
-                let w = if p.width > 1 { format!("[{}:0]", p.width - 1) } else { String::new() };
+                let w = range(&top_expr(p));
                 format!("    {dir} wire {w:<8} {}", p.name)
             })
             .collect();
         let _ = writeln!(v, "{}\n);\n", decls.join(",\n"));
+        if let Some(pp) = param {
+            v.push_str(&pp.body);
+        }
         // Every instance output is a net.
         let mut used: BTreeMap<String, bool> = BTreeMap::new();
         for inst in self.instances {
@@ -169,7 +262,8 @@ impl Description {
                 if top_port(&net).is_some() {
                     return Err(NetlistError::Top { module: module.into(), port: format!("{net} (also the net of {inst}.{})", port.name) });
                 }
-                let w = if port.width > 1 { format!("[{}:0] ", port.width - 1) } else { String::new() };
+                let w = range(&expr_of(inst, port));
+                let w = if w.is_empty() { w } else { format!("{w} ") };
                 let _ = writeln!(v, "wire {w}{inst}_{};", port.name);
                 used.insert(format!("{inst}_{}", port.name), false);
             }
@@ -218,7 +312,8 @@ impl Description {
             for c in self.conns.iter().filter(|c| c.dst == *inst) {
                 find(inst, &self.port_of(inst, c.dst_path), c.dst_path)?;
             }
-            let _ = writeln!(v, "{}{} {inst} (\n    {}\n);\n", p.module, param_list(&p.params), conns.join(",\n    "));
+            let params = inst_params.get(inst).unwrap_or(&p.params);
+            let _ = writeln!(v, "{}{} {inst} (\n    {}\n);\n", p.module, param_list(params), conns.join(",\n    "));
         }
         for t in top.iter().filter(|p| p.dir == Dir::Output) {
             let o = self
@@ -267,23 +362,33 @@ pub fn file_list(name: &str, block: &'static str, files: &[String]) -> EmittedMo
     }
 }
 
-/// A composed top as a variant: the top rendered from `desc` with `doc` over it, then
-/// every module its blocks (`(instance, variant)`) name, each once, in order.
+/// A composed top as one configuration of its parameterised module: the module `module`
+/// rendered from `desc` with `doc` over it (the same text for every configuration: the
+/// header lists the parameters, `config` says what they are), then every module its
+/// blocks (`(instance, variant)`) name, each once, in order. The variant is named `name`
+/// and sets the module's parameters to `values`; `ports` are the top's at them.
+#[allow(clippy::too_many_arguments)] // the pieces of a composed top
 pub fn composed_variant(
     desc: &Description,
+    module: &str,
     name: &str,
     block: &'static str,
     config: Vec<(String, String)>,
     doc: &str,
+    param: &Parameterised,
+    values: Vec<(String, String)>,
     ports: Vec<Port>,
     blocks: &[(&'static str, crate::emit::Variant)],
 ) -> Result<crate::emit::Variant, NetlistError> {
     let placed: BTreeMap<&str, Placed> = blocks
         .iter()
-        .map(|(inst, v)| (*inst, Placed { module: v.top.clone(), params: v.params.clone(), ports: v.ports.clone() }))
+        .map(|(inst, v)| {
+            let text = v.modules.iter().find(|m| m.name == v.top).map_or(String::new(), |m| m.text.clone());
+            (*inst, Placed { module: v.top.clone(), params: v.params.clone(), ports: v.ports.clone(), text })
+        })
         .collect();
-    let body = desc.render_top(name, doc, &ports, &placed)?;
-    let mut modules: Vec<EmittedModule> = vec![crate::emit::generated(name, block, config, &body)];
+    let body = desc.render_top(module, doc, &ports, &placed, Some(param))?;
+    let mut modules: Vec<EmittedModule> = vec![crate::emit::generated(module, block, config, &body)];
     for (_, v) in blocks {
         for m in &v.modules {
             if !modules.iter().any(|x| x.name == m.name) {
@@ -291,7 +396,7 @@ pub fn composed_variant(
             }
         }
     }
-    Ok(crate::emit::Variant { name: name.to_string(), block, top: name.to_string(), params: vec![], modules, ports })
+    Ok(crate::emit::Variant { name: name.to_string(), block, top: module.to_string(), params: values, modules, ports })
 }
 
 

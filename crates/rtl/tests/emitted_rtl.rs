@@ -214,14 +214,16 @@ fn instances(p: &iblink_rtl::link_port::PortParams) -> String {
         .collect()
 }
 
-/// The default port's structure at every VLCap and link word width (docs/spec.md §2-§8).
+/// The default port at every VLCap and link word width (docs/spec.md §2-§8): the one
+/// module's instances (the same text for all), then each configuration's parameters.
 #[test]
 fn link_port_instances() {
-    let mut s = String::new();
+    let mut s = instances(&iblink_rtl::link_port::PortParams::defaults(4, 32));
     for w in [32, 64] {
         for n in [1, 2, 4, 8, 15] {
-            s.push_str(&format!("== VLCap {n}, {w} bits\n"));
-            s.push_str(&instances(&iblink_rtl::link_port::PortParams::defaults(n, w)));
+            let v = iblink_rtl::catalog::link_port_variant(&iblink_rtl::link_port::PortParams::defaults(n, w)).unwrap();
+            assert_eq!(instances(&iblink_rtl::link_port::PortParams::defaults(n, w)), instances(&iblink_rtl::link_port::PortParams::defaults(4, 32)));
+            s.push_str(&format!("== VLCap {n}, {w} bits: {}\n", v.interface().lines().next().unwrap()));
         }
     }
     insta::assert_snapshot!("link_port_instances", s);
@@ -248,7 +250,8 @@ fn link_port_configured_table() {
     let decoded: Vec<(u128, u128, u128, u128)> =
         (0..3).map(|k| (entry(k) >> 18, (entry(k) >> 12) & 0x3f, (entry(k) >> 8) & 0xf, entry(k) & 0xff)).collect();
     assert_eq!(decoded, vec![(0, 0, 1, 32), (0, 1, 0, 4), (1, 0, 0, 255)]);
-    insta::assert_snapshot!("link_port_vl2_w64_configured", s + &instances(&p));
+    let v = iblink_rtl::catalog::link_port_variant(&p).unwrap();
+    insta::assert_snapshot!("link_port_vl2_w64_configured", s + v.interface().lines().next().unwrap());
 }
 
 /// `hdl_out/` is committed: it must equal, file for file, what the generator emits now.
@@ -300,10 +303,13 @@ fn synth_variants_size_the_ethernet_memories() {
             }
             "eth_port" => {
                 assert_eq!(s.name, format!("{}_rx8k_tx2k", e.name));
+                // One parameterised top: the memories are its parameters, passed down.
                 let top = &s.modules[0].text;
+                assert_eq!(top, &e.modules[0].text);
+                assert!(top.contains(".ADDR_BITS(RX_ADDR_BITS)) rxb (") && top.contains(".ADDR_BITS(TX_ADDR_BITS)) txq ("), "{top}");
+                let p = |v: &iblink_rtl::emit::Variant, k: &str| v.params.iter().find(|(n, _)| n == k).map(|(_, x)| x.clone());
                 let (rx, tx) = if width == 64 { (10, 8) } else { (11, 9) };
-                assert!(top.contains("iblink_eth_rxbuf #(.QUEUES(") && top.contains(&format!(".ADDR_BITS({rx})) rxb (")), "{top}");
-                assert!(top.contains(&format!(".ADDR_BITS({tx})) txq (")), "{top}");
+                assert_eq!((p(s, "RX_ADDR_BITS"), p(s, "TX_ADDR_BITS")), (Some(rx.to_string()), Some(tx.to_string())), "{}", s.name);
                 assert_eq!(s.modules[1..], e.modules[1..]);
                 sized += 1;
             }

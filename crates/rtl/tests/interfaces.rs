@@ -55,3 +55,65 @@ fn verilog_ports_equal_the_rust_hdl_ports() {
     });
     assert!(todo.len() >= 5, "only {} parameterised configurations checked", todo.len());
 }
+
+/// The modules Yosys elaborates from `v`'s files with `params` set on the top, each
+/// as its name and its parameters' values (bits, leading zeros and signedness dropped).
+fn elaborated(v: &Variant, params: &[(String, String)]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut reads = String::new();
+    for m in &v.modules {
+        let p = dir.path().join(m.file_name());
+        std::fs::write(&p, &m.text).unwrap();
+        reads.push_str(&format!("read_verilog {}; ", p.display()));
+    }
+    let ch: String = params.iter().map(|(k, x)| format!("chparam -set {k} {x} {}; ", v.top)).collect();
+    let il = dir.path().join("design.il");
+    let script = format!("{reads}{ch}hierarchy -top {}; write_rtlil {}", v.top, il.display());
+    let out = Command::new("yosys").args(["-q", "-p", &script]).output().expect("yosys (run `make deps`)");
+    assert!(out.status.success(), "{}: yosys failed: {}", v.name, String::from_utf8_lossy(&out.stderr));
+    let bits = |x: &str| -> String {
+        if x.starts_with('"') {
+            return x.to_string();
+        }
+        let b = match x.split_once('\'') {
+            Some((_, b)) => b.to_string(),
+            None => format!("{:b}", x.parse::<u64>().unwrap_or_else(|_| panic!("{}: parameter value {x}", v.name))),
+        };
+        let t = b.trim_start_matches('0');
+        if t.is_empty() { "0".into() } else { t.into() }
+    };
+    let mut mods: Vec<String> = Vec::new();
+    for line in std::fs::read_to_string(&il).unwrap().lines() {
+        if let Some(name) = line.strip_prefix("module ") {
+            // `\m`, `$paramod\m\P=value` or `$paramod$digest\m`: keep `m`.
+            let base = if name.starts_with("$paramod") { name.split('\\').nth(1).unwrap() } else { name.trim_start_matches('\\') };
+            mods.push(base.to_string());
+        } else if let Some(p) = line.strip_prefix("  parameter ") {
+            let mut w: Vec<&str> = p.split_whitespace().filter(|w| *w != "signed").collect();
+            let val = w.pop().unwrap();
+            let m = mods.last_mut().unwrap();
+            m.push_str(&format!(" {}={}", w.join(" "), bits(val)));
+        }
+    }
+    mods.sort();
+    assert!(mods.len() > 3, "{}: {mods:?}", v.name);
+    mods
+}
+
+/// One parameterised top per port: set only its sizes (`VLS`/`QUEUES` and
+/// `DATA_WIDTH`), the defaults its header computes (the timers, the buffer, the
+/// arbitration tables, the memories) give every instance the parameters the Rust
+/// configuration gives it.
+#[test]
+fn port_defaults_in_verilog_equal_the_rust_defaults() {
+    let all = variants(&default_request()).unwrap();
+    let ports: Vec<&Variant> = all.iter().filter(|v| v.block == "link_port" || v.block == "eth_port").collect();
+    assert_eq!(ports.len(), 16, "10 link ports and 6 Ethernet ports");
+    for v in ports {
+        let sizes: Vec<(String, String)> =
+            v.params.iter().filter(|(k, _)| ["VLS", "QUEUES", "DATA_WIDTH"].contains(&k.as_str())).cloned().collect();
+        assert_eq!(sizes.len(), 2, "{}", v.name);
+        assert!(v.params.len() > 2, "{}: the configuration sets its other parameters too", v.name);
+        assert_eq!(elaborated(v, &sizes), elaborated(v, &v.params), "{}: the header's defaults differ from the Rust configuration's", v.name);
+    }
+}

@@ -27,9 +27,15 @@ pub struct EmitArgs {
     #[arg(long = "width")]
     pub widths: Vec<usize>,
     /// Generate one link port from a port configuration file (TOML: vl_cap,
-    /// datapath_bits, buffer_blocks, tables, ...) instead of the block catalogue.
+    /// datapath_bits, buffer_blocks, tables, ...) instead of the block catalogue: a
+    /// wrapper module that sets `iblink_link_port`'s parameters, so ports configured from
+    /// different files live in one design, with every module it needs and its `.f`.
     #[arg(long, conflicts_with_all = ["blocks", "widths"])]
     pub config: Option<PathBuf>,
+    /// With --config: the wrapper module's name (a Verilog identifier; default: the
+    /// file's stem).
+    #[arg(long, requires = "config")]
+    pub name: Option<String>,
     /// Write nothing; print one line per configuration instead: its name, top module,
     /// parameters (`K=V,...`, or `-`) and module files, tab-separated (`make lint` reads it).
     /// `iblink synth`'s configurations of emitted modules at other parameters (the
@@ -73,6 +79,12 @@ fn stale_files(dir: &std::path::Path, keep: &[String]) -> Vec<PathBuf> {
 /// are kept as written (the port's loader writes them and the arbiter skips them); each
 /// is printed to stderr as a warning naming the file and the entry.
 pub fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::Variant, String> {
+    let p = params_from_config(path)?;
+    link_port_variant(&p).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A port file's values, checked (see [`port_from_config`]).
+pub fn params_from_config(path: &std::path::Path) -> Result<iblink_rtl::link_port::PortParams, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
         return Err(format!(
@@ -82,26 +94,41 @@ pub fn port_from_config(path: &std::path::Path) -> Result<iblink_rtl::emit::Vari
     }
     let cfg = PortConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let p = port_params(&cfg).map_err(|e| format!("{}: {e}", path.display()))?;
-    let m = link_port_variant(&p).map_err(|e| format!("{}: {e}", path.display()))?;
+    p.check().map_err(|e| format!("{}: {e}", path.display()))?;
     for w in cfg.skipped_entries() {
         eprintln!("warning: {}: {w}", path.display());
     }
-    Ok(m)
+    Ok(p)
+}
+
+/// The wrapper's default name: the file's stem as a Verilog identifier (other characters
+/// as `_`, a leading digit after `_`).
+fn default_name(path: &std::path::Path) -> String {
+    let stem = path.file_stem().map_or("port".into(), |s| s.to_string_lossy().into_owned());
+    let mut n: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if !n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        n.insert(0, '_');
+    }
+    n
 }
 
 pub fn run(args: EmitArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.config {
         // Rendered in memory first: a bad configuration touches no file.
-        let m = match port_from_config(path) {
-            Ok(m) => m,
+        let p = match params_from_config(path) {
+            Ok(p) => p,
             Err(e) => return bad_input(e),
+        };
+        let name = args.name.clone().unwrap_or_else(|| default_name(path));
+        let m = match iblink_rtl::link_port::netlist::wrapper(&p, &name, &path.display().to_string()) {
+            Ok(m) => m,
+            Err(e) => return bad_input(format!("--name: {e}")),
         };
         if args.manifest {
             print_manifest(std::slice::from_ref(&m));
             return Ok(ExitCode::SUCCESS);
         }
-        let stem = path.file_stem().map_or("port".into(), |s| s.to_string_lossy().into_owned());
-        let out = args.out.unwrap_or_else(|| PathBuf::from("build/emit").join(stem));
+        let out = args.out.unwrap_or_else(|| PathBuf::from("build/emit").join(&name));
         output_dir("--out", &out)?;
         let written = write_atomically(&out, &files(std::slice::from_ref(&m)))
             .with_context(|| format!("--out {}: cannot write into it", out.display()))?;

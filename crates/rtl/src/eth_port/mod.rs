@@ -2,7 +2,8 @@
 //! `pause_rx`, the receive buffers `eth_rxbuf` and the transmit queues `eth_txq`,
 //! composed once with the [`netlist!`](crate::netlist) macro: from that one description
 //! come the Rust stepper [`EthPortTwin`] and the Verilog top [`variant`]
-//! (`iblink_eth_port_q<Q>_w<W>`). Reference model: `iblink_model::eth_port::EthPort`;
+//! (one parameterised module, `iblink_eth_port`; `iblink_eth_port_q<Q>_w<W>` names a
+//! configuration of it). Reference model: `iblink_model::eth_port::EthPort`;
 //! lockstep: `crates/sim/tests/lockstep/eth_port.rs`.
 //!
 //! | port | dir | meaning |
@@ -166,7 +167,27 @@ impl EthPortTwin {
     }
 }
 
-/// The top's name.
+/// The Ethernet port's one module, parameterised: every configuration is it with its
+/// parameters set.
+pub const MODULE: &str = "iblink_eth_port";
+
+/// The top's header: what it is, and where its parts are documented.
+const HEADER: &str = "//
+// iblink_eth_port: the Ethernet flow-control port: per-queue transmit queues
+// (iblink_eth_txq, which also carries the PAUSE/PFC words of iblink_pfc_frame to the
+// wire) -> the MAC; the MAC -> iblink_pause_rx (priorities held) and the receive buffers
+// (iblink_eth_rxbuf), whose fill levels drive iblink_pfc_tx. One module for every
+// configuration: the queues, the width and the memories are parameters; the flow-control
+// configuration comes in on the cfg_* ports. Each instance's module documents its ports
+// and cycle contract; the rules of the whole are in docs/pfc.md. Files: iblink_eth_port.f.
+";
+
+/// A parameter's value in a variant.
+fn param_of(v: &Variant, name: &str) -> String {
+    v.params.iter().find(|(k, _)| k == name).map(|(_, x)| x.clone()).unwrap_or_else(|| panic!("{} has no parameter {name}", v.name))
+}
+
+/// The configuration's name.
 pub fn top_name(queues: usize, width: usize) -> String {
     format!("iblink_eth_port_q{queues}_w{width}")
 }
@@ -181,12 +202,13 @@ pub fn ports(queues: usize, width: usize) -> Vec<Port> {
 pub fn variant(queues: usize, width: usize) -> Variant {
     assert!(QUEUE_COUNTS.contains(&queues) && WIDTHS.contains(&width), "Ethernet port: {queues} queues at {width} bits");
     let memories = (crate::eth_rxbuf::variant(queues, width), crate::eth_txq::variant(queues, width));
-    composed(top_name(queues, width), queues, width, memories, vec![])
+    composed(top_name(queues, width), queues, width, memories)
 }
 
 /// The port with memories of `rx_bytes` a receive queue and `tx_bytes` a transmit queue
 /// (see the blocks' `sized_variant`), for synthesis on small devices:
-/// `iblink_eth_port_q<queues>_w<width>_rx<KB>k_tx<KB>k`. Same ports.
+/// `iblink_eth_port_q<queues>_w<width>_rx<KB>k_tx<KB>k`: the same module and ports,
+/// `RX_ADDR_BITS`/`TX_ADDR_BITS` from the bytes.
 pub fn sized_variant(queues: usize, width: usize, rx_bytes: usize, tx_bytes: usize) -> Variant {
     assert!(QUEUE_COUNTS.contains(&queues) && WIDTHS.contains(&width), "Ethernet port: {queues} queues at {width} bits");
     let memories = (
@@ -194,8 +216,7 @@ pub fn sized_variant(queues: usize, width: usize, rx_bytes: usize, tx_bytes: usi
         crate::eth_txq::sized_variant(queues, width, tx_bytes),
     );
     let name = format!("{}_rx{}k_tx{}k", top_name(queues, width), rx_bytes / 1024, tx_bytes / 1024);
-    let sizes = vec![("rx_memory_bytes".into(), rx_bytes.to_string()), ("tx_memory_bytes".into(), tx_bytes.to_string())];
-    composed(name, queues, width, memories, sizes)
+    composed(name, queues, width, memories)
 }
 
 /// The top named `name` around the receive buffers and transmit queues given.
@@ -204,7 +225,6 @@ fn composed(
     queues: usize,
     width: usize,
     (rxb, txq): (Variant, Variant),
-    sizes: Vec<(String, String)>,
 ) -> Variant {
     let ports = ports(queues, width);
     let blocks = vec![
@@ -214,17 +234,28 @@ fn composed(
         ("pfr", crate::pfc_frame::variant(queues, width)),
         ("txq", txq),
     ];
-    let doc = format!(
-        "//\n// {name}: the Ethernet flow-control port, {queues} queues at {width} bits a clock:\n\
-         // per-queue transmit queues (iblink_eth_txq, which also carries the PAUSE/PFC\n\
-         // words of iblink_pfc_frame to the wire) -> the MAC; the MAC -> iblink_pause_rx\n\
-         // (priorities held) and the receive buffers (iblink_eth_rxbuf), whose fill levels\n\
-         // drive iblink_pfc_tx. Each instance's module documents its ports and cycle\n\
-         // contract; the rules of the whole are in docs/pfc.md.\n"
-    );
-    let mut config = vec![("queues".into(), queues.to_string()), ("width".into(), width.to_string())];
-    config.extend(sizes);
-    crate::netlist::composed_variant(&EthPortTwin::DESCRIPTION, &name, "eth_port", config, &doc, ports, &blocks)
+    let values = vec![
+        ("QUEUES".to_string(), queues.to_string()),
+        ("DATA_WIDTH".to_string(), width.to_string()),
+        ("RX_ADDR_BITS".to_string(), param_of(&blocks[0].1, "ADDR_BITS")),
+        ("TX_ADDR_BITS".to_string(), param_of(&blocks[4].1, "ADDR_BITS")),
+    ];
+    let p = |c: &str, d: &str| (c.to_string(), d.to_string());
+    let param = crate::netlist::Parameterised {
+        params: vec![
+            p("Queues, 1 to 8 (each a set of priorities, docs/spec.md §9)", "QUEUES = 8"),
+            p("Bits per clock: 32 or 64", "DATA_WIDTH = 64"),
+            p(
+                "Memory per receive queue and per transmit queue: 2^ADDR_BITS words (by default\n128 KB and 16 KB a queue)",
+                "RX_ADDR_BITS = DATA_WIDTH == 64 ? 14 : 15",
+            ),
+            p("", "TX_ADDR_BITS = DATA_WIDTH == 64 ? 11 : 12"),
+        ],
+        body: String::new(),
+        rename: vec![("rxb", "ADDR_BITS", "RX_ADDR_BITS".to_string()), ("txq", "ADDR_BITS", "TX_ADDR_BITS".to_string())],
+    };
+    let config = vec![("parameters".to_string(), "QUEUES, DATA_WIDTH, RX_ADDR_BITS, TX_ADDR_BITS".to_string())];
+    crate::netlist::composed_variant(&EthPortTwin::DESCRIPTION, MODULE, &name, "eth_port", config, HEADER, &param, values, ports, &blocks)
         .unwrap_or_else(|e| panic!("the Ethernet port's netlist: {e}"))
 }
 
@@ -258,7 +289,7 @@ crate::hdl_block! {
     hdl: |u| {
         let v = variant(Q, W);
         let texts: Vec<&str> = v.modules.iter().map(|m| m.text.as_str()).collect();
-        crate::emit::rust_hdl_wrapper(u, &v.top, &[], &texts.join("\n"))
+        crate::emit::rust_hdl_wrapper(u, &v.top, &v.params, &texts.join("\n"))
     };
     sampled: |o| masked(o, Q);
     ports(i: EthPortTopIn, o: EthPortTopOut) {

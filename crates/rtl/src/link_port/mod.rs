@@ -10,9 +10,11 @@
 //! Each block keeps its own cycle contract (see its module). The port is described once,
 //! in [`netlist`]: its instances and what drives each input. From that description come
 //! the Rust stepper [`LinkPortTwin`] (the blocks' twins called in a fixed order) and the
-//! emitted Verilog top `iblink_link_port_vl<N>_w<W>`, which instantiates each block's
-//! module by named ports (`iblink_tx_credits #(.VLS(4)) txc (...)`), with a file list
-//! `iblink_link_port_vl<N>_w<W>.f` naming every file it needs.
+//! emitted Verilog top: one parameterised module `iblink_link_port` for every
+//! configuration, which instantiates each block's module by named ports
+//! (`iblink_tx_credits #(.VLS(VLS)) txc (...)`), with a file list `iblink_link_port.f`
+//! naming every file it needs. A configuration (`iblink_link_port_vl<N>_w<W>`) is that
+//! module with its parameters set.
 //!
 //! Three descriptions of the port, each for one job: [`netlist`] (the stepper and the
 //! Verilog top, one text); `PortCycleModel` (`crates/sim/src/blocks/link_port_model.rs`),
@@ -184,7 +186,7 @@ crate::hdl_block! {
     hdl: |u| {
         let v = netlist::variant(&u.params).expect("a generated port configuration");
         let cores: Vec<&str> = v.modules[1..].iter().map(|m| m.text.as_str()).collect();
-        crate::emit::rust_hdl_wrapper(u, &v.top, &[], &format!("{}\n{}", v.modules[0].text, cores.join("\n")))
+        crate::emit::rust_hdl_wrapper(u, &v.top, &v.params, &format!("{}\n{}", v.modules[0].text, cores.join("\n")))
     };
     ports(i: LinkPortIn, o: LinkPortOut) {
         reset: in Bit = i.reset;

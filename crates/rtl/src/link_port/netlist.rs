@@ -5,9 +5,10 @@
 
 use super::{LinkPortIn, LinkPortOut, PortParams};
 use super::ParamError;
+use std::fmt::Write as _;
 use crate::emit::{EmittedModule, Variant};
 use crate::failsafe::spec_period_clocks;
-use crate::netlist::file_list;
+use crate::netlist::{file_list, Parameterised};
 use crate::port_ctrl::{PortCtrlParams, PortCtrlTwin};
 use crate::tx_credits::TxCreditsTwin;
 
@@ -269,7 +270,7 @@ impl LinkPortTwin {
     }
 }
 
-/// The name of the top for a configuration.
+/// The name of a configuration of the top (its rows in tests and reports).
 pub fn top_name(p: &PortParams) -> String {
     format!("iblink_link_port_vl{}_w{}", p.vl_cap, p.width)
 }
@@ -300,40 +301,169 @@ fn blocks(p: &PortParams) -> Vec<(&'static str, Variant)> {
     ]
 }
 
-/// The top's header: what made it, the configuration, and every port.
-fn header(p: &PortParams, name: &str, ports: &[crate::io::Port]) -> String {
-    let mut h = String::new();
-    h.push_str(&format!(
-        "//\n// {name}: the link port, VLCap {} at {} bits a clock: per-VL transmit queues ->\n\
-         // TX credits -> VL arbiter -> link TX (VL15 > FCP > data, VCRC) -> the link, with\n\
-         // the FCP TX framer; and back: FCP RX and link RX -> RX credits / VL15 buffer.\n\
-         // Each instance's module documents its ports and cycle contract; the port's own\n\
-         // registers and the configuration map (cfg_addr) are in iblink_port_ctrl.v.\n\
-         // Files: {name}.f. Ports:\n",
-        p.vl_cap, p.width
-    ));
-    for port in ports {
-        let dir = if port.dir == crate::io::Dir::Input { "in " } else { "out" };
-        h.push_str(&format!("//   {dir} {:>3}  {}\n", port.width, port.name));
+/// The link port's one module, parameterised: every configuration is it with its
+/// parameters set ([`variant`]).
+pub const MODULE: &str = "iblink_link_port";
+
+/// The top's header: what it is, and where its parts are documented.
+const HEADER: &str = "//
+// iblink_link_port: the link port: per-VL transmit queues -> TX credits -> VL arbiter ->
+// link TX (VL15 > FCP > data, VCRC) -> the link, with the FCP TX framer; and back: FCP
+// RX and link RX -> RX credits / VL15 buffer. One module for every configuration: VLCap
+// and width are parameters, and so is the configuration the port powers up with (its
+// arbitration tables as LOAD_LEN entries of LOAD_TABLE, loaded after power-up; the
+// defaults are the tables `iblink emit` uses: a low table of weight 64 per data VL).
+// `iblink emit --config FILE` writes a wrapper that sets them from a port file. Each
+// instance's module documents its ports and cycle contract; the port's own registers and
+// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Files: iblink_link_port.f.
+";
+
+/// The module's parameters, the instance parameters that take another name, and the
+/// constant function the default tables come from.
+fn parameterised() -> Parameterised {
+    let p = |c: &str, d: &str| (c.to_string(), d.to_string());
+    Parameterised {
+        params: vec![
+            p("Data VLs (VLCap, docs/spec.md §7): 1, 2, 4, 8 or 15", "VLS = 4"),
+            p("Link word width: 32 or 64 bits, and its byte lanes", "DATA_WIDTH = 32"),
+            p("", "KEEP_WIDTH = DATA_WIDTH/8"),
+            p("Receive buffer per data VL, 64-byte blocks (66..4095); VL15 buffer, packets (1..255)", "BUFFER_BLOCKS = 256"),
+            p("", "VL15_PACKETS = 1"),
+            p(
+                "Power-up configuration (the registers cfg_wr rewrites): FCP refresh and\non-change gap in clocks (docs/spec.md §5), VLHighLimit, the low table's policy\n(0 weight, 1 one packet a turn; docs/spec.md §6), and the failsafe's periods\n(docs/spec.md §8)",
+                "REFRESH_CLOCKS = 57344/KEEP_WIDTH",
+            ),
+            p("", "MIN_GAP_CLOCKS = 256/KEEP_WIDTH"),
+            p("", "VL_HIGH_LIMIT = 4"),
+            p("", "LOW_POLICY = 0"),
+            p("", "UPDATE_PERIODS = 2"),
+            p("", "OVERRUN_PERIODS = 2"),
+            p(
+                "Arbitration table entries loaded after power-up, entry k at [19k+18:19k]:\n{low table, index[5:0], VL[3:0], weight[7:0]}",
+                "LOAD_LEN = VLS",
+            ),
+            p("", "[19*128-1:0] LOAD_TABLE = default_load_table(VLS)"),
+        ],
+        body: "// The FCP period: 65,536 symbol times (docs/spec.md §5, §8).
+localparam PERIOD_CLOCKS = 65536/KEEP_WIDTH;
+
+// The default tables: low-table entry v names VL v with weight 64, for every data VL.
+function [19*128-1:0] default_load_table(input integer vls);
+    integer v;
+    begin
+        default_load_table = {19*128{1'b0}};
+        for (v = 0; v < vls; v = v + 1)
+            default_load_table[19*v +: 19] = {1'b1, v[5:0], v[3:0], 8'd64};
+    end
+endfunction
+
+"
+        .to_string(),
+        rename: vec![
+            ("ctl", "PERIOD_CLOCKS", "PERIOD_CLOCKS".to_string()),
+            ("rxc", "CAPACITY", "BUFFER_BLOCKS".to_string()),
+            ("vl15rx", "CAPACITY", "VL15_PACKETS".to_string()),
+        ],
     }
-    h
 }
 
-/// The port generated from `p`: its top (named after VLCap and width), every module it
-/// instantiates, and its file list.
+/// The module's parameters for configuration `p` (all of them, the defaults included).
+pub fn params(p: &PortParams) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("VLS".to_string(), p.vl_cap.to_string()),
+        ("DATA_WIDTH".to_string(), p.width.to_string()),
+        ("BUFFER_BLOCKS".to_string(), p.buffer_blocks.to_string()),
+        ("VL15_PACKETS".to_string(), p.vl15_packets.to_string()),
+    ];
+    v.extend(ctrl_params(p).verilog_params().into_iter().filter(|(k, _)| k != "VLS" && k != "PERIOD_CLOCKS"));
+    v
+}
+
+/// The port generated from `p`: `iblink_link_port` with `p`'s parameters (named
+/// `iblink_link_port_vl<N>_w<W>`), every module it instantiates, and its file list.
 pub fn variant(p: &PortParams) -> Result<Variant, ParamError> {
     p.check()?;
     let name = top_name(p);
     let ports = crate::with_link_port!((p.vl_cap, p.width), |T| crate::io::top_ports(&T::new(p.clone())),
         _ => unreachable!("checked: VLCap {} at {} bits", p.vl_cap, p.width));
     let blocks = blocks(p);
-    let doc = header(p, &name, &ports);
-    Ok(crate::netlist::composed_variant(&LinkPortTwin::DESCRIPTION, &name, "link_port", p.config_lines(), &doc, ports, &blocks)
-        .unwrap_or_else(|e| panic!("the link port's netlist: {e}")))
+    let config = vec![("parameters".to_string(), "VLS, DATA_WIDTH, KEEP_WIDTH, BUFFER_BLOCKS, VL15_PACKETS, REFRESH_CLOCKS, MIN_GAP_CLOCKS, VL_HIGH_LIMIT, LOW_POLICY, UPDATE_PERIODS, OVERRUN_PERIODS, LOAD_LEN, LOAD_TABLE".to_string())];
+    Ok(crate::netlist::composed_variant(
+        &LinkPortTwin::DESCRIPTION,
+        MODULE,
+        &name,
+        "link_port",
+        config,
+        HEADER,
+        &parameterised(),
+        params(p),
+        ports,
+        &blocks,
+    )
+    .unwrap_or_else(|e| panic!("the link port's netlist: {e}")))
 }
 
-/// The file list of a port configuration (`<top>.f`): its modules' files, top first.
+/// A configured port as its own module: `name` (ports as at `p`) instantiating
+/// `iblink_link_port` with `p`'s parameters, so differently configured ports live in one
+/// design; then every module that needs, and (through [`files_of`]) `<name>.f`.
+/// `source` says where the configuration came from (the header names it).
+pub fn wrapper(p: &PortParams, name: &str, source: &str) -> Result<Variant, WrapperError> {
+    let inner = variant(p)?;
+    if !is_identifier(name) {
+        return Err(WrapperError::Name(name.to_string(), "not a Verilog identifier (a letter or _, then letters, digits, _; not a keyword)".into()));
+    }
+    if inner.modules.iter().any(|m| m.name == name) {
+        return Err(WrapperError::Name(name.to_string(), "the name of one of the port's own modules".into()));
+    }
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "//\n// {name}: the link port configured from {source}: {MODULE} with the parameters\n\
+         // below (the configuration above). Files: {name}.f.\n`default_nettype none\nmodule {name} ("
+    );
+    let decls: Vec<String> = inner
+        .ports
+        .iter()
+        .map(|port| {
+            let dir = if port.dir == crate::io::Dir::Input { "input " } else { "output" };
+            let w = if port.width > 1 { format!("[{}:0]", port.width - 1) } else { String::new() };
+            format!("    {dir} wire {w:<9} {}", port.name)
+        })
+        .collect();
+    let _ = writeln!(v, "{}\n);\n", decls.join(",\n"));
+    let params: Vec<String> = inner.params.iter().map(|(k, x)| format!("    .{k}({x})")).collect();
+    let conns: Vec<String> = inner.ports.iter().map(|port| format!("    .{0}({0})", port.name)).collect();
+    let _ = writeln!(v, "{MODULE} #(\n{}\n) port (\n{}\n);\n\nendmodule\n`default_nettype wire", params.join(",\n"), conns.join(",\n"));
+    let mut modules = vec![crate::emit::generated(name, "link_port", p.config_lines(), &v)];
+    modules.extend(inner.modules);
+    Ok(Variant { name: name.to_string(), block: "link_port", top: name.to_string(), params: vec![], modules, ports: inner.ports })
+}
+
+/// Why a configured port's wrapper cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum WrapperError {
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    #[error("name `{0}`: {1}")]
+    Name(String, String),
+}
+
+/// A Verilog identifier (simple, not escaped, not a keyword).
+pub fn is_identifier(s: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "always", "and", "assign", "begin", "buf", "case", "default", "else", "end", "endcase", "endfunction",
+        "endgenerate", "endmodule", "for", "function", "generate", "genvar", "if", "initial", "inout", "input",
+        "integer", "localparam", "logic", "module", "nand", "nor", "not", "or", "output", "parameter", "reg",
+        "signed", "wire", "xor",
+    ];
+    let mut c = s.chars();
+    matches!(c.next(), Some(f) if f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+        && !KEYWORDS.contains(&s)
+}
+
+/// The file list of a composed top (`<module>.f`): its modules' files, top first.
 pub fn files_of(v: &Variant) -> EmittedModule {
     let files: Vec<String> = v.modules.iter().map(|m| m.file_name()).collect();
-    file_list(&format!("{}.f", v.name), v.block, &files)
+    file_list(&format!("{}.f", v.top), v.block, &files)
 }
