@@ -60,5 +60,18 @@ if ! "$venv/bin/python" -c "import pycryptosat" >/dev/null 2>&1; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check pycryptosat
 fi
 
+# cocotb, cocotbext-axi/-eth, scapy, pytest, FuseSoC and edalize (tb/requirements.txt) in
+# .venv-tb/ (git-ignored): the cocotb testbenches and the FuseSoC lint of the cores.
+root=$(cd "$(dirname "$0")/.." && pwd)
+tbvenv=${IBLINK_TB_VENV:-$root/.venv-tb}
+req=$root/tb/requirements.txt
+if ! cmp -s "$req" "$tbvenv/requirements.installed" 2>/dev/null; then
+  have python3 || { echo "deps: python3 is missing (the cocotb tests need it)" >&2; exit 1; }
+  echo "deps: installing tb/requirements.txt from PyPI into $tbvenv"
+  [ -x "$tbvenv/bin/python" ] || python3 -m venv "$tbvenv"
+  "$tbvenv/bin/python" -m pip install -q --disable-pip-version-check -r "$req"
+  cp "$req" "$tbvenv/requirements.installed"
+fi
+
 have cargo || { echo "deps: cargo is missing; install Rust with rustup" >&2; exit 1; }
-echo "deps: $(verilator --version | head -1); $(yosys -V); $(z3 --version); pycryptosat $("$venv/bin/python" -c 'import pycryptosat; print(pycryptosat.__version__)'); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1); $(tshark --version 2>/dev/null | head -1)"
+echo "deps: $(verilator --version | head -1); $(yosys -V); $(z3 --version); pycryptosat $("$venv/bin/python" -c 'import pycryptosat; print(pycryptosat.__version__)'); cocotb $("$tbvenv/bin/python" -c 'import cocotb; print(cocotb.__version__)'), fusesoc $("$tbvenv/bin/fusesoc" --version 2>/dev/null); nextpnr-ice40 $(nextpnr-ice40 --version 2>&1 | head -1); $(tshark --version 2>/dev/null | head -1)"

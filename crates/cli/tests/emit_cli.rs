@@ -47,7 +47,7 @@ fn emit_writes_one_file_per_module_with_header() {
     for f in &files {
         assert!(out.join(f).is_file(), "{f} listed but not written");
     }
-    assert!(snapshot(&out).iter().all(|(n, _)| n.ends_with(".v") || n.ends_with(".f")));
+    assert!(snapshot(&out).iter().all(|(n, _)| n.ends_with(".v") || n.ends_with(".f") || n.ends_with(".core")));
 }
 
 #[test]
@@ -330,4 +330,20 @@ fn two_configured_ports_live_in_one_design() {
     let script = format!("read_verilog -sv {}; hierarchy -check -top both; proc; check -assert", files.join(" "));
     let y = Command::new("yosys").current_dir(&out).args(["-q", "-p", &script]).output().expect("yosys");
     assert!(y.status.success(), "yosys: {}", String::from_utf8_lossy(&y.stderr));
+    // Each wrapper has its FuseSoC core, which brings the port's files along.
+    std::fs::remove_file(out.join("both.v")).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let venv = std::env::var_os("IBLINK_TB_VENV").map_or_else(|| root.join(".venv-tb"), std::path::PathBuf::from);
+    for w in ["a", "port_b"] {
+        let f = Command::new(venv.join("bin/fusesoc"))
+            .arg("--cores-root")
+            .arg(&out)
+            .arg("run")
+            .arg("--build-root")
+            .arg(d.path().join("fusesoc"))
+            .args(["--target", "lint", &format!("iblink:rtl:{w}")])
+            .output()
+            .expect("fusesoc (run `make deps`)");
+        assert!(f.status.success(), "fusesoc lint {w}: {}{}", String::from_utf8_lossy(&f.stdout), String::from_utf8_lossy(&f.stderr));
+    }
 }

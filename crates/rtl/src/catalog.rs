@@ -96,7 +96,8 @@ pub fn generate(req: &EmitRequest) -> Result<Vec<EmittedModule>, RequestError> {
     Ok(files(&variants(req)?))
 }
 
-/// The module files of `variants`, each once, in the order first needed.
+/// The module files of `variants`, each once, in the order first needed, each port's
+/// file list, then a FuseSoC core per module ([`crate::fusesoc`]).
 pub fn files(variants: &[Variant]) -> Vec<EmittedModule> {
     let mut out: Vec<EmittedModule> = Vec::new();
     for v in variants {
@@ -108,6 +109,8 @@ pub fn files(variants: &[Variant]) -> Vec<EmittedModule> {
             }
         }
     }
+    let cores = crate::fusesoc::cores(&out);
+    out.extend(cores);
     out
 }
 

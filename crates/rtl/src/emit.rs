@@ -19,9 +19,9 @@ pub struct EmittedModule {
 }
 
 impl EmittedModule {
-    /// `<name>.v`; a file list's name already ends in `.f`.
+    /// `<name>.v`; a file list's (`.f`) and a FuseSoC core's (`.core`) name is its file's.
     pub fn file_name(&self) -> String {
-        if self.name.ends_with(".f") {
+        if self.name.ends_with(".f") || self.name.ends_with(".core") {
             self.name.clone()
         } else {
             format!("{}.v", self.name)

@@ -19,6 +19,7 @@ pub mod emit;
 pub mod failsafe;
 pub mod fcp_rx;
 pub mod fcp_tx;
+pub mod fusesoc;
 pub mod io;
 pub mod link_rx;
 pub mod link_tx;

@@ -264,7 +264,7 @@ fn hdl_out_is_current() {
         .expect("hdl_out/ exists")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".v") || n.ends_with(".f"))
+        .filter(|n| n.ends_with(".v") || n.ends_with(".f") || n.ends_with(".core"))
         .collect();
     assert_eq!(have, want, "hdl_out/ holds other files than the generator emits; run `make emit`");
     for m in &modules {

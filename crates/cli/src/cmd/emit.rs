@@ -61,12 +61,12 @@ fn stale_files(dir: &std::path::Path, keep: &[String]) -> Vec<PathBuf> {
     let mut stale = Vec::new();
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if !(name.ends_with(".v") || name.ends_with(".f")) || keep.contains(&name) {
+        if !(name.ends_with(".v") || name.ends_with(".f") || name.ends_with(".core")) || keep.contains(&name) {
             continue;
         }
         let head = std::fs::read_to_string(e.path()).unwrap_or_default();
-        let first = head.lines().next().unwrap_or("");
-        if first.contains("by iblink-rtl ") {
+        // The header's first line names the generator (a core's second: `CAPI=2:` comes first).
+        if head.lines().take(2).any(|l| l.contains("by iblink-rtl ")) {
             stale.push(e.path());
         }
     }
