@@ -4,7 +4,7 @@ CARGO ?= cargo
 IBLINK := target/release/iblink
 HDL_OUT := hdl_out
 
-.PHONY: deps deps-ecp5 build run test soak emit lint formal formal-fast cosim bench synth synth-smoke bitstream clean
+.PHONY: deps deps-ecp5 build run test soak emit lint formal formal-fast cocotb cosim bench synth synth-smoke bitstream clean
 
 ## deps: install Verilator, Yosys (with yosys-smtbmc), z3, nextpnr-ice40, icestorm, iverilog, tshark when missing
 deps:
@@ -23,10 +23,15 @@ run: deps build
 	@echo "$(HDL_OUT)/: $$(ls $(HDL_OUT)/*.v | wc -l) Verilog files (the link port: $(HDL_OUT)/iblink_link_port.f lists its files)"
 	$(IBLINK) sim --scenario $(QUICKSTART) --vcd-window $(QUICKSTART_VCD_WINDOW)
 
-## test: every test: lint of the emitted RTL, unit, snapshot, lockstep and CLI tests,
+## test: every test: lint of the emitted RTL, the cocotb testbenches on Icarus, unit, snapshot, lockstep and CLI tests,
 ## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40)
-test: deps build lint formal-fast
+test: deps build lint formal-fast cocotb
 	$(CARGO) test --workspace --release
+
+## cocotb: the cocotb testbenches (tb/cocotb/, pytest) on Icarus Verilog, from .venv-tb/
+TB_VENV ?= $(or $(IBLINK_TB_VENV),.venv-tb)
+cocotb: deps
+	cd tb/cocotb && $(abspath $(TB_VENV))/bin/pytest -q -p no:cacheprovider
 
 ## soak: the same lockstep as `make test`, 10,000,000 cycles per block configuration
 ## (model, Rust twin and Verilator compared every clock), the system scenarios, and the

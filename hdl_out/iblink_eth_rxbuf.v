@@ -139,6 +139,9 @@ generate
       wire [ADDR_BITS-1:0] held = commit_ptr - rd_ptr;
       wire take = rd_en[g] && held != {ADDR_BITS{1'b0}};
 
+      // Known from power-up (the FPGA's initial value): rd_* hold no X before the first
+      // read, in a four-state simulator too.
+      initial out = {SW{1'b0}};
       always @(posedge clock) begin
          if (wr_en) mem[commit_ptr + {{(ADDR_BITS-9){1'b0}}, idx}] <= wr_word;
          if (take) out <= mem[rd_ptr];
