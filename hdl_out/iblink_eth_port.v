@@ -152,7 +152,8 @@ iblink_pfc_frame #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH)) pfr (
     .frame_zero(ptx_frame_zero),
     .tx_valid(pfr_tx_valid),
     .tx_data(pfr_tx_data),
-    .tx_last(pfr_tx_last)
+    .tx_last(pfr_tx_last),
+    .tx_ready(1'b1)
 );
 
 iblink_eth_txq #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(TX_ADDR_BITS)) txq (
@@ -173,6 +174,7 @@ iblink_eth_txq #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(TX_ADDR_BI
     .tx_data(txq_tx_data),
     .tx_keep(txq_tx_keep),
     .tx_last(txq_tx_last),
+    .tx_ready(1'b1),
     .tx_busy(txq_tx_busy)
 );
 

@@ -11,12 +11,15 @@
 // queues' priority masks, then PT0-PT7, each enabled priority its queue's PT or 0),
 // zero padding to byte 59, and the FCS (CRC-32, low byte first) from generated XOR
 // equations (iblink_crc32_xor_w*). Each word but the first is built the clock before
-// it goes out, into a register.
+// it is offered, into a register.
 //
 // Cycle contract: in the clock frame_start is high, tx_valid is high with the first word
-// (bytes 0..DATA_WIDTH/8-1, byte lane i at tx_data[8i+7:8i]); the other words follow one
-// a clock, without gaps, tx_last with the last (512/DATA_WIDTH words). frame_queues and
-// frame_zero must hold through the frame (pfc_tx holds them until its next frame).
+// (bytes 0..DATA_WIDTH/8-1, byte lane i at tx_data[8i+7:8i]); tx_* is an AXI4-Stream beat
+// (docs/spec.md §10): a word moves in a clock tx_ready is high, and while it is low the
+// word offered and tx_valid hold; the next word is offered the clock after one moves,
+// tx_last with the last (512/DATA_WIDTH words). frame_queues and frame_zero must hold
+// through the frame (pfc_tx holds them until its next frame), and frame_start comes only
+// while no frame is in progress (in the clock after the last word moved at the earliest).
 module iblink_pfc_frame #(
     // RX queues: 1 to 8
     parameter QUEUES = 8,
@@ -41,22 +44,24 @@ module iblink_pfc_frame #(
     input  wire [QUEUES-1:0]       frame_queues,
     input  wire [QUEUES-1:0]       frame_zero,
 
-    // The frame's words, to the MAC (ahead of data)
+    // The frame's words, to the MAC (ahead of data); a word moves when tx_ready is high
     output wire                    tx_valid,
     output reg  [DATA_WIDTH-1:0]   tx_data,
-    output wire                    tx_last
+    output wire                    tx_last,
+    input  wire                    tx_ready
 );
 
 localparam WORDS = 512 / DATA_WIDTH;
 localparam integer LAST_I = WORDS - 1;
 localparam [3:0] LAST = LAST_I[3:0];
 
-// The word after the one going out, while a frame goes out.
+// A frame in progress after its first clock, and the index of the word it offers.
 reg       sending;
 reg [3:0] next_word;
 wire [3:0] word = frame_start ? 4'd0 : next_word;
 assign tx_valid = frame_start | sending;
 assign tx_last = tx_valid & (word == LAST);
+wire moves = tx_valid & tx_ready;
 
 initial begin
    sending = 1'b0;
@@ -67,9 +72,13 @@ always @(posedge clock) begin
    if (reset) begin
       sending <= 1'b0;
       next_word <= 4'd0;
-   end else if (tx_valid) begin
+   end else if (moves) begin
       sending <= word != LAST;
       next_word <= word + 4'd1;
+   end else if (frame_start) begin
+      // The first word waits: it is offered again from data_r.
+      sending <= 1'b1;
+      next_word <= 4'd0;
    end
 end
 
@@ -126,10 +135,10 @@ generate
    end
 endgenerate
 
-// The FCS register: over every word but the FCS's own; fcs: the FCS if the next word
-// is the last.
+// The FCS register: over every word but the FCS's own, a word added when it moves; fcs:
+// the FCS if the next word is the last.
 reg  [31:0] crc;
-wire [31:0] crc_prev = frame_start ? 32'hffff_ffff : crc;
+wire [31:0] crc_prev = (word == 4'd0) ? 32'hffff_ffff : crc;
 wire [31:0] crc_next;
 wire [31:0] fcs;
 wire [DATA_WIDTH-1:0] fcs_word;
@@ -153,13 +162,16 @@ generate
    end
 endgenerate
 
-// The first word is the DA and SA bytes alone; the others come from data_r.
+// The first word is the DA and SA bytes alone; the others come from data_r (the first
+// too, while it waits).
 always @(*) tx_data = frame_start ? body[DATA_WIDTH-1:0] : data_r;
 
 always @(posedge clock) begin
-   if (tx_valid) begin
+   if (moves) begin
       crc <= crc_next;
       data_r <= (next_index == LAST) ? fcs_word : (next_body | next_times);
+   end else if (frame_start) begin
+      data_r <= body[DATA_WIDTH-1:0];
    end
 end
 

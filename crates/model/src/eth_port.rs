@@ -198,6 +198,9 @@ pub struct TxQueuesIn {
     pub paused: u8,
     /// A PAUSE/PFC frame's word for the wire this clock (its first included).
     pub ctrl: Option<Word>,
+    /// The wire takes the word offered this clock (docs/spec.md §10); while it does not,
+    /// the word offered holds.
+    pub ready: bool,
 }
 
 /// One clock's outputs of the transmit queues.
@@ -207,17 +210,19 @@ pub struct TxQueuesOut {
     pub room: u8,
     /// ... and so the offered word was taken.
     pub taken: u8,
-    /// The word on the wire: a data word, else the PAUSE/PFC word.
+    /// The word offered to the wire: a data word, else the PAUSE/PFC word; it moves when
+    /// `ready`.
     pub wire: Option<Word>,
-    /// A data word is on the wire and is not its frame's last (`pfc_tx`'s `busy`).
+    /// A data frame is in progress after this clock: a data word is offered and it is
+    /// not a last word that moves now (`pfc_tx`'s `busy`).
     pub busy: bool,
-    /// The queue that started a frame this clock.
+    /// The queue that started (committed, its first word offered) a frame this clock.
     pub started: Option<usize>,
 }
 
 /// The per-queue transmit queues and their round-robin scheduler (see the module's
-/// rules). A queue's room (`tx_queue_bytes`, in whole words) frees a word at a time as
-/// its words go on the wire.
+/// rules, and docs/spec.md §10 for the wire's ready). A queue's room (`tx_queue_bytes`, in
+/// whole words) frees a word at a time as its words move on the wire.
 #[derive(Clone, Debug)]
 pub struct TxQueues {
     cfg: EthPortConfig,
@@ -258,12 +263,15 @@ impl TxQueues {
             }
         }
         if let Some(q) = self.sending {
-            let w = self.queues[q].words.pop_front().expect("a whole frame's words");
-            if w.last {
-                self.sending = None;
+            let w = *self.queues[q].words.front().expect("a whole frame's words");
+            if i.ready {
+                self.queues[q].words.pop_front();
+                if w.last {
+                    self.sending = None;
+                }
             }
             o.wire = Some(w);
-            o.busy = !w.last;
+            o.busy = !(w.last && i.ready);
         } else {
             o.wire = i.ctrl;
         }
@@ -456,7 +464,9 @@ impl EthPort {
         for q in 0..nq {
             self.counts.held[q] += (self.tx_queues.has_frame(q) && o.paused & self.cfg.pfc.queues[q].priorities != 0) as u64;
         }
-        let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl });
+        // The port's wire does not stall yet (docs/spec.md §10: its builder and pfc_tx
+        // follow the rules next).
+        let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl, ready: true });
         o.tx_taken = t.taken;
         o.tx_room = t.room;
         o.wire = t.wire;

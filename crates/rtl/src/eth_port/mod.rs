@@ -118,6 +118,7 @@ crate::netlist! {
             frame_start <- ptx.frame_start;
             frame_queues <- ptx.frame_queues;
             frame_zero <- ptx.frame_zero;
+            tx_ready <- high.bit;
         }
         txq: EthTxqTwin {
             reset <- top.reset;
@@ -131,6 +132,8 @@ crate::netlist! {
             ctrl <- pfr.tx_valid;
             ctrl_data <- pfr.tx_data;
             ctrl_last <- pfr.tx_last;
+            // The wire does not stall yet: pfc_frame and pfc_tx follow docs/spec.md §10 next.
+            tx_ready <- high.bit;
         }
     }
     top(o) {

@@ -6,10 +6,14 @@
 // on the wire and no PAUSE/PFC word on it (ctrl, the frame builder's tx_valid), the next
 // queue in round-robin order after the last one served that holds a whole frame and none
 // of whose priorities is paused starts one, its first word on tx_* in that clock; a
-// frame once started is sent whole. tx_* is the wire: the data word, else the PAUSE/PFC
-// word (the port never has both). tx_busy (a data word that is not a frame's last) is
-// iblink_pfc_tx's busy: a waiting PAUSE/PFC frame is taken in a data frame's last clock
-// and follows it back to back.
+// frame once started (its first word offered) is sent whole. tx_* is the wire, an
+// AXI4-Stream beat (docs/spec.md §10): a word moves in a clock with tx_valid and tx_ready
+// both high, and while tx_ready is low the word offered and tx_valid hold; a word leaves
+// its queue in the clock it moves. It is the data word, else the PAUSE/PFC word (the port
+// never has both; the builder holds its word under the same tx_ready). tx_busy (a data
+// word offered that is not a last word moving now) is iblink_pfc_tx's busy: a waiting
+// PAUSE/PFC frame is taken in the clock a data frame's last word moves and follows it
+// back to back.
 //
 // A queue's memory is read every clock at the word it will show next, with the word
 // being written passed straight through when it is that one, so the queue's oldest word
@@ -47,11 +51,12 @@ module iblink_eth_txq #(
     input  wire [DATA_WIDTH-1:0]          ctrl_data,
     input  wire                           ctrl_last,
 
-    // The wire: a data word, else the PAUSE/PFC word
+    // The wire: a data word, else the PAUSE/PFC word; it moves when tx_ready is high
     output wire                           tx_valid,
     output wire [DATA_WIDTH-1:0]          tx_data,
     output wire [DATA_WIDTH/8-1:0]        tx_keep,
     output wire                           tx_last,
+    input  wire                           tx_ready,
     output wire                           tx_busy
 );
 
@@ -60,7 +65,7 @@ localparam SW = DATA_WIDTH + BYTES + 1;
 localparam integer QUEUES_I = QUEUES;
 localparam [3:0] NQ = QUEUES_I[3:0];
 
-// The frame on the wire, from queue cur; the queue served last.
+// The frame on the wire (its first word offered), from queue cur; the queue served last.
 reg        sending;
 reg  [2:0] cur;
 reg  [2:0] last_served;
@@ -95,11 +100,13 @@ wire [2:0] sel = sending ? cur : pick;
 wire [SW-1:0] word = head[SW*sel +: SW];
 
 wire data_valid = sending || start;
+// The word offered is the frame's last and it moves now.
+wire last_moves = word[SW-1] && tx_ready;
 assign tx_valid = data_valid || ctrl;
 assign tx_data = data_valid ? word[DATA_WIDTH-1:0] : ctrl_data;
 assign tx_keep = data_valid ? word[DATA_WIDTH +: BYTES] : {BYTES{1'b1}};
 assign tx_last = data_valid ? word[SW-1] : ctrl_last;
-assign tx_busy = data_valid && !word[SW-1];
+assign tx_busy = data_valid && !last_moves;
 
 always @(posedge clock) begin
    if (reset) begin
@@ -108,7 +115,7 @@ always @(posedge clock) begin
       last_served <= NQ[2:0] - 3'd1;
    end else begin
       if (data_valid) begin
-         sending <= !word[SW-1];
+         sending <= !last_moves;
          cur <= sel;
       end
       if (start) last_served <= pick;
@@ -127,7 +134,7 @@ generate
       wire [ADDR_BITS:0] held = wr_ptr - rd_ptr;
       assign s_ready[g] = {{(15-ADDR_BITS){1'b0}}, held} < cfg_tx_words;
       wire take = s_valid[g] && s_ready[g];
-      wire pop = data_valid && sel == g;
+      wire pop = data_valid && tx_ready && sel == g;
       wire go = start && pick == g;
 
       // The word as stored: data, lanes (whole but on the last word), last.

@@ -17,13 +17,16 @@
 //! | `paused[8]` | in | priorities held (from `pause_rx`) |
 //! | `ctrl`, `ctrl_data[W]`, `ctrl_last` | in | a PAUSE/PFC word for the wire (the builder's `tx_valid`, `tx_data`, `tx_last`) |
 //! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` | out | the wire: the data word, else the PAUSE/PFC word |
-//! | `tx_busy` | out | a data word that is not a frame's last: `pfc_tx`'s `busy` |
+//! | `tx_ready` | in | the wire takes the word offered this clock (AXI4-Stream) |
+//! | `tx_busy` | out | a data word offered that is not a last word moving now: `pfc_tx`'s `busy` |
 //!
 //! # Cycle contract
 //! A frame may go from the clock after its last word was taken. A frame starts in a
 //! clock with no frame on the wire and `ctrl` low, from the next queue in round-robin
 //! order after the last one served that holds a whole frame and none of whose
-//! priorities is paused in that clock; its first word is on `tx_*` in that clock.
+//! priorities is paused in that clock; its first word is on `tx_*` in that clock, and the
+//! frame is committed then (docs/spec.md §10): a word offered holds until `tx_ready`
+//! takes it, and leaves its queue (freeing room) in the clock it moves.
 //! `tx_data` and `tx_keep` mean something only while `tx_valid`, `tx_data` only in its
 //! valid lanes: every back end's binding shows 0 elsewhere.
 
@@ -63,6 +66,7 @@ pub struct EthTxqIn {
     pub ctrl: bool,
     pub ctrl_data: u64,
     pub ctrl_last: bool,
+    pub tx_ready: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -153,7 +157,7 @@ impl Twin for EthTxqTwin {
             o.tx_data = d & lane_mask(k);
             o.tx_keep = k;
             o.tx_last = l;
-            o.tx_busy = !l;
+            o.tx_busy = !(l && i.tx_ready);
         } else if i.ctrl {
             o.tx_valid = true;
             o.tx_data = i.ctrl_data & mask(self.width);
@@ -187,7 +191,7 @@ impl Twin for EthTxqTwin {
                 self.wr[q] = (self.wr[q] + 1) & p;
             }
             let go = sel == Some((q, true));
-            if sel.is_some_and(|(s, _)| s == q) {
+            if i.tx_ready && sel.is_some_and(|(s, _)| s == q) {
                 self.rd[q] = (self.rd[q] + 1) & p;
             }
             self.frames[q] = self.frames[q].wrapping_add((take && last) as u16).wrapping_sub(go as u16);
@@ -199,7 +203,7 @@ impl Twin for EthTxqTwin {
             return;
         }
         if let Some((q, start, last)) = sent {
-            self.sending = !last;
+            self.sending = !(last && i.tx_ready);
             self.cur = q;
             if start {
                 self.last_served = q;
@@ -235,6 +239,7 @@ crate::hdl_block! {
         tx_data: out Bits<W> = o.tx_data;
         tx_keep: out Bits<K> = o.tx_keep;
         tx_last: out Bit = o.tx_last;
+        tx_ready: in Bit = i.tx_ready;
         tx_busy: out Bit = o.tx_busy;
     }
 }

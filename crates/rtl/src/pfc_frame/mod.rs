@@ -15,11 +15,13 @@
 //! | `cfg_priorities[8Q]`, `cfg_pause_quanta[16Q]` | in | per queue: PSRQ mask, PT |
 //! | `frame_start`, `frame_queues[Q]`, `frame_zero[Q]` | in | the frame from `pfc_tx`, fields held through it |
 //! | `tx_valid`, `tx_data[W]`, `tx_last` | out | the words, byte lane i at `[8i+7:8i]` |
+//! | `tx_ready` | in | the wire takes the word offered this clock (AXI4-Stream) |
 //!
 //! # Cycle contract
 //! `tx_valid` is high with the first word in the clock `frame_start` is high
-//! (combinational: the DA and SA bytes), then one word a clock from a register built the
-//! clock before, `tx_last` with word `512/W - 1`. `tx_data` is defined only while
+//! (combinational: the DA and SA bytes), then the next word from a register built the
+//! clock before, the clock after one moves (`tx_ready`; a word held while it is low,
+//! docs/spec.md §10), `tx_last` with word `512/W - 1`. `tx_data` is defined only while
 //! `tx_valid` is high.
 
 use crate::crc32::{self, Xor32};
@@ -48,6 +50,7 @@ pub struct PfcFrameIn {
     pub frame_start: bool,
     pub frame_queues: u8,
     pub frame_zero: u8,
+    pub tx_ready: bool,
 }
 
 /// What the block shows during one clock.
@@ -150,6 +153,7 @@ impl Twin for PfcFrameTwin {
         let tx_data = match (tx_valid, i.frame_start) {
             (false, _) => 0,
             (true, true) => self.body_word(i, 0),
+            // The first word too, while it waits.
             (true, false) => self.data_r,
         };
         PfcFrameOut { tx_valid, tx_data, tx_last: tx_valid && last }
@@ -158,8 +162,9 @@ impl Twin for PfcFrameTwin {
     fn tick(&mut self, i: &PfcFrameIn) {
         let o = self.eval(i);
         let w = self.word(i);
-        if o.tx_valid {
-            let prev = if i.frame_start { crc32::INIT } else { self.crc };
+        let moves = o.tx_valid && i.tx_ready;
+        if moves {
+            let prev = if w == 0 { crc32::INIT } else { self.crc };
             let next = crc32::eval(&self.step, prev, o.tx_data);
             let idx = (w + 1) & 0xf;
             self.data_r = if idx != self.words() - 1 {
@@ -170,13 +175,18 @@ impl Twin for PfcFrameTwin {
                 (!next) as u64
             };
             self.crc = next;
+        } else if i.frame_start {
+            self.data_r = o.tx_data;
         }
         if i.reset {
             self.sending = false;
             self.next_word = 0;
-        } else if o.tx_valid {
+        } else if moves {
             self.sending = w != self.words() - 1;
             self.next_word = (w + 1) & 0xf;
+        } else if i.frame_start {
+            self.sending = true;
+            self.next_word = 0;
         }
     }
 }
@@ -203,6 +213,7 @@ crate::hdl_block! {
         tx_valid: out Bit = o.tx_valid;
         tx_data: out Bits<W> = o.tx_data;
         tx_last: out Bit = o.tx_last;
+        tx_ready: in Bit = i.tx_ready;
     }
 }
 

@@ -19,18 +19,43 @@ pub struct EthTxqModelSim {
     queues: usize,
     width: usize,
     model: Option<TxQueues>,
-    /// Coverage: frames started, of them back to back after another, clocks a whole frame
-    /// waited on a pause, words refused for want of room.
+    /// Coverage: frames started, of them back to back after another (the clock after its
+    /// last word moved), clocks a whole frame waited on a pause, words refused for want of
+    /// room; clocks the wire held a data word (of them a frame's first word, a last word),
+    /// a PAUSE/PFC word; stalls of 100 clocks or more with a data word waiting.
     pub started: u64,
     pub back_to_back: u64,
     pub held: u64,
     pub refused: u64,
-    last_word_last: bool,
+    pub stalled_data: u64,
+    pub stalled_first: u64,
+    pub stalled_last: u64,
+    pub stalled_ctrl: u64,
+    pub long_stalls: u64,
+    last_word_moved: bool,
+    first_waiting: bool,
+    stall_run: u64,
 }
 
 impl EthTxqModelSim {
     pub fn new(queues: usize, width: usize) -> Self {
-        Self { queues, width, model: None, started: 0, back_to_back: 0, held: 0, refused: 0, last_word_last: false }
+        Self {
+            queues,
+            width,
+            model: None,
+            started: 0,
+            back_to_back: 0,
+            held: 0,
+            refused: 0,
+            stalled_data: 0,
+            stalled_first: 0,
+            stalled_last: 0,
+            stalled_ctrl: 0,
+            long_stalls: 0,
+            last_word_moved: false,
+            first_waiting: false,
+            stall_run: 0,
+        }
     }
 }
 
@@ -49,13 +74,24 @@ impl CycleSim for EthTxqModelSim {
         }
         // The builder's words are whole.
         let ctrl = i.ctrl.then(|| lanes_word(i.ctrl_data, u8::MAX, i.ctrl_last, w));
-        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl });
+        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl, ready: i.tx_ready });
         self.refused += (i.s_valid & !o.room & ((1u16 << nq) - 1) as u8).count_ones() as u64;
         if o.started.is_some() {
             self.started += 1;
-            self.back_to_back += self.last_word_last as u64;
+            self.back_to_back += self.last_word_moved as u64;
         }
-        self.last_word_last = o.wire.is_some_and(|w| w.last);
+        let data = o.wire.is_some() && !i.ctrl;
+        let first = o.started.is_some() || self.first_waiting;
+        if !i.tx_ready {
+            self.stalled_data += data as u64;
+            self.stalled_first += (data && first) as u64;
+            self.stalled_last += (data && o.wire.is_some_and(|w| w.last)) as u64;
+            self.stalled_ctrl += i.ctrl as u64;
+        }
+        self.first_waiting = data && first && !i.tx_ready;
+        self.stall_run = if data && !i.tx_ready { self.stall_run + 1 } else { 0 };
+        self.long_stalls += (self.stall_run == 100) as u64;
+        self.last_word_moved = i.tx_ready && o.wire.is_some_and(|w| w.last);
         let mut out = EthTxqOut { s_ready: o.room, tx_busy: o.busy, ..Default::default() };
         if let Some(wd) = o.wire {
             out.tx_valid = true;
@@ -86,8 +122,11 @@ pub fn eth_txq_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>) 
 /// after it was written) a word at a time,
 /// holding a word until it is taken, with pauses; priorities go through phases of being
 /// paused; a PAUSE/PFC frame (8 or 16 words of `ctrl`) starts now and then where the
-/// port's would, when no data word that is not a frame's last was on the wire. Random
-/// masks and a room of 200 to 600 words (a frame always fits); the odd reset.
+/// port's would, when no data frame was in progress (`tx_busy` low), its words held
+/// until they move. The wire's `tx_ready` goes through phases (docs/spec.md §10): always
+/// high, random (high 30 to 95 % of clocks), stalls of 100 to 2,000 clocks, and an
+/// inter-frame gap of 1 to 3 clocks after every last word that moves. Random masks and a
+/// room of 200 to 600 words (a frame always fits); the odd reset.
 pub struct EthTxqStimulus {
     rng: ChaCha8Rng,
     queues: usize,
@@ -98,8 +137,18 @@ pub struct EthTxqStimulus {
     cur: [Option<(u64, u8, bool)>; 8],
     offered: u8,
     ctrl_left: usize,
+    /// The PAUSE/PFC word offered (data, last) and whether it was offered last clock.
+    ctrl_cur: Option<(u64, bool)>,
+    ctrl_offered: bool,
     paused_for: u64,
     paused: u8,
+    /// The wire's phase (0 ready, 1 random, 2 long stalls, 3 gaps), its clocks left,
+    /// the random phase's odds, clocks left of a stall or gap, ready last clock.
+    ready_mode: u8,
+    ready_for: u64,
+    ready_p: f64,
+    stall_left: u64,
+    ready: bool,
     pub frames_offered: u64,
 }
 
@@ -111,7 +160,26 @@ impl EthTxqStimulus {
             cfg.cfg_priorities[q] = rng.gen::<u8>() & rng.gen::<u8>();
         }
         cfg.cfg_tx_words = rng.gen_range(200..=600);
-        Self { rng, queues, width, cfg, left: [0; 8], cur: [None; 8], offered: 0, ctrl_left: 0, paused_for: 0, paused: 0, frames_offered: 0 }
+        Self {
+            rng,
+            queues,
+            width,
+            cfg,
+            left: [0; 8],
+            cur: [None; 8],
+            offered: 0,
+            ctrl_left: 0,
+            ctrl_cur: None,
+            ctrl_offered: false,
+            paused_for: 0,
+            paused: 0,
+            ready_mode: 0,
+            ready_for: 0,
+            ready_p: 1.0,
+            stall_left: 0,
+            ready: true,
+            frames_offered: 0,
+        }
     }
 
     pub fn next(&mut self, prev: Option<&EthTxqOut>) -> EthTxqIn {
@@ -158,17 +226,58 @@ impl EthTxqStimulus {
         }
         self.paused_for -= 1;
         i.paused = self.paused;
+        // The builder's word moved last clock (while it is offered no data word is).
+        if self.ctrl_offered && self.ready {
+            self.ctrl_cur = None;
+        }
         let free = prev.is_none_or(|o| !o.tx_busy);
-        if self.ctrl_left == 0 && free && r.gen_bool(0.01) {
+        if self.ctrl_left == 0 && self.ctrl_cur.is_none() && free && r.gen_bool(0.01) {
             self.ctrl_left = 64 / n;
         }
-        if self.ctrl_left > 0 {
-            i.ctrl = true;
-            i.ctrl_data = r.gen();
+        if self.ctrl_cur.is_none() && self.ctrl_left > 0 {
             self.ctrl_left -= 1;
-            i.ctrl_last = self.ctrl_left == 0;
+            self.ctrl_cur = Some((r.gen(), self.ctrl_left == 0));
         }
+        if let Some((d, l)) = self.ctrl_cur {
+            i.ctrl = true;
+            i.ctrl_data = d;
+            i.ctrl_last = l;
+        }
+        self.ctrl_offered = i.ctrl;
+        // The wire's ready.
+        if self.ready_for == 0 {
+            self.ready_mode = r.gen_range(0..4);
+            self.ready_for = r.gen_range(2_000..20_000);
+            self.ready_p = r.gen_range(0.3..0.95);
+            self.stall_left = 0;
+        }
+        self.ready_for -= 1;
+        let last_moved = prev.is_some_and(|o| o.tx_valid && o.tx_last) && self.ready;
+        i.tx_ready = match self.ready_mode {
+            0 => true,
+            1 => r.gen_bool(self.ready_p),
+            2 => {
+                if self.stall_left == 0 && r.gen_ratio(1, 300) {
+                    self.stall_left = r.gen_range(100..2_000);
+                }
+                self.stall_left = self.stall_left.saturating_sub(1);
+                self.stall_left == 0
+            }
+            _ => {
+                if last_moved {
+                    self.stall_left = r.gen_range(1..=3);
+                }
+                let gap = self.stall_left > 0;
+                self.stall_left = self.stall_left.saturating_sub(1);
+                !gap
+            }
+        };
+        self.ready = i.tx_ready;
         i.reset = r.gen_ratio(1, 200_000);
+        if i.reset {
+            self.ctrl_cur = None;
+            self.ctrl_left = 0;
+        }
         i
     }
 }

@@ -78,7 +78,8 @@ impl CycleSim for PfcFrameModelSim {
             }
             None => PfcFrameOut::default(),
         };
-        if out.tx_valid {
+        // A word moves when the wire takes it (docs/spec.md §10); else it is offered again.
+        if out.tx_valid && i.tx_ready {
             self.word += 1;
             if out.tx_last {
                 self.bytes = None;
@@ -103,21 +104,40 @@ pub fn pfc_frame_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>
 }
 
 /// Random frames: a new random configuration (masks, PTs, source address) now and then
-/// between frames, frames back to back or after idle gaps, random queue sets and
-/// releases, and the odd reset.
+/// between frames, frames back to back (the clock after the last word moved) or after
+/// idle gaps, random queue sets and releases, and the odd reset; the wire's `tx_ready` in
+/// phases of 500 to 5,000 clocks: always high, random (high 20 to 95 % of clocks), or
+/// stalls of 10 to 300 clocks.
 pub struct PfcFrameStimulus {
     rng: ChaCha8Rng,
     queues: usize,
     width: u32,
     mode: Mode,
     cur: PfcFrameIn,
-    /// Clocks left of the frame going out.
+    /// Words left to move of the frame going out (counting the one offered).
     left: u32,
+    /// The wire's phase (0 ready, 1 random, 2 stalls), its clocks left, the random
+    /// phase's odds, clocks left of a stall.
+    ready_mode: u8,
+    ready_for: u32,
+    ready_p: f64,
+    stall_left: u32,
 }
 
 impl PfcFrameStimulus {
     pub fn new(seed: u64, queues: usize, width: u32, mode: Mode) -> Self {
-        let mut s = Self { rng: ChaCha8Rng::seed_from_u64(seed), queues, width, mode, cur: PfcFrameIn::default(), left: 0 };
+        let mut s = Self {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            queues,
+            width,
+            mode,
+            cur: PfcFrameIn::default(),
+            left: 0,
+            ready_mode: 0,
+            ready_for: 0,
+            ready_p: 1.0,
+            stall_left: 0,
+        };
         s.new_config();
         s
     }
@@ -137,11 +157,30 @@ impl Iterator for PfcFrameStimulus {
     type Item = PfcFrameIn;
     fn next(&mut self) -> Option<PfcFrameIn> {
         let words = 512 / self.width;
+        // The word offered last clock moved if the wire was ready.
+        if self.left > 0 && self.cur.tx_ready {
+            self.left -= 1;
+        }
         self.cur.frame_start = false;
         self.cur.reset = self.rng.gen_ratio(1, 20_000);
-        if self.left > 0 {
-            self.left -= 1;
-        } else if self.rng.gen_ratio(1, 3) {
+        if self.ready_for == 0 {
+            self.ready_mode = self.rng.gen_range(0..3);
+            self.ready_for = self.rng.gen_range(500..5_000);
+            self.ready_p = self.rng.gen_range(0.2..0.95);
+        }
+        self.ready_for -= 1;
+        self.cur.tx_ready = match self.ready_mode {
+            0 => true,
+            1 => self.rng.gen_bool(self.ready_p),
+            _ => {
+                if self.stall_left == 0 && self.rng.gen_ratio(1, 40) {
+                    self.stall_left = self.rng.gen_range(10..300);
+                }
+                self.stall_left = self.stall_left.saturating_sub(1);
+                self.stall_left == 0
+            }
+        };
+        if self.left == 0 && self.rng.gen_ratio(1, 3) {
             if self.rng.gen_ratio(1, 50) {
                 self.new_config();
             }
@@ -156,7 +195,7 @@ impl Iterator for PfcFrameStimulus {
             self.cur.frame_start = true;
             self.cur.frame_queues = queues;
             self.cur.frame_zero = r.gen::<u8>() & queues;
-            self.left = words - 1;
+            self.left = words;
         }
         Some(self.cur)
     }

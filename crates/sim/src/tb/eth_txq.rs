@@ -1,6 +1,7 @@
 //! The Ethernet transmit queues' testbench: users, pauses and PAUSE/PFC frames that react
-//! to the block (reactive stimulus), in lockstep; coverage: frames started, back to back,
-//! clocks held by a pause, words refused.
+//! to the block (reactive stimulus), and a wire that stalls, in lockstep; coverage: frames
+//! started, back to back, clocks held by a pause, words refused, stalls on a first, a last
+//! and a PAUSE/PFC word, long stalls.
 
 use crate::blocks::eth_txq::{eth_txq_sim, EthTxqModelSim, EthTxqStimulus};
 use crate::blocks::SimBuildError;
@@ -44,6 +45,11 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
             Gate::at_least("frames back to back", m.back_to_back, min),
             Gate::at_least("clocks a frame was held by a pause", m.held, 10 * min),
             Gate::at_least("words refused", m.refused, 10 * min),
+            Gate::at_least("clocks a data word waited for tx_ready", m.stalled_data, 100 * min),
+            Gate::at_least("of them a frame's first word", m.stalled_first, 10 * min),
+            Gate::at_least("of them a frame's last word", m.stalled_last, 10 * min),
+            Gate::at_least("clocks a PAUSE/PFC word waited for tx_ready", m.stalled_ctrl, min),
+            Gate::at_least("stalls of 100 clocks or more", m.long_stalls, min),
         ]
     }))
 }

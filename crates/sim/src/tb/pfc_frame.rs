@@ -1,6 +1,7 @@
 //! The PAUSE/PFC frame builder's testbench: random frames and configurations (masks, pause
 //! times, source addresses, releases) in lockstep against the model's encoder (FCS by the
-//! `crc` crate); coverage: frames, frames with a release, frames back to back.
+//! `crc` crate), on a wire that stalls; coverage: frames, frames with a release, frames
+//! back to back, words that waited for `tx_ready` (of them first and last words).
 
 use crate::blocks::pfc_frame::{pfc_frame_sim, PfcFrameModelSim, PfcFrameStimulus};
 use crate::blocks::SimBuildError;
@@ -37,7 +38,11 @@ pub struct Count {
     pub frames: u64,
     pub with_release: u64,
     pub back_to_back: u64,
+    pub stalled: u64,
+    pub stalled_first: u64,
+    pub stalled_last: u64,
     last_was_last: bool,
+    first_waiting: bool,
 }
 
 impl CycleSim for Count {
@@ -48,10 +53,18 @@ impl CycleSim for Count {
     }
     fn step(&mut self, i: &PfcFrameIn) -> PfcFrameOut {
         let o = self.inner.step(i);
-        self.frames += o.tx_last as u64;
+        let moved = o.tx_valid && i.tx_ready;
+        self.frames += (o.tx_last && moved) as u64;
         self.with_release += (i.frame_start && !i.reset && i.frame_zero != 0) as u64;
         self.back_to_back += (i.frame_start && self.last_was_last) as u64;
-        self.last_was_last = o.tx_last;
+        self.last_was_last = o.tx_last && moved;
+        let first = i.frame_start || self.first_waiting;
+        if o.tx_valid && !i.tx_ready {
+            self.stalled += 1;
+            self.stalled_first += first as u64;
+            self.stalled_last += o.tx_last as u64;
+        }
+        self.first_waiting = first && o.tx_valid && !i.tx_ready && !i.reset;
         o
     }
 }
@@ -60,7 +73,17 @@ pub fn run(queues: usize, width: usize, mode: Mode, seed: u64, o: &TbOptions) ->
     let out = harness::run(
         "pfc_frame",
         o,
-        || Count { inner: PfcFrameModelSim::new(queues, width), frames: 0, with_release: 0, back_to_back: 0, last_was_last: false },
+        || Count {
+            inner: PfcFrameModelSim::new(queues, width),
+            frames: 0,
+            with_release: 0,
+            back_to_back: 0,
+            stalled: 0,
+            stalled_first: 0,
+            stalled_last: 0,
+            last_was_last: false,
+            first_waiting: false,
+        },
         |b, vcd| pfc_frame_sim(queues, width, b, vcd),
         || PfcFrameStimulus::new(seed, queues, width as u32, mode),
         |s, _| endless(s),
@@ -72,6 +95,9 @@ pub fn run(queues: usize, width: usize, mode: Mode, seed: u64, o: &TbOptions) ->
             Gate::at_least("frames", m.frames, per / 4),
             Gate::at_least("frames with a release", m.with_release, per / 20),
             Gate::at_least("frames back to back", m.back_to_back, per / 20),
+            Gate::at_least("words that waited for tx_ready", m.stalled, per),
+            Gate::at_least("of them a frame's first word", m.stalled_first, per / 20),
+            Gate::at_least("of them a frame's last word", m.stalled_last, per / 20),
         ]
     }))
 }
