@@ -35,7 +35,7 @@
 //
 // The two tables' logic is written out twice, once per table (hi_*, lo_*), the same
 // text but for the prefix and the table-select constant: edit both.
-// (Not one module instantiated twice: measured, that broke the LUT4/Fmax rule, docs/synthesis-history.md.)
+// (Not one text: a module instantiated twice, and a generate loop over both, each broke the 2 % LUT4/Fmax rule; docs/synthesis-history.md.)
 module iblink_vl_arb #(
     // Data VLs (VLCap): 1, 2, 4, 8 or 15
     parameter VLS = 4
