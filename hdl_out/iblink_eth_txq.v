@@ -113,6 +113,13 @@ assign tx_keep = data_valid ? word[DATA_WIDTH +: BYTES] : {BYTES{1'b1}};
 assign tx_last = data_valid ? word[SW-1] : ctrl_last;
 assign tx_busy = data_valid && !last_moves;
 
+// Power-up as after reset.
+initial begin
+   sending = 1'b0;
+   cur = 3'd0;
+   last_served = NQ[2:0] - 3'd1;
+end
+
 always @(posedge clock) begin
    if (reset) begin
       sending <= 1'b0;
@@ -163,6 +170,11 @@ generate
          out <= (take && wa == ra) ? wr_word : mem[ra];
       end
 
+      initial begin
+         wr_ptr = {(ADDR_BITS+1){1'b0}};
+         rd_ptr = {(ADDR_BITS+1){1'b0}};
+         frames = 16'd0;
+      end
       always @(posedge clock) begin
          if (reset) begin
             wr_ptr <= {(ADDR_BITS+1){1'b0}};
