@@ -49,6 +49,7 @@ module iblink_eth_port #(
     input  wire [DATA_WIDTH-1:0] rx_data,
     input  wire [DATA_WIDTH/8-1:0] rx_keep,
     input  wire          rx_last,
+    input  wire          rx_user,
     input  wire [QUEUES-1:0] rd_en,
     output wire [QUEUES-1:0] rd_valid,
     output wire [DATA_WIDTH*QUEUES-1:0] rd_data,
@@ -56,6 +57,7 @@ module iblink_eth_port #(
     output wire [QUEUES-1:0] rd_last,
     output wire [16*QUEUES-1:0] fill_bytes,
     output wire [QUEUES-1:0] drop,
+    output wire          rx_bad,
     output wire [7:0]    paused
 );
 
@@ -65,6 +67,7 @@ wire [DATA_WIDTH/8*QUEUES-1:0] rxb_rd_keep;
 wire [QUEUES-1:0] rxb_rd_last;
 wire [16*QUEUES-1:0] rxb_fill_bytes;
 wire [QUEUES-1:0] rxb_drop;
+wire rxb_bad;
 wire [7:0] prx_paused;
 wire [15:0] prx_cnt_pause;
 wire [15:0] prx_cnt_pfc;
@@ -73,6 +76,7 @@ wire [15:0] prx_cnt_fcs;
 wire [15:0] prx_cnt_da;
 wire [15:0] prx_cnt_ethertype;
 wire [15:0] prx_cnt_opcode;
+wire [15:0] prx_cnt_marked;
 wire ptx_frame_start;
 wire [QUEUES-1:0] ptx_frame_queues;
 wire [QUEUES-1:0] ptx_frame_zero;
@@ -95,13 +99,15 @@ iblink_eth_rxbuf #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(RX_ADDR_
     .rx_data(rx_data),
     .rx_keep(rx_keep),
     .rx_last(rx_last),
+    .rx_user(rx_user),
     .rd_en(rd_en),
     .rd_valid(rxb_rd_valid),
     .rd_data(rxb_rd_data),
     .rd_keep(rxb_rd_keep),
     .rd_last(rxb_rd_last),
     .fill_bytes(rxb_fill_bytes),
-    .drop(rxb_drop)
+    .drop(rxb_drop),
+    .bad(rxb_bad)
 );
 
 iblink_pause_rx #(.DATA_WIDTH(DATA_WIDTH), .COUNT_BITS(16)) prx (
@@ -111,6 +117,7 @@ iblink_pause_rx #(.DATA_WIDTH(DATA_WIDTH), .COUNT_BITS(16)) prx (
     .rx_data(rx_data),
     .rx_keep(rx_keep),
     .rx_last(rx_last),
+    .rx_user(rx_user),
     .paused(prx_paused),
     .cnt_pause(prx_cnt_pause),
     .cnt_pfc(prx_cnt_pfc),
@@ -118,7 +125,8 @@ iblink_pause_rx #(.DATA_WIDTH(DATA_WIDTH), .COUNT_BITS(16)) prx (
     .cnt_fcs(prx_cnt_fcs),
     .cnt_da(prx_cnt_da),
     .cnt_ethertype(prx_cnt_ethertype),
-    .cnt_opcode(prx_cnt_opcode)
+    .cnt_opcode(prx_cnt_opcode),
+    .cnt_marked(prx_cnt_marked)
 );
 
 iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .FILL_BITS(16)) ptx (
@@ -189,11 +197,12 @@ assign rd_keep = rxb_rd_keep;
 assign rd_last = rxb_rd_last;
 assign fill_bytes = rxb_fill_bytes;
 assign drop = rxb_drop;
+assign rx_bad = rxb_bad;
 assign paused = prx_paused;
 
 // Block outputs this composition does not use.
 /* verilator lint_off UNUSEDSIGNAL */
-wire unused_ok = &{1'b0, prx_cnt_da, prx_cnt_ethertype, prx_cnt_fcs, prx_cnt_length, prx_cnt_opcode, prx_cnt_pause, prx_cnt_pfc, 1'b0};
+wire unused_ok = &{1'b0, prx_cnt_da, prx_cnt_ethertype, prx_cnt_fcs, prx_cnt_length, prx_cnt_marked, prx_cnt_opcode, prx_cnt_pause, prx_cnt_pfc, 1'b0};
 /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

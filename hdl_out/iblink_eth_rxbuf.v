@@ -8,10 +8,12 @@
 // (docs/spec.md §9). Frames from the MAC are sorted by their 802.1Q priority (PCP; 0 when
 // untagged) into the queue whose priority mask holds it (queue 0 when none does). A
 // frame to the PAUSE address 01-80-C2-00-00-01 or with EtherType 0x8808 is for the
-// PAUSE/PFC receive side and is not stored. A data frame is stored whole at its last
-// word if it is at most 1522 bytes long and its words fit in its queue's free space
-// (cfg_size_words less the words held at the start of that clock); otherwise it is
-// dropped and drop[q] is high in that clock. fill_bytes is what each queue holds (whole
+// PAUSE/PFC receive side and is not stored. A frame the MAC marks bad (rx_user with its
+// last word: FCS or PHY error, docs/spec.md §10) is not stored and bad is high in that
+// clock. Any other data frame is stored whole at its last word if it is at most 1522
+// bytes long and its words fit in its queue's free space (cfg_size_words less the words
+// held at the start of that clock); otherwise it is dropped and drop[q] is high in that
+// clock. fill_bytes is what each queue holds (whole
 // words, in bytes) at the start of the clock: the RX-fill trigger of iblink_pfc_tx reads
 // it. A reader asks with rd_en[q] and gets the oldest stored word in the next clock
 // (rd_valid[q]), a registered read as a block RAM does.
@@ -44,6 +46,8 @@ module iblink_eth_rxbuf #(
     input  wire [DATA_WIDTH-1:0]          rx_data,
     input  wire [DATA_WIDTH/8-1:0]        rx_keep,
     input  wire                           rx_last,
+    // With rx_last: the MAC marks the frame bad
+    input  wire                           rx_user,
 
     // Readers: ask in one clock, the word comes in the next
     input  wire [QUEUES-1:0]              rd_en,
@@ -55,7 +59,9 @@ module iblink_eth_rxbuf #(
     // Bytes held per queue (whole words), at [16q+15:16q]
     output wire [16*QUEUES-1:0]           fill_bytes,
     // A data frame ending this clock did not fit in queue q (or was over 1522 bytes)
-    output wire [QUEUES-1:0]              drop
+    output wire [QUEUES-1:0]              drop,
+    // A frame marked bad (rx_user) ended this clock: not stored
+    output wire                           bad
 );
 
 localparam BYTES = DATA_WIDTH / 8;
@@ -120,7 +126,8 @@ wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
 wire [ADDR_BITS-1:0] held_sel = held_all[ADDR_BITS*qsel +: ADDR_BITS];
 wire [16:0] need = {{(17-ADDR_BITS){1'b0}}, held_sel} + {7'd0, words};
 wire        fits = !over && len <= 13'd1522 && need <= {1'b0, cfg_size_words[16*qsel +: 16]};
-wire        store = done && !ctrl && fits;
+wire        store = done && !ctrl && !rx_user && fits;
+assign bad = done && rx_user;
 
 // The word as stored: the data, its lanes, and whether it is the frame's last.
 wire [BYTES-1:0] keep_n = rx_last ? ~({BYTES{1'b1}} << lanes) : {BYTES{1'b1}};
@@ -166,7 +173,7 @@ generate
       assign rd_keep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
       assign rd_last[g] = out[SW-1];
       assign fill_bytes[16*g +: 16] = {{(16-ADDR_BITS){1'b0}}, held} << KB;
-      assign drop[g] = done && !ctrl && !fits && qsel == g;
+      assign drop[g] = done && !ctrl && !rx_user && !fits && qsel == g;
    end
 endgenerate
 

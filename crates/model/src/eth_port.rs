@@ -143,6 +143,8 @@ pub struct EthPortIn {
     pub tx: [Option<Word>; MAX_QUEUES],
     /// The word arriving from the wire.
     pub rx: Option<Word>,
+    /// With the last word: the MAC marks the frame bad (docs/spec.md §10).
+    pub rx_bad: bool,
     /// Per queue (bit q), the user reads a word of its receive buffer.
     pub rx_read: u8,
     /// Hardware flow-control level and software requests per queue (docs/spec.md §9).
@@ -167,6 +169,8 @@ pub struct EthPortOut {
     pub fill: [u32; MAX_QUEUES],
     /// Per queue (bit q): a data frame that ended this clock was dropped (no room).
     pub rx_drop: u8,
+    /// A frame marked bad by the MAC ended this clock: not stored, not acted on.
+    pub rx_bad: bool,
 }
 
 /// What the port did since reset, per queue where it says so.
@@ -177,6 +181,8 @@ pub struct EthPortCounts {
     pub ctrl_frames: u64,
     /// Data frames dropped: no room in their queue's buffer.
     pub rx_drops: [u64; MAX_QUEUES],
+    /// Frames (data or control) the MAC marked bad, dropped.
+    pub rx_bad: u64,
     /// Clocks a queue held a whole frame but was paused.
     pub held: [u64; MAX_QUEUES],
 }
@@ -305,6 +311,8 @@ pub struct RxBuffersIn {
     pub rx: Option<Word>,
     /// Per queue (bit q), the user asks for a word.
     pub read: u8,
+    /// With the last word: the MAC marks the frame bad (docs/spec.md §10).
+    pub bad: bool,
 }
 
 /// One clock's outputs of the receive buffers.
@@ -316,6 +324,8 @@ pub struct RxBuffersOut {
     pub fill: [u32; MAX_QUEUES],
     /// Per queue (bit q): a data frame that ended this clock was dropped.
     pub drop: u8,
+    /// A frame marked bad ended this clock (not stored).
+    pub bad: bool,
 }
 
 /// The per-queue receive buffers: data frames sorted by their 802.1Q priority, stored
@@ -357,6 +367,10 @@ impl RxBuffers {
             return o;
         }
         let f = std::mem::take(&mut self.receiving);
+        if i.bad {
+            o.bad = true;
+            return o;
+        }
         if EthPortConfig::is_control(&f) {
             return o;
         }
@@ -423,10 +437,13 @@ impl EthPort {
         let wb = self.cfg.word_bytes();
         let nq = self.cfg.pfc.queues.len();
         let mut o = EthPortOut::default();
-        let rb = self.rx_buffers.tick(&RxBuffersIn { rx: i.rx, read: i.rx_read });
+        let bad = i.rx_bad && i.rx.is_some_and(|w| w.last);
+        let rb = self.rx_buffers.tick(&RxBuffersIn { rx: i.rx, read: i.rx_read, bad });
         o.fill = rb.fill;
         o.rx_word = rb.word;
         o.rx_drop = rb.drop;
+        o.rx_bad = rb.bad;
+        self.counts.rx_bad += rb.bad as u64;
         for q in 0..nq {
             self.counts.rx_drops[q] += (rb.drop >> q & 1) as u64;
         }
@@ -444,7 +461,7 @@ impl EthPort {
             None => None,
         };
         let control = frame_end.as_deref().is_some_and(EthPortConfig::is_control);
-        o.paused = self.pause_rx.tick(frame_end.as_deref().filter(|_| control));
+        o.paused = self.pause_rx.tick_marked(frame_end.as_deref().filter(|_| control), bad);
 
         // The wire: our frame on it or starting, else a data frame.
         let began = self.pfc.starting();

@@ -459,7 +459,8 @@ impl PfcTx {
 /// times hold from the clock after that.
 pub const RX_DECIDE_DELAY: u64 = 1;
 
-/// Why a received frame was not acted on (docs/spec.md §9), in the order they are checked.
+/// Why a received frame was not acted on (docs/spec.md §9), in the order they are checked
+/// but the last, `Marked`, which is checked first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RxDrop {
     /// Not 64 bytes long (a MAC control frame is 64 bytes, FCS included).
@@ -472,6 +473,9 @@ pub enum RxDrop {
     EtherType,
     /// Neither PAUSE (0x0001) nor PFC (0x0101).
     Opcode,
+    /// Marked bad by the MAC with its last word (`tuser`: FCS or PHY error; docs/spec.md
+    /// §10), before any other check.
+    Marked,
 }
 
 /// Frame counts of the receive side.
@@ -480,7 +484,7 @@ pub struct RxCounts {
     pub pause: u64,
     pub pfc: u64,
     /// Per [`RxDrop`], in its order.
-    pub dropped: [u64; 5],
+    pub dropped: [u64; 6],
 }
 
 /// The receive side (docs/spec.md §9): a good PAUSE or PFC frame loads per-priority pause
@@ -494,8 +498,9 @@ pub struct PauseRx {
     clocks_per_quantum: u64,
     timers: [u64; 8],
     counts: RxCounts,
-    /// The frame whose last byte arrived last clock: it is acted on now.
-    arrived: Option<Vec<u8>>,
+    /// The frame whose last byte arrived last clock, and whether the MAC marked it bad:
+    /// it is acted on now.
+    arrived: Option<(Vec<u8>, bool)>,
 }
 
 impl PauseRx {
@@ -517,11 +522,20 @@ impl PauseRx {
     /// counted in the clock after its last byte ([`RX_DECIDE_DELAY`]); its times hold from
     /// the clock after that, for as many clocks as they say.
     pub fn tick(&mut self, frame_end: Option<&[u8]>) -> u8 {
-        let frame = std::mem::replace(&mut self.arrived, frame_end.map(<[u8]>::to_vec));
-        self.act(frame.as_deref())
+        self.tick_marked(frame_end, false)
     }
 
-    fn act(&mut self, frame_end: Option<&[u8]>) -> u8 {
+    /// [`tick`](Self::tick), with the MAC's mark on the frame ending now (`marked`: a
+    /// control frame so marked is counted as [`RxDrop::Marked`] and not acted on).
+    pub fn tick_marked(&mut self, frame_end: Option<&[u8]>, marked: bool) -> u8 {
+        let frame = std::mem::replace(&mut self.arrived, frame_end.map(|f| (f.to_vec(), marked)));
+        match frame {
+            Some((f, m)) => self.act(Some(&f), m),
+            None => self.act(None, false),
+        }
+    }
+
+    fn act(&mut self, frame_end: Option<&[u8]>, marked: bool) -> u8 {
         use crate::ethernet::EthDecodeError as E;
         let paused = self.timers.iter().enumerate().fold(0u8, |m, (i, &t)| m | (((t > 0) as u8) << i));
         for t in &mut self.timers {
@@ -529,6 +543,10 @@ impl PauseRx {
         }
         let Some(f) = frame_end else { return paused };
         if !Self::is_control(f) {
+            return paused;
+        }
+        if marked {
+            self.counts.dropped[RxDrop::Marked as usize] += 1;
             return paused;
         }
         if f.len() != FRAME_BYTES {

@@ -17,8 +17,10 @@
 //! | `s_valid[Q]`, `s_data[WQ]`, `s_keep[WQ/8]`, `s_last[Q]` / `s_ready[Q]` | in / out | one transmit stream per queue |
 //! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` | out | to the MAC: data and PAUSE/PFC frames |
 //! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | from the MAC |
+//! | `rx_user` | in | with `rx_last`: the MAC marks the frame bad (FCS or PHY error): dropped, never buffered or acted on |
 //! | `rd_en[Q]` / `rd_valid[Q]`, `rd_data[WQ]`, `rd_keep[WQ/8]`, `rd_last[Q]` | in / out | readers of the receive buffers (a word the clock after the ask) |
 //! | `fill_bytes[16Q]`, `drop[Q]`, `paused[8]` | out | buffer fill levels, frames dropped, priorities held |
+//! | `rx_bad` | out | a frame marked bad ended this clock |
 
 use crate::emit::Variant;
 use crate::eth_rxbuf::EthRxbufTwin;
@@ -55,6 +57,7 @@ pub struct EthPortTopIn {
     pub rx_data: u64,
     pub rx_keep: u8,
     pub rx_last: bool,
+    pub rx_user: bool,
     pub rd_en: u8,
 }
 
@@ -71,6 +74,7 @@ pub struct EthPortTopOut {
     pub rd_last: u8,
     pub fill_bytes: [u16; 8],
     pub drop: u8,
+    pub rx_bad: bool,
     pub paused: u8,
 }
 
@@ -87,6 +91,7 @@ crate::netlist! {
             rx_keep <- top.rx_keep;
             rx_last <- top.rx_last;
             rd_en <- top.rd_en;
+            rx_user <- top.rx_user;
         }
         prx: PauseRxTwin {
             reset <- top.reset;
@@ -94,6 +99,7 @@ crate::netlist! {
             rx_data <- top.rx_data;
             rx_keep <- top.rx_keep;
             rx_last <- top.rx_last;
+            rx_user <- top.rx_user;
         }
         ptx: PfcTxTwin {
             reset <- top.reset;
@@ -148,6 +154,7 @@ crate::netlist! {
         "rd_last" o.rd_last => rxb.rd_last;
         "fill_bytes" o.fill_bytes => rxb.fill_bytes;
         "drop" o.drop => rxb.drop;
+        "rx_bad" o.rx_bad => rxb.bad;
         "paused" o.paused => prx.paused;
     }
     // The outputs of the buffers, pause_rx and pfc_tx are registered (pfc_tx's busy, the
@@ -266,7 +273,15 @@ fn composed(
 /// wire's data only while valid and in their lanes.
 fn masked(o: EthPortTopOut, queues: usize) -> EthPortTopOut {
     let r = crate::eth_rxbuf::masked(
-        crate::eth_rxbuf::EthRxbufOut { rd_valid: o.rd_valid, rd_data: o.rd_data, rd_keep: o.rd_keep, rd_last: o.rd_last, fill_bytes: o.fill_bytes, drop: o.drop },
+        crate::eth_rxbuf::EthRxbufOut {
+            rd_valid: o.rd_valid,
+            rd_data: o.rd_data,
+            rd_keep: o.rd_keep,
+            rd_last: o.rd_last,
+            fill_bytes: o.fill_bytes,
+            drop: o.drop,
+            bad: o.rx_bad,
+        },
         queues,
     );
     let t = crate::eth_txq::masked(crate::eth_txq::EthTxqOut {
@@ -323,6 +338,7 @@ crate::hdl_block! {
         rx_data: in Bits<W> = i.rx_data;
         rx_keep: in Bits<K> = i.rx_keep;
         rx_last: in Bit = i.rx_last;
+        rx_user: in Bit = i.rx_user;
         rd_en: in Bits<Q> = i.rd_en;
         rd_valid: out Bits<Q> = o.rd_valid;
         rd_data: out Bits<D> = o.rd_data, each W;
@@ -330,6 +346,7 @@ crate::hdl_block! {
         rd_last: out Bits<Q> = o.rd_last;
         fill_bytes: out Bits<S> = o.fill_bytes, each 16;
         drop: out Bits<Q> = o.drop;
+        rx_bad: out Bit = o.rx_bad;
         paused: out Bits<8> = o.paused;
     }
 }

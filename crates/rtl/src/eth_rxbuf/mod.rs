@@ -14,10 +14,12 @@
 //! | `reset` | in | synchronous: buffers emptied, the frame in progress forgotten |
 //! | `cfg_priorities[8Q]`, `cfg_size_words[16Q]` | in | per queue: priority mask, size in words (static) |
 //! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | received frames, lane 0 first; `rx_keep` from lane 0 up on the last word |
+//! | `rx_user` | in | with `rx_last`: the MAC marks the frame bad (not stored) |
 //! | `rd_en[Q]` | in | a reader asks for a word |
 //! | `rd_valid[Q]`, `rd_data[WQ]`, `rd_keep[WQ/8]`, `rd_last[Q]` | out | the word asked for in the clock before |
 //! | `fill_bytes[16Q]` | out | bytes held per queue (whole words) at the start of the clock |
 //! | `drop[Q]` | out | a data frame ending this clock did not fit (or was over 1522 bytes) |
+//! | `bad` | out | a frame marked bad ended this clock |
 //!
 //! # Cycle contract
 //! A data frame is stored at its last word when it is at most 1522 bytes and
@@ -72,6 +74,7 @@ pub struct EthRxbufIn {
     pub rx_data: u64,
     pub rx_keep: u8,
     pub rx_last: bool,
+    pub rx_user: bool,
     pub rd_en: u8,
 }
 
@@ -84,6 +87,7 @@ pub struct EthRxbufOut {
     pub rd_last: u8,
     pub fill_bytes: [u16; 8],
     pub drop: u8,
+    pub bad: bool,
 }
 
 /// A stored word: data, lanes, last.
@@ -189,9 +193,10 @@ impl Twin for EthRxbufTwin {
             o.fill_bytes[q] = (self.held(q) * n) as u16;
         }
         let d = self.decide(i);
-        if d.done && !d.ctrl && !d.fits {
+        if d.done && !d.ctrl && !i.rx_user && !d.fits {
             o.drop = 1 << d.queue;
         }
+        o.bad = d.done && i.rx_user;
         o
     }
 
@@ -218,7 +223,7 @@ impl Twin for EthRxbufTwin {
                 self.valid &= !(1 << q);
                 continue;
             }
-            if d.done && !d.ctrl && d.fits && d.queue == q {
+            if d.done && !d.ctrl && !i.rx_user && d.fits && d.queue == q {
                 self.commit[q] = (self.commit[q] + d.words) & a;
             }
             if take {
@@ -260,6 +265,7 @@ crate::hdl_block! {
         rx_data: in Bits<W> = i.rx_data;
         rx_keep: in Bits<K> = i.rx_keep;
         rx_last: in Bit = i.rx_last;
+        rx_user: in Bit = i.rx_user;
         rd_en: in Bits<Q> = i.rd_en;
         rd_valid: out Bits<Q> = o.rd_valid;
         rd_data: out Bits<D> = o.rd_data, each W;
@@ -267,6 +273,7 @@ crate::hdl_block! {
         rd_last: out Bits<Q> = o.rd_last;
         fill_bytes: out Bits<S> = o.fill_bytes, each 16;
         drop: out Bits<Q> = o.drop;
+        bad: out Bit = o.bad;
     }
 }
 

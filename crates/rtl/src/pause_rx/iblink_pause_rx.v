@@ -3,8 +3,9 @@
 // watches the frames the MAC receives; a frame of 14 bytes or more to the PAUSE address
 // 01-80-C2-00-00-01 or with EtherType 0x8808 is a control frame and is checked: 64
 // bytes long, FCS good (the CRC-32 over the whole frame leaves the residue 0xDEBB20E3),
-// DA, EtherType, then opcode 0x0001 (PAUSE) or 0x0101 (PFC). The first failure is
-// counted and nothing else happens. A good frame loads the pause timers of its
+// DA, EtherType, then opcode 0x0001 (PAUSE) or 0x0101 (PFC); before all of them, the
+// MAC's mark (rx_user with the last word: FCS or PHY error, docs/spec.md §10). The first
+// failure is counted and nothing else happens. A good frame loads the pause timers of its
 // priorities (all eight for PAUSE, the enabled ones for PFC) with its times in clocks
 // (quanta x 512/DATA_WIDTH); paused[p] is high while priority p's timer runs. A time of
 // 0 releases; a new frame reloads. Other frames are data and are not looked at.
@@ -29,6 +30,8 @@ module iblink_pause_rx #(
     input  wire [DATA_WIDTH-1:0]   rx_data,
     input  wire [DATA_WIDTH/8-1:0] rx_keep,
     input  wire                    rx_last,
+    // With rx_last: the MAC marks the frame bad
+    input  wire                    rx_user,
 
     // Priorities held by a received PAUSE/PFC frame
     output wire [7:0]              paused,
@@ -40,7 +43,8 @@ module iblink_pause_rx #(
     output reg  [COUNT_BITS-1:0]   cnt_fcs,
     output reg  [COUNT_BITS-1:0]   cnt_da,
     output reg  [COUNT_BITS-1:0]   cnt_ethertype,
-    output reg  [COUNT_BITS-1:0]   cnt_opcode
+    output reg  [COUNT_BITS-1:0]   cnt_opcode,
+    output reg  [COUNT_BITS-1:0]   cnt_marked
 );
 
 localparam BYTES = DATA_WIDTH / 8;
@@ -95,14 +99,15 @@ wire is64 = !long && idx == LAST && (&rx_keep);
 wire done = rx_valid && rx_last;
 wire da_now   = head[47:0] == 48'h01_00_00_c2_80_01;
 wire type_now = head[111:96] == 16'h08_88;
-reg  decide, control, is64_r, da_ok, type_ok;
+reg  decide, control, is64_r, da_ok, type_ok, marked;
 
 // The next clock: the decision. crc and hdr hold the whole frame (a 64-byte frame's
 // last word is past the header), whatever word of the next frame arrives now.
 wire [15:0] opcode = {hdr[119:112], hdr[127:120]};
 wire [15:0] f16 = {hdr[135:128], hdr[143:136]};  // PAUSE: the time; PFC: the enable vector
 wire fcs_ok = crc == 32'hdebb_20e3;
-wire checked = decide && control;
+wire d_marked = decide && control && marked;
+wire checked = decide && control && !marked;
 wire d_length = checked && !is64_r;
 wire d_fcs = checked && is64_r && !fcs_ok;
 wire d_da = checked && is64_r && fcs_ok && !da_ok;
@@ -118,6 +123,7 @@ initial begin
    is64_r = 1'b0;
    da_ok = 1'b0;
    type_ok = 1'b0;
+   marked = 1'b0;
    idx = 4'd0;
    long = 1'b0;
    hdr = {HDR_WORDS*DATA_WIDTH{1'b0}};
@@ -129,6 +135,7 @@ initial begin
    cnt_da = {COUNT_BITS{1'b0}};
    cnt_ethertype = {COUNT_BITS{1'b0}};
    cnt_opcode = {COUNT_BITS{1'b0}};
+   cnt_marked = {COUNT_BITS{1'b0}};
 end
 
 always @(posedge clock) begin
@@ -140,6 +147,7 @@ always @(posedge clock) begin
    is64_r <= is64;
    da_ok <= da_now;
    type_ok <= type_now;
+   marked <= rx_user;
    if (reset) begin
       decide <= 1'b0;
       idx <= 4'd0;
@@ -151,6 +159,7 @@ always @(posedge clock) begin
       cnt_da <= {COUNT_BITS{1'b0}};
       cnt_ethertype <= {COUNT_BITS{1'b0}};
       cnt_opcode <= {COUNT_BITS{1'b0}};
+      cnt_marked <= {COUNT_BITS{1'b0}};
    end else begin
       decide <= done;
       if (done) begin
@@ -167,6 +176,7 @@ always @(posedge clock) begin
       if (d_da) cnt_da <= cnt_da + ONE;
       if (d_type) cnt_ethertype <= cnt_ethertype + ONE;
       if (d_opcode) cnt_opcode <= cnt_opcode + ONE;
+      if (d_marked) cnt_marked <= cnt_marked + ONE;
    end
 end
 

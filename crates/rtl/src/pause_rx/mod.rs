@@ -11,9 +11,10 @@
 //! |---|---|---|
 //! | `reset` | in | synchronous: timers, counters and the frame in progress cleared |
 //! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | received frames, lane 0 first; `rx_keep` from lane 0 up on the last word |
+//! | `rx_user` | in | with `rx_last`: the MAC marks the frame bad (checked before all else) |
 //! | `paused[8]` | out | priority p held by a received frame |
 //! | `cnt_pause`, `cnt_pfc` | out | good frames (16 bits, wrapping) |
-//! | `cnt_length`, `cnt_fcs`, `cnt_da`, `cnt_ethertype`, `cnt_opcode` | out | control frames dropped, by the first failed check |
+//! | `cnt_length`, `cnt_fcs`, `cnt_da`, `cnt_ethertype`, `cnt_opcode`, `cnt_marked` | out | control frames dropped, by the first failed check |
 //!
 //! # Cycle contract
 //! A frame's fields are taken in the clock of its last word and it is decided in the
@@ -39,7 +40,7 @@ pub const COUNT_BITS: usize = 16;
 /// The CRC-32 register after a frame and its own FCS.
 pub const RESIDUE: u32 = 0xDEBB_20E3;
 /// Counter order: good PAUSE, good PFC, then drops by cause (the model's `RxDrop` order).
-pub const COUNTERS: [&str; 7] = ["cnt_pause", "cnt_pfc", "cnt_length", "cnt_fcs", "cnt_da", "cnt_ethertype", "cnt_opcode"];
+pub const COUNTERS: [&str; 8] = ["cnt_pause", "cnt_pfc", "cnt_length", "cnt_fcs", "cnt_da", "cnt_ethertype", "cnt_opcode", "cnt_marked"];
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PauseRxIn {
@@ -48,13 +49,14 @@ pub struct PauseRxIn {
     pub rx_data: u64,
     pub rx_keep: u8,
     pub rx_last: bool,
+    pub rx_user: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PauseRxOut {
     pub paused: u8,
     /// In [`COUNTERS`] order.
-    pub counts: [u16; 7],
+    pub counts: [u16; 8],
 }
 
 /// The Rust cycle twin of `iblink_pause_rx` at `width` bits a clock.
@@ -67,7 +69,7 @@ pub struct PauseRxTwin {
     hdr: [u8; 40],
     crc: u32,
     timers: [u32; 8],
-    counts: [u16; 7],
+    counts: [u16; 8],
     step: [Xor32; 32],
     /// Registered in the last word's clock: decide now, and what the frame was.
     decide: bool,
@@ -75,6 +77,7 @@ pub struct PauseRxTwin {
     is64: bool,
     da_ok: bool,
     type_ok: bool,
+    marked: bool,
 }
 
 impl PauseRxTwin {
@@ -87,13 +90,14 @@ impl PauseRxTwin {
             hdr: [0; 40],
             crc: crc32::INIT,
             timers: [0; 8],
-            counts: [0; 7],
+            counts: [0; 8],
             step: crc32::equations(width),
             decide: false,
             control: false,
             is64: false,
             da_ok: false,
             type_ok: false,
+            marked: false,
         }
     }
 
@@ -136,7 +140,9 @@ impl Twin for PauseRxTwin {
         let mut which = None;
         let mut load: Option<(u8, [u16; 8])> = None;
         if self.decide && self.control {
-            which = Some(if !self.is64 {
+            which = Some(if self.marked {
+                7
+            } else if !self.is64 {
                 2
             } else if !fcs_ok {
                 3
@@ -172,6 +178,7 @@ impl Twin for PauseRxTwin {
         self.is64 = !self.long && self.idx as usize == 64 / n - 1 && keep == n;
         self.da_ok = da_now;
         self.type_ok = type_now;
+        self.marked = i.rx_user;
         if i.rx_valid {
             self.crc = crc32::eval(&self.step, if first { crc32::INIT } else { self.crc }, data);
             self.hdr = head;
@@ -188,7 +195,7 @@ impl Twin for PauseRxTwin {
             self.decide = false;
             self.idx = 0;
             self.long = false;
-            self.counts = [0; 7];
+            self.counts = [0; 8];
             return;
         }
         self.decide = done;
@@ -229,6 +236,7 @@ crate::hdl_block! {
         rx_data: in Bits<W> = i.rx_data;
         rx_keep: in Bits<K> = i.rx_keep;
         rx_last: in Bit = i.rx_last;
+        rx_user: in Bit = i.rx_user;
         paused: out Bits<8> = o.paused;
         cnt_pause: out Bits<16> = o.counts[0];
         cnt_pfc: out Bits<16> = o.counts[1];
@@ -237,6 +245,7 @@ crate::hdl_block! {
         cnt_da: out Bits<16> = o.counts[4];
         cnt_ethertype: out Bits<16> = o.counts[5];
         cnt_opcode: out Bits<16> = o.counts[6];
+        cnt_marked: out Bits<16> = o.counts[7];
     }
 }
 

@@ -105,6 +105,7 @@ impl EthPortModelSim {
                 self.counts.held[q] += c.held[q];
             }
             self.counts.ctrl_frames += c.ctrl_frames;
+            self.counts.rx_bad += c.rx_bad;
             self.pfc.frames += p.frames;
             self.pfc.hw_rises += p.hw_rises;
             self.pfc.fill_rises += p.fill_rises;
@@ -137,8 +138,9 @@ impl CycleSim for EthPortModelSim {
             }
         }
         pi.rx = i.rx_valid.then(|| lanes_word(i.rx_data, i.rx_keep, i.rx_last, w));
+        pi.rx_bad = i.rx_valid && i.rx_user;
         let o = m.tick(&pi);
-        let mut out = EthPortTopOut { s_ready: o.tx_room, drop: o.rx_drop, paused: o.paused, ..Default::default() };
+        let mut out = EthPortTopOut { s_ready: o.tx_room, drop: o.rx_drop, rx_bad: o.rx_bad, paused: o.paused, ..Default::default() };
         if let Some(x) = o.wire {
             out.tx_valid = true;
             out.tx_data = x.data;
@@ -295,6 +297,9 @@ impl EthPortStimulus {
             i.rx_data = d;
             i.rx_keep = k;
             i.rx_last = l;
+            // The MAC marks one frame in twenty bad on its last word (on other words the
+            // mark means nothing).
+            i.rx_user = r.gen_ratio(1, 20);
         }
         if self.phase == 0 {
             self.phase = r.gen_range(200..3000);
@@ -420,9 +425,10 @@ impl CycleSim for RtlPort {
             t.rx_data = x.data;
             t.rx_keep = keep_of(x.len);
             t.rx_last = x.last;
+            t.rx_user = i.rx_bad;
         }
         let o = self.inner.step(&t);
-        let mut out = EthPortOut { tx_room: o.s_ready, tx_taken: o.s_ready & t.s_valid, paused: o.paused, rx_drop: o.drop, ..Default::default() };
+        let mut out = EthPortOut { tx_room: o.s_ready, tx_taken: o.s_ready & t.s_valid, paused: o.paused, rx_drop: o.drop, rx_bad: o.rx_bad, ..Default::default() };
         if o.tx_valid {
             out.wire = Some(lanes_word(o.tx_data, o.tx_keep, o.tx_last, self.width));
         }

@@ -42,13 +42,14 @@ pub struct EthRxbufModelSim {
     /// at least 7/8 full.
     pub stored: u64,
     pub dropped: u64,
+    pub marked: u64,
     pub read: u64,
     pub nearly_full: u64,
 }
 
 impl EthRxbufModelSim {
     pub fn new(queues: usize, width: usize) -> Self {
-        Self { queues, width, model: None, stored: 0, dropped: 0, read: 0, nearly_full: 0 }
+        Self { queues, width, model: None, stored: 0, dropped: 0, marked: 0, read: 0, nearly_full: 0 }
     }
 }
 
@@ -64,8 +65,9 @@ impl CycleSim for EthRxbufModelSim {
         let m = self.model.get_or_insert_with(|| RxBuffers::new(model_config(w, &i.cfg_priorities[..nq], sizes, 0)));
         let n = w / 8;
         let rx = i.rx_valid.then(|| lanes_word(i.rx_data, i.rx_keep, i.rx_last, w));
-        let o = m.tick(&RxBuffersIn { rx, read: i.rd_en });
-        let mut out = EthRxbufOut { drop: o.drop, ..Default::default() };
+        let o = m.tick(&RxBuffersIn { rx, read: i.rd_en, bad: i.rx_user });
+        let mut out = EthRxbufOut { drop: o.drop, bad: o.bad, ..Default::default() };
+        self.marked += o.bad as u64;
         for q in 0..nq {
             out.fill_bytes[q] = o.fill[q] as u16;
             if let Some(w) = o.word[q] {
@@ -247,6 +249,9 @@ impl Iterator for EthRxbufStimulus {
             i.rx_data = d;
             i.rx_keep = if l { k } else { self.rng.gen() };
             i.rx_last = l;
+            // The MAC marks one frame in ten bad on its last word (the mark on other
+            // words means nothing, and is set as often).
+            i.rx_user = self.rng.gen_ratio(1, 10);
         } else {
             i.rx_data = self.rng.gen();
         }

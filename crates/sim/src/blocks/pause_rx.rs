@@ -20,12 +20,12 @@ pub struct PauseRxModelSim {
     rx: PauseRx,
     frame: Vec<u8>,
     /// Counts of the models reset away are not kept: the block's counters reset too.
-    counts: [u16; 7],
+    counts: [u16; 8],
 }
 
 impl PauseRxModelSim {
     pub fn new(width: usize) -> Self {
-        Self { width, rx: PauseRx::new(width as u32), frame: vec![], counts: [0; 7] }
+        Self { width, rx: PauseRx::new(width as u32), frame: vec![], counts: [0; 8] }
     }
 
     pub fn model(&self) -> &PauseRx {
@@ -41,7 +41,7 @@ impl CycleSim for PauseRxModelSim {
     }
     fn step(&mut self, i: &PauseRxIn) -> PauseRxOut {
         let c = self.rx.counts();
-        let counts = [c.pause, c.pfc, c.dropped[0], c.dropped[1], c.dropped[2], c.dropped[3], c.dropped[4]].map(|x| x as u16);
+        let counts = [c.pause, c.pfc, c.dropped[0], c.dropped[1], c.dropped[2], c.dropped[3], c.dropped[4], c.dropped[5]].map(|x| x as u16);
         let mut done = None;
         if i.rx_valid {
             let n = self.width / 8;
@@ -51,7 +51,9 @@ impl CycleSim for PauseRxModelSim {
                 done = Some(std::mem::take(&mut self.frame));
             }
         }
-        let paused = self.rx.tick(done.as_deref());
+        // The MAC's mark counts with the last word only.
+        let marked = i.rx_valid && i.rx_last && i.rx_user;
+        let paused = self.rx.tick_marked(done.as_deref(), marked);
         if i.reset {
             self.rx = PauseRx::new(self.width as u32);
             self.frame.clear();
@@ -200,12 +202,16 @@ impl PauseRxStimulus {
                 data &= 0xffff_ffff;
             }
             let last = k + 1 == chunks.len();
+            // The MAC marks one frame in twelve bad on its last word; on the other words
+            // the mark means nothing (and is set now and then).
+            let rx_user = if last { self.rng.gen_ratio(1, 12) } else { self.rng.gen_ratio(1, 10) };
             self.words.push_back(PauseRxIn {
                 reset: false,
                 rx_valid: true,
                 rx_data: data,
                 rx_keep: ((1u16 << c.len()) - 1) as u8 | if last { 0 } else { 0xff },
                 rx_last: last,
+                rx_user,
             });
         }
         let gap = if self.rng.gen_ratio(1, 2) { 0 } else { self.rng.gen_range(1..60) };

@@ -55,6 +55,7 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
             Gate::at_least("refreshes", p.refreshes, min),
             Gate::at_least("busy waits", p.busy_waits, min),
             Gate::at_least("receive drops", c.rx_drops[..q].iter().sum(), min),
+            Gate::at_least("frames marked bad by the MAC, dropped", c.rx_bad, min),
             Gate::at_least("clocks a queue was held", c.held[..q].iter().sum(), 100 * min),
             Gate::at_least("clocks a priority was paused", model.paused_clocks, n / 50),
             Gate::info("releases", p.releases),

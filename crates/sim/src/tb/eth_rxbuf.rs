@@ -69,6 +69,7 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
         let mut g = vec![
             Gate::at_least("frames stored", m.stored, 10 * min),
             Gate::at_least("frames dropped", inner.dropped, min),
+            Gate::at_least("frames marked bad by the MAC (rx_user), not stored", inner.marked, min),
             Gate::at_least("words read", inner.read, 100 * min),
             Gate::at_least("nearly-full clocks", inner.nearly_full, 10 * min),
         ];

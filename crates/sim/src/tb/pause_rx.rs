@@ -24,9 +24,9 @@ pub fn seed(width: usize) -> u64 {
 /// The model adapter, tallying what it counted and the clocks a priority was paused.
 pub struct Coverage {
     inner: PauseRxModelSim,
-    pub totals: [u64; 7],
+    pub totals: [u64; 8],
     pub paused_clocks: u64,
-    last: [u16; 7],
+    last: [u16; 8],
 }
 
 impl CycleSim for Coverage {
@@ -37,7 +37,7 @@ impl CycleSim for Coverage {
     }
     fn step(&mut self, i: &PauseRxIn) -> PauseRxOut {
         let o = self.inner.step(i);
-        for k in 0..7 {
+        for k in 0..8 {
             // Counters only step up by one, or go to 0 on reset.
             if o.counts[k] == self.last[k].wrapping_add(1) {
                 self.totals[k] += 1;
@@ -53,7 +53,7 @@ pub fn run(width: usize, seed: u64, o: &TbOptions) -> Result<TbReport, SimBuildE
     let out = harness::run(
         "pause_rx",
         o,
-        || Coverage { inner: PauseRxModelSim::new(width), totals: [0; 7], paused_clocks: 0, last: [0; 7] },
+        || Coverage { inner: PauseRxModelSim::new(width), totals: [0; 8], paused_clocks: 0, last: [0; 8] },
         |b, vcd| pause_rx_sim(width, b, vcd),
         || PauseRxStimulus::new(seed, width),
         |s, _| endless(s),
