@@ -810,11 +810,24 @@ mod tests {
         for (f, why) in cases {
             let (p, c) = paused_run(32, f, 40);
             assert!(p.iter().all(|&x| x == 0), "{why:?}: acted on");
-            let mut want = [0u64; 5];
+            let mut want = [0u64; 6];
             if let Some(k) = why {
                 want[k as usize] = 1;
             }
             assert_eq!(c.dropped, want, "{why:?}");
+        }
+        // The MAC's mark comes first: a good frame so marked is dropped as Marked, a
+        // marked frame that would fail a check too is counted as Marked alone, and a
+        // marked data frame is not counted here.
+        for (f, why) in [(&good[..], Some(RxDrop::Marked)), (&fcs[..], Some(RxDrop::Marked)), (&refcs(data)[..], None)] {
+            let mut rx = PauseRx::new(32);
+            let p: Vec<u8> = (0..40).map(|t| rx.tick_marked((t == 10).then_some(f), t == 10)).collect();
+            assert!(p.iter().all(|&x| x == 0), "{why:?}: acted on");
+            let mut want = [0u64; 6];
+            if let Some(k) = why {
+                want[k as usize] = 1;
+            }
+            assert_eq!(rx.counts().dropped, want, "{why:?}");
         }
     }
 
