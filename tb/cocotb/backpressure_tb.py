@@ -5,7 +5,9 @@ import random
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ReadOnly, RisingEdge
+from cocotb.triggers import RisingEdge
+
+from iblink_tb import StallingReady
 
 
 def word_of(frame, k, n):
@@ -25,17 +27,9 @@ async def frames_whole_and_in_order(dut):
     frames = [[bytes([q, k]) + f for k, f in enumerate(fs)] for q, fs in enumerate(frames)]
 
     dut.reset.value = 1
-    dut.cfg_priorities.value = 0
     dut.cfg_tx_words.value = 256
-    dut.s_valid.value = 0
-    dut.s_data.value = 0
-    dut.s_keep.value = 0
-    dut.s_last.value = 0
-    dut.paused.value = 0
-    dut.ctrl.value = 0
-    dut.ctrl_data.value = 0
-    dut.ctrl_last.value = 0
-    dut.tx_ready.value = 0
+    for name in ["cfg_priorities", "s_valid", "s_data", "s_keep", "s_last", "paused", "ctrl", "ctrl_data", "ctrl_last", "tx_ready"]:
+        getattr(dut, name).value = 0
     cocotb.start_soon(Clock(dut.clock, 10, unit="ns").start())
     for _ in range(3):
         await RisingEdge(dut.clock)
@@ -45,8 +39,7 @@ async def frames_whole_and_in_order(dut):
     at = [[0, 0] for _ in range(queues)]  # frame, word
     received = [[] for _ in range(queues)]
     cur = bytearray()
-    offered = None  # (data, keep, last) offered while tx_ready was low
-    stall = 0
+    wire = StallingReady(rng, 0.6, 0.005, (20, 300))
     for clk in range(40000):
         # Drive this clock's inputs.
         sv = sd = sk = sl = 0
@@ -64,17 +57,8 @@ async def frames_whole_and_in_order(dut):
         dut.s_data.value = sd
         dut.s_keep.value = sk
         dut.s_last.value = sl
-        if stall == 0 and rng.random() < 0.005:
-            stall = rng.randrange(20, 300)
-        ready = 0 if stall else int(rng.random() < 0.6)
-        stall = max(0, stall - 1)
-        dut.tx_ready.value = ready
-        await ReadOnly()
-        valid = int(dut.tx_valid.value)
-        beat = (int(dut.tx_data.value), int(dut.tx_keep.value), int(dut.tx_last.value)) if valid else None
-        if offered is not None:
-            assert valid and beat == offered, f"clock {clk}: a beat offered under tx_ready low changed: {offered} -> {beat}"
-        offered = beat if valid and not ready else None
+        beat, ready = await wire.clock(dut, clk, ["tx_data", "tx_keep", "tx_last"])
+        valid = beat is not None
         taken = int(dut.s_ready.value) & sv
         await RisingEdge(dut.clock)
         for q in range(queues):

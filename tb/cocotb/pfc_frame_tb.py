@@ -7,8 +7,10 @@ import zlib
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ReadOnly, RisingEdge
+from cocotb.triggers import RisingEdge
 from scapy.layers.l2 import Ether
+
+from iblink_tb import StallingReady
 
 QUEUES = 4
 
@@ -63,8 +65,7 @@ async def frames_decode_under_stalls(dut):
     want = []
     got = []
     cur = bytearray()
-    stall = 0
-    offered = None
+    wire = StallingReady(rng, 0.5, 0.02, (5, 100))
     fq = fz = 0
     for clk in range(20000):
         start = 0
@@ -77,17 +78,8 @@ async def frames_decode_under_stalls(dut):
         dut.frame_start.value = start
         dut.frame_queues.value = fq
         dut.frame_zero.value = fz
-        if stall == 0 and rng.random() < 0.02:
-            stall = rng.randrange(5, 100)
-        ready = 0 if stall else int(rng.random() < 0.5)
-        stall = max(0, stall - 1)
-        dut.tx_ready.value = ready
-        await ReadOnly()
-        valid = int(dut.tx_valid.value)
-        beat = (int(dut.tx_data.value), int(dut.tx_last.value)) if valid else None
-        if offered is not None:
-            assert beat == offered, f"clock {clk}: a word offered under tx_ready low changed: {offered} -> {beat}"
-        offered = beat if valid and not ready else None
+        beat, ready = await wire.clock(dut, clk, ["tx_data", "tx_last"])
+        valid = beat is not None
         await RisingEdge(dut.clock)
         if valid and ready:
             d, last = beat

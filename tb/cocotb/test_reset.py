@@ -8,28 +8,9 @@ Run by pytest (tb/cocotb/, `make cocotb`); one test per module, at its default p
 and at the ports' other sizes.
 """
 
-import os
-import re
-from pathlib import Path
-
 import pytest
 
-HDL = Path(__file__).resolve().parents[2] / "hdl_out"
-
-
-def header_ports(module):
-    """(direction, name) of each port in the module's ANSI header."""
-    text = (HDL / f"{module}.v").read_text()
-    head = text[text.index(f"module {module} ") :]
-    # The port list is the parenthesised list that follows the parameters, if any.
-    body = head[: head.index(");")]
-    ports = []
-    for line in body.splitlines():
-        code = line.split("//")[0].strip().rstrip(",")
-        m = re.match(r"(input|output)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[[^\]]*\])?\s*(\w+)$", code)
-        if m:
-            ports.append((m.group(1), m.group(2)))
-    return ports
+from iblink_tb import HDL, header_ports, run_icarus
 
 
 def clocked_modules():
@@ -52,27 +33,7 @@ CASES = [(m, {}) for m in clocked_modules()] + [
 
 @pytest.mark.parametrize("module,params", CASES, ids=lambda x: x if isinstance(x, str) else "-".join(f"{k}{v}" for k, v in x.items()) or "default")
 def test_reset(module, params):
-    from cocotb_tools.runner import get_runner
-
-    runner = get_runner("icarus")
-    tag = module + "".join(f"_{k}{v}" for k, v in params.items())
-    build = Path(os.environ.get("IBLINK_COCOTB_BUILD", HDL.parent / "build" / "cocotb")) / "reset" / tag
-    runner.build(
-        sources=sorted(HDL.glob("*.v")),
-        hdl_toplevel=module,
-        parameters=params,
-        build_dir=build,
-        timescale=("1ns", "1ps"),
-        build_args=["-g2012"],
-        always=True,
-    )
-    outputs = ",".join(n for d, n in header_ports(module) if d == "output")
-    inputs = ",".join(n for d, n in header_ports(module) if d == "input" and n not in ("clock", "reset"))
-    runner.test(
-        hdl_toplevel=module,
-        test_module="reset_tb",
-        test_dir=Path(__file__).resolve().parent,
-        build_dir=build,
-        extra_env={"IBLINK_OUTPUTS": outputs, "IBLINK_INPUTS": inputs},
-        results_xml=str(build / "results.xml"),
-    )
+    ports = header_ports(module)
+    outputs = ",".join(n for d, n in ports if d == "output")
+    inputs = ",".join(n for d, n in ports if d == "input" and n not in ("clock", "reset"))
+    run_icarus(module, params, "reset_tb", "reset", {"IBLINK_OUTPUTS": outputs, "IBLINK_INPUTS": inputs})

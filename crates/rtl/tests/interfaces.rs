@@ -8,14 +8,20 @@ use iblink_rtl::emit::Variant;
 use iblink_rtl::io::{Dir, Port};
 use std::process::Command;
 
-fn yosys_ports(v: &Variant) -> Vec<Port> {
-    let dir = tempfile::tempdir().unwrap();
+/// `v`'s modules written into `dir`, and the Yosys commands that read them.
+fn written(v: &Variant, dir: &std::path::Path) -> String {
     let mut reads = String::new();
     for m in &v.modules {
-        let p = dir.path().join(m.file_name());
+        let p = dir.join(m.file_name());
         std::fs::write(&p, &m.text).unwrap();
         reads.push_str(&format!("read_verilog {}; ", p.display()));
     }
+    reads
+}
+
+fn yosys_ports(v: &Variant) -> Vec<Port> {
+    let dir = tempfile::tempdir().unwrap();
+    let reads = written(v, dir.path());
     let ch: String = v.params.iter().map(|(k, x)| format!("chparam -set {k} {x} {}; ", v.top)).collect();
     let json = dir.path().join("ports.json");
     let script = format!("{reads}{ch}hierarchy -top {}; proc; write_json {}", v.top, json.display());
@@ -60,12 +66,7 @@ fn verilog_ports_equal_the_rust_hdl_ports() {
 /// as its name and its parameters' values (bits, leading zeros and signedness dropped).
 fn elaborated(v: &Variant, params: &[(String, String)]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let mut reads = String::new();
-    for m in &v.modules {
-        let p = dir.path().join(m.file_name());
-        std::fs::write(&p, &m.text).unwrap();
-        reads.push_str(&format!("read_verilog {}; ", p.display()));
-    }
+    let reads = written(v, dir.path());
     let ch: String = params.iter().map(|(k, x)| format!("chparam -set {k} {x} {}; ", v.top)).collect();
     let il = dir.path().join("design.il");
     let script = format!("{reads}{ch}hierarchy -top {}; write_rtlil {}", v.top, il.display());
