@@ -304,6 +304,8 @@ pub fn trace(s: &PfcScenario, b: crate::blocks::Backend, frames: bool) -> Result
             frame_start: o.frame_start,
             frame_queues: o.frame_queues,
             frame_zero: o.frame_zero,
+            // The trace's wire never stalls: pfc_tx counts its frame's clocks.
+            tx_ready: true,
             ..fcfg
         });
         if f.tx_valid {
