@@ -13,7 +13,7 @@ fn iblink(args: &[&str]) -> (i32, String) {
 fn unknown_target_lists_the_valid_ones() {
     let (code, err) = iblink(&["synth", "--target", "ice40-lp1k", "--out", "/nonexistent/x"]);
     assert_eq!(code, 2, "{err}");
-    for t in ["ice40-hx8k", "ice40-up5k", "ecp5-45k"] {
+    for t in ["ice40-hx8k", "ice40-up5k", "ecp5-45k", "ecp5-5g-45"] {
         assert!(err.contains(t), "{t} missing from: {err}");
     }
 }

@@ -10,16 +10,20 @@ pub enum Target {
     Ice40Hx8k,
     Ice40Up5k,
     Ecp5_45k,
+    /// The ECP5-5G part with 5 Gb/s transceivers (LFE5UM5G-45F, speed 8, CABGA381: the
+    /// ECP5-5G Versa board's), where a NIC's line rates live.
+    Ecp5_5g45,
 }
 
 impl Target {
-    pub const ALL: [Target; 3] = [Target::Ice40Hx8k, Target::Ice40Up5k, Target::Ecp5_45k];
+    pub const ALL: [Target; 4] = [Target::Ice40Hx8k, Target::Ice40Up5k, Target::Ecp5_45k, Target::Ecp5_5g45];
 
     pub fn name(self) -> &'static str {
         match self {
             Target::Ice40Hx8k => "ice40-hx8k",
             Target::Ice40Up5k => "ice40-up5k",
             Target::Ecp5_45k => "ecp5-45k",
+            Target::Ecp5_5g45 => "ecp5-5g-45",
         }
     }
 
@@ -34,7 +38,7 @@ impl Target {
     pub fn family(self) -> Family {
         match self {
             Target::Ice40Hx8k | Target::Ice40Up5k => Family::Ice40,
-            Target::Ecp5_45k => Family::Ecp5,
+            Target::Ecp5_45k | Target::Ecp5_5g45 => Family::Ecp5,
         }
     }
 
@@ -52,6 +56,7 @@ impl Target {
             Target::Ice40Hx8k => &["--hx8k", "--package", "ct256"],
             Target::Ice40Up5k => &["--up5k", "--package", "sg48"],
             Target::Ecp5_45k => &["--45k", "--package", "CABGA381"],
+            Target::Ecp5_5g45 => &["--um5g-45k", "--package", "CABGA381", "--speed", "8"],
         }
     }
 
@@ -61,7 +66,7 @@ impl Target {
         match self {
             Target::Ice40Hx8k => 250.0,
             Target::Ice40Up5k => 120.0,
-            Target::Ecp5_45k => 300.0,
+            Target::Ecp5_45k | Target::Ecp5_5g45 => 300.0,
         }
     }
 }

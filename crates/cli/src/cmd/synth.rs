@@ -23,9 +23,13 @@ pub enum TargetArg {
     /// iCE40-UP5K, SG48 package (Debian's yosys + nextpnr-ice40).
     #[value(name = "ice40-up5k")]
     Ice40Up5k,
-    /// ECP5 LFE5U-45F, CABGA381 package (YoWASP yosys + nextpnr-ecp5 from PyPI).
+    /// ECP5 LFE5U-45F, CABGA381 package, speed 6: no SERDES (YoWASP yosys + nextpnr-ecp5 from PyPI).
     #[value(name = "ecp5-45k")]
     Ecp5_45k,
+    /// ECP5-5G LFE5UM5G-45F, CABGA381 package, speed 8: the part with 5 Gb/s transceivers
+    /// (the ECP5-5G Versa board's; same tools).
+    #[value(name = "ecp5-5g-45")]
+    Ecp5_5g45,
 }
 
 impl From<TargetArg> for Target {
@@ -34,6 +38,7 @@ impl From<TargetArg> for Target {
             TargetArg::Ice40Hx8k => Target::Ice40Hx8k,
             TargetArg::Ice40Up5k => Target::Ice40Up5k,
             TargetArg::Ecp5_45k => Target::Ecp5_45k,
+            TargetArg::Ecp5_5g45 => Target::Ecp5_5g45,
         }
     }
 }
