@@ -74,7 +74,7 @@ deps-ecp5:
 	@bash tools/deps-ecp5.sh
 
 SYNTH_OUT ?= build/synth
-SYNTH_TARGETS ?= ice40-hx8k ice40-up5k ecp5-45k
+SYNTH_TARGETS ?= ice40-hx8k ice40-up5k ecp5-45k ecp5-5g-45
 SYNTH_FLAGS ?=
 ## synth: every emitted module on every target; report in $(SYNTH_OUT)/report.{md,json}
 synth: deps deps-ecp5 build
