@@ -50,9 +50,11 @@ localparam WORDS = 512 / DATA_WIDTH;
 localparam integer LAST_I = WORDS - 1;
 localparam [3:0] LAST = LAST_I[3:0];
 
-// A frame in progress after its first clock, and the index of the word it offers.
+// A frame in progress after its first clock, the index of the word it offers, and
+// whether that is the first word (it waited in the frame_start clock).
 reg       sending;
 reg [3:0] next_word;
+reg       first_held;
 wire [3:0] word = frame_start ? 4'd0 : next_word;
 assign tx_valid = frame_start | sending;
 assign tx_last = tx_valid & (word == LAST);
@@ -61,19 +63,23 @@ wire moves = tx_valid & tx_ready;
 initial begin
    sending = 1'b0;
    next_word = 4'd0;
+   first_held = 1'b0;
 end
 
 always @(posedge clock) begin
    if (reset) begin
       sending <= 1'b0;
       next_word <= 4'd0;
+      first_held <= 1'b0;
    end else if (moves) begin
       sending <= word != LAST;
       next_word <= word + 4'd1;
+      first_held <= 1'b0;
    end else if (frame_start) begin
       // The first word waits: it is offered again from data_r.
       sending <= 1'b1;
       next_word <= 4'd0;
+      first_held <= 1'b1;
    end
 end
 
@@ -133,7 +139,7 @@ endgenerate
 // The FCS register: over every word but the FCS's own, a word added when it moves; fcs:
 // the FCS if the next word is the last.
 reg  [31:0] crc;
-wire [31:0] crc_prev = (word == 4'd0) ? 32'hffff_ffff : crc;
+wire [31:0] crc_prev = (frame_start | first_held) ? 32'hffff_ffff : crc;
 wire [31:0] crc_next;
 wire [31:0] fcs;
 wire [DATA_WIDTH-1:0] fcs_word;
