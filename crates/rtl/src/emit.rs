@@ -108,6 +108,11 @@ pub struct Variant {
 }
 
 impl Variant {
+    /// The value this configuration gives its top's parameter `name`, if it sets it.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
     /// Every module's text, one after another (what a simulator or Yosys reads).
     pub fn text(&self) -> String {
         self.modules.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("\n")
@@ -122,7 +127,8 @@ impl Variant {
                 crate::io::Dir::Input => "input ",
                 crate::io::Dir::Output => "output",
             };
-            let w = if p.width > 1 { format!("[{}:0] ", p.width - 1) } else { String::new() };
+            let w = crate::verilog::range(&p.width.to_string());
+            let w = if w.is_empty() { w } else { w + " " };
             s.push_str(&format!("  {dir} {w}{}\n", p.name));
         }
         s

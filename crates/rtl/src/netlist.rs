@@ -102,8 +102,13 @@ pub struct Parameterised {
 }
 
 impl Parameterised {
+    /// The parameters' names, in order (a declaration is `[range] NAME = default`).
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.params.iter().filter_map(|(_, d)| d.split('=').next().unwrap_or("").split_whitespace().last())
+    }
+
     fn is_param(&self, name: &str) -> bool {
-        self.params.iter().any(|(_, d)| d.split('=').next().unwrap_or("").split_whitespace().last() == Some(name))
+        self.names().any(|n| n == name)
     }
 
     /// The expressions an instance's module parameters take in the top.
@@ -209,7 +214,6 @@ impl Description {
                 None => port.width.to_string(),
             }
         };
-        let range = |e: &str| if e == "1" { String::new() } else if let Ok(n) = e.parse::<usize>() { format!("[{}:0]", n - 1) } else { format!("[{e}-1:0]") };
         // A top port's expression: that of the instance port it drives or is driven by.
         let top_expr = |p: &Port| -> String {
             if param.is_none() {
@@ -249,7 +253,7 @@ impl Description {
             .iter()
             .map(|p| {
                 let dir = if p.dir == Dir::Input { "input " } else { "output" };
-                let w = range(&top_expr(p));
+                let w = crate::verilog::range(&top_expr(p));
                 format!("    {dir} wire {w:<8} {}", p.name)
             })
             .collect();
@@ -266,7 +270,7 @@ impl Description {
                 if top_port(&net).is_some() {
                     return Err(NetlistError::Top { module: module.into(), port: format!("{net} (also the net of {inst}.{})", port.name) });
                 }
-                let w = range(&expr_of(inst, port));
+                let w = crate::verilog::range(&expr_of(inst, port));
                 let w = if w.is_empty() { w } else { format!("{w} ") };
                 let _ = writeln!(v, "wire {w}{inst}_{};", port.name);
                 used.insert(format!("{inst}_{}", port.name), false);
@@ -368,7 +372,7 @@ pub fn file_list(name: &str, block: &'static str, files: &[String]) -> EmittedMo
 
 /// A composed top as one configuration of its parameterised module: the module `module`
 /// rendered from `desc` with `doc` over it (the same text for every configuration: the
-/// header lists the parameters, `config` says what they are), then every module its
+/// header lists the parameters, and its configuration line names them), then every module its
 /// blocks (`(instance, variant)`) name, each once, in order. The variant is named `name`
 /// and sets the module's parameters to `values`; `ports` are the top's at them.
 #[allow(clippy::too_many_arguments)] // the pieces of a composed top
@@ -377,7 +381,6 @@ pub fn composed_variant(
     module: &str,
     name: &str,
     block: &'static str,
-    config: Vec<(String, String)>,
     doc: &str,
     param: &Parameterised,
     values: Vec<(String, String)>,
@@ -392,6 +395,8 @@ pub fn composed_variant(
         })
         .collect();
     let body = desc.render_top(module, doc, &ports, &placed, Some(param))?;
+    // The header's configuration line: the parameters it takes.
+    let config = vec![("parameters".to_string(), param.names().collect::<Vec<_>>().join(", "))];
     let mut modules: Vec<EmittedModule> = vec![crate::emit::generated(module, block, config, &body)];
     for (_, v) in blocks {
         for m in &v.modules {

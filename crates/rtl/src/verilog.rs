@@ -1,6 +1,7 @@
-//! What the composed tops read off the hand-written modules: each port's width as the
-//! module writes it (`[11*VLS-1:0]` is `11*VLS`), so a parameterised top can declare its
-//! nets with the same expressions. The modules are written in one style (ANSI ports, one
+//! What is read off the hand-written modules' headers: each port's width as the module
+//! writes it (`[11*VLS-1:0]` is `11*VLS`), so a parameterised top can declare its nets
+//! with the same expressions; and each parameter with its default and comment (the
+//! FuseSoC cores list them). The modules are written in one style (ANSI ports, one
 //! a line), and the Yosys check of every configuration's ports (`tests/interfaces.rs`)
 //! holds the expressions to the numbers.
 
@@ -78,6 +79,69 @@ fn parse_ports(list: &str) -> Vec<HeaderPort> {
     out
 }
 
+/// A parameter as a module's header declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderParam {
+    pub name: String,
+    /// The default as written (`4`, `DATA_WIDTH/8`, `"GENERIC"`).
+    pub default: String,
+    /// The comment lines right above it, joined.
+    pub comment: String,
+}
+
+/// The parameters of `module` in `text` (`module M #( ... ) (`), in order.
+pub fn header_params(text: &str, module: &str) -> Vec<HeaderParam> {
+    let Some(start) = text.find(&format!("module {module} #(")) else { return vec![] };
+    let mut out = Vec::new();
+    let mut comment: Vec<String> = Vec::new();
+    let mut after_param = false;
+    for line in text[start..].lines().skip(1) {
+        let t = line.trim();
+        if t.starts_with(')') {
+            break;
+        }
+        if let Some(c) = t.strip_prefix("//") {
+            // A comment after a parameter starts the next group's.
+            if after_param {
+                comment.clear();
+                after_param = false;
+            }
+            comment.push(c.trim().to_string());
+            continue;
+        }
+        let Some(decl) = t.strip_prefix("parameter ") else {
+            comment.clear();
+            continue;
+        };
+        let decl = decl.split("//").next().unwrap_or("").trim().trim_end_matches(',').trim();
+        // `[range] NAME = default` or `NAME = default`
+        let decl = match decl.strip_prefix('[') {
+            Some(r) => r.split_once(']').map_or("", |(_, rest)| rest.trim()),
+            None => decl,
+        };
+        if let Some((name, default)) = decl.split_once('=') {
+            out.push(HeaderParam {
+                name: name.trim().to_string(),
+                default: default.trim().to_string(),
+                comment: comment.join(" "),
+            });
+            after_param = true;
+        }
+        // A comment above a group of parameters describes the group: keep it for the next.
+    }
+    out
+}
+
+/// A port's or net's range for a width written as `width` (a number or an expression):
+/// none for 1, `[N-1:0]` for a number, `[width-1:0]` for an expression.
+pub fn range(width: &str) -> String {
+    match width.parse::<usize>() {
+        Ok(1) => String::new(),
+        Ok(n) => format!("[{}:0]", n - 1),
+        Err(_) => format!("[{width}-1:0]"),
+    }
+}
+
 /// `expr` with every identifier named in `subst` replaced by its expression (in
 /// parentheses unless it is a name or a number).
 pub fn substitute(expr: &str, subst: &[(String, String)]) -> String {
@@ -107,81 +171,6 @@ pub fn substitute(expr: &str, subst: &[(String, String)]) -> String {
     out
 }
 
-/// The value of a width expression (integers, names from `vars`, `+ - * /`, parentheses),
-/// or `None` when it names something else or does not parse.
-pub fn eval(expr: &str, vars: &[(String, String)]) -> Option<i64> {
-    struct P<'a> {
-        s: &'a [u8],
-        at: usize,
-        vars: &'a [(String, String)],
-    }
-    impl P<'_> {
-        fn skip(&mut self) {
-            while self.at < self.s.len() && self.s[self.at] == b' ' {
-                self.at += 1;
-            }
-        }
-        fn sum(&mut self) -> Option<i64> {
-            let mut v = self.product()?;
-            loop {
-                self.skip();
-                match self.s.get(self.at) {
-                    Some(b'+') => {
-                        self.at += 1;
-                        v += self.product()?;
-                    }
-                    Some(b'-') => {
-                        self.at += 1;
-                        v -= self.product()?;
-                    }
-                    _ => return Some(v),
-                }
-            }
-        }
-        fn product(&mut self) -> Option<i64> {
-            let mut v = self.atom()?;
-            loop {
-                self.skip();
-                match self.s.get(self.at) {
-                    Some(b'*') => {
-                        self.at += 1;
-                        v *= self.atom()?;
-                    }
-                    Some(b'/') => {
-                        self.at += 1;
-                        v = v.checked_div(self.atom()?)?;
-                    }
-                    _ => return Some(v),
-                }
-            }
-        }
-        fn atom(&mut self) -> Option<i64> {
-            self.skip();
-            if self.s.get(self.at) == Some(&b'(') {
-                self.at += 1;
-                let v = self.sum()?;
-                self.skip();
-                (self.s.get(self.at) == Some(&b')')).then(|| self.at += 1)?;
-                return Some(v);
-            }
-            let start = self.at;
-            while self.at < self.s.len() && (self.s[self.at].is_ascii_alphanumeric() || self.s[self.at] == b'_') {
-                self.at += 1;
-            }
-            let w = std::str::from_utf8(&self.s[start..self.at]).ok()?;
-            if let Ok(n) = w.parse::<i64>() {
-                return Some(n);
-            }
-            let (_, e) = self.vars.iter().find(|(k, _)| k == w)?;
-            eval(e, self.vars)
-        }
-    }
-    let mut p = P { s: expr.as_bytes(), at: 0, vars };
-    let v = p.sum()?;
-    p.skip();
-    (p.at == expr.len()).then_some(v)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,13 +184,23 @@ mod tests {
     }
 
     #[test]
-    fn substitutes_and_evaluates() {
+    fn header_params_read_names_defaults_and_comments() {
+        let text = "module m #(\n    // Data VLs\n    parameter VLS = 4,\n    // Width and\n    // layout\n    parameter [7:0] W = VLS*2, // x\n    parameter T = \"GENERIC\"\n) (\n    input wire a\n);\n";
+        let p = header_params(text, "m");
+        assert_eq!(p.iter().map(|p| (p.name.as_str(), p.default.as_str())).collect::<Vec<_>>(), [("VLS", "4"), ("W", "VLS*2"), ("T", "\"GENERIC\"")]);
+        assert_eq!(p.iter().map(|p| p.comment.as_str()).collect::<Vec<_>>(), ["Data VLs", "Width and layout", "Width and layout"]);
+        assert_eq!(header_params("module m (\n input wire a\n);\n", "m"), vec![]);
+    }
+
+    #[test]
+    fn ranges() {
+        assert_eq!((range("1"), range("8"), range("11*VLS")), (String::new(), "[7:0]".to_string(), "[11*VLS-1:0]".to_string()));
+    }
+
+    #[test]
+    fn substitutes() {
         let s = vec![("FILL_BITS".to_string(), "16".to_string()), ("Q".to_string(), "QUEUES".to_string()), ("K".to_string(), "DATA_WIDTH/8".to_string())];
         assert_eq!(substitute("FILL_BITS*Q", &s), "16*QUEUES");
         assert_eq!(substitute("K*Q-1", &s), "(DATA_WIDTH/8)*QUEUES-1");
-        let v = vec![("QUEUES".to_string(), "3".to_string()), ("DATA_WIDTH".to_string(), "64".to_string())];
-        assert_eq!(eval("(DATA_WIDTH/8)*QUEUES", &v), Some(24));
-        assert_eq!(eval("16*QUEUES+1", &v), Some(49));
-        assert_eq!(eval("NOPE", &v), None);
     }
 }

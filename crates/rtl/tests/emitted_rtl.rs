@@ -287,7 +287,7 @@ fn synth_variants_size_the_ethernet_memories() {
     let req = EmitRequest { blocks: vec![], crc_widths: vec![] };
     let (emitted, synth) = (variants(&req).unwrap(), synth_variants(&req).unwrap());
     assert_eq!(emitted.len(), synth.len());
-    let addr = |v: &iblink_rtl::emit::Variant| v.params.iter().find(|(k, _)| k == "ADDR_BITS").map(|(_, x)| x.clone());
+
     let mut sized = 0;
     for (e, s) in emitted.iter().zip(&synth) {
         assert_eq!(e.ports, s.ports, "{}", s.name);
@@ -298,7 +298,7 @@ fn synth_variants_size_the_ethernet_memories() {
                 assert_eq!(s.name, format!("{}_{k}", e.name));
                 assert_eq!(s.modules, e.modules);
                 let words: usize = bytes / (width / 8);
-                assert_eq!(addr(s), Some(words.trailing_zeros().to_string()), "{}", s.name);
+                assert_eq!(s.param("ADDR_BITS"), Some(words.trailing_zeros().to_string().as_str()), "{}", s.name);
                 sized += 1;
             }
             "eth_port" => {
@@ -307,9 +307,8 @@ fn synth_variants_size_the_ethernet_memories() {
                 let top = &s.modules[0].text;
                 assert_eq!(top, &e.modules[0].text);
                 assert!(top.contains(".ADDR_BITS(RX_ADDR_BITS)) rxb (") && top.contains(".ADDR_BITS(TX_ADDR_BITS)) txq ("), "{top}");
-                let p = |v: &iblink_rtl::emit::Variant, k: &str| v.params.iter().find(|(n, _)| n == k).map(|(_, x)| x.clone());
-                let (rx, tx) = if width == 64 { (10, 8) } else { (11, 9) };
-                assert_eq!((p(s, "RX_ADDR_BITS"), p(s, "TX_ADDR_BITS")), (Some(rx.to_string()), Some(tx.to_string())), "{}", s.name);
+                let (rx, tx) = if width == 64 { ("10", "8") } else { ("11", "9") };
+                assert_eq!((s.param("RX_ADDR_BITS"), s.param("TX_ADDR_BITS")), (Some(rx), Some(tx)), "{}", s.name);
                 assert_eq!(s.modules[1..], e.modules[1..]);
                 sized += 1;
             }

@@ -192,11 +192,6 @@ const HEADER: &str = "//
 // and cycle contract; the rules of the whole are in docs/pfc.md. Files: iblink_eth_port.f.
 ";
 
-/// A parameter's value in a variant.
-fn param_of(v: &Variant, name: &str) -> String {
-    v.params.iter().find(|(k, _)| k == name).map(|(_, x)| x.clone()).unwrap_or_else(|| panic!("{} has no parameter {name}", v.name))
-}
-
 /// The configuration's name.
 pub fn top_name(queues: usize, width: usize) -> String {
     format!("iblink_eth_port_q{queues}_w{width}")
@@ -229,6 +224,11 @@ pub fn sized_variant(queues: usize, width: usize, rx_bytes: usize, tx_bytes: usi
     composed(name, queues, width, memories)
 }
 
+/// A memory's `ADDR_BITS`, as its variant sets it.
+fn addr_bits(v: &Variant) -> String {
+    v.param("ADDR_BITS").unwrap_or_else(|| panic!("{} sets no ADDR_BITS", v.name)).to_string()
+}
+
 /// The top named `name` around the receive buffers and transmit queues given.
 fn composed(
     name: String,
@@ -247,8 +247,8 @@ fn composed(
     let values = vec![
         ("QUEUES".to_string(), queues.to_string()),
         ("DATA_WIDTH".to_string(), width.to_string()),
-        ("RX_ADDR_BITS".to_string(), param_of(&blocks[0].1, "ADDR_BITS")),
-        ("TX_ADDR_BITS".to_string(), param_of(&blocks[4].1, "ADDR_BITS")),
+        ("RX_ADDR_BITS".to_string(), addr_bits(&blocks[0].1)),
+        ("TX_ADDR_BITS".to_string(), addr_bits(&blocks[4].1)),
     ];
     let p = |c: &str, d: &str| (c.to_string(), d.to_string());
     let param = crate::netlist::Parameterised {
@@ -264,8 +264,7 @@ fn composed(
         body: String::new(),
         rename: vec![("rxb", "ADDR_BITS", "RX_ADDR_BITS".to_string()), ("txq", "ADDR_BITS", "TX_ADDR_BITS".to_string())],
     };
-    let config = vec![("parameters".to_string(), "QUEUES, DATA_WIDTH, RX_ADDR_BITS, TX_ADDR_BITS".to_string())];
-    crate::netlist::composed_variant(&EthPortTwin::DESCRIPTION, MODULE, &name, "eth_port", config, HEADER, &param, values, ports, &blocks)
+    crate::netlist::composed_variant(&EthPortTwin::DESCRIPTION, MODULE, &name, "eth_port", HEADER, &param, values, ports, &blocks)
         .unwrap_or_else(|e| panic!("the Ethernet port's netlist: {e}"))
 }
 

@@ -387,13 +387,11 @@ pub fn variant(p: &PortParams) -> Result<Variant, ParamError> {
     let ports = crate::with_link_port!((p.vl_cap, p.width), |T| crate::io::top_ports(&T::new(p.clone())),
         _ => unreachable!("checked: VLCap {} at {} bits", p.vl_cap, p.width));
     let blocks = blocks(p);
-    let config = vec![("parameters".to_string(), "VLS, DATA_WIDTH, KEEP_WIDTH, BUFFER_BLOCKS, VL15_PACKETS, REFRESH_CLOCKS, MIN_GAP_CLOCKS, VL_HIGH_LIMIT, LOW_POLICY, UPDATE_PERIODS, OVERRUN_PERIODS, LOAD_LEN, LOAD_TABLE".to_string())];
     Ok(crate::netlist::composed_variant(
         &LinkPortTwin::DESCRIPTION,
         MODULE,
         &name,
         "link_port",
-        config,
         HEADER,
         &parameterised(),
         params(p),
@@ -426,7 +424,7 @@ pub fn wrapper(p: &PortParams, name: &str, source: &str) -> Result<Variant, Wrap
         .iter()
         .map(|port| {
             let dir = if port.dir == crate::io::Dir::Input { "input " } else { "output" };
-            let w = if port.width > 1 { format!("[{}:0]", port.width - 1) } else { String::new() };
+            let w = crate::verilog::range(&port.width.to_string());
             format!("    {dir} wire {w:<9} {}", port.name)
         })
         .collect();
