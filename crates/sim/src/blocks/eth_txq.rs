@@ -142,12 +142,8 @@ pub struct EthTxqStimulus {
     ctrl_offered: bool,
     paused_for: u64,
     paused: u8,
-    /// The wire's phase (0 ready, 1 random, 2 long stalls, 3 gaps), its clocks left,
-    /// the random phase's odds, clocks left of a stall or gap, ready last clock.
-    ready_mode: u8,
-    ready_for: u64,
-    ready_p: f64,
-    stall_left: u64,
+    /// The wire's ready, and its value last clock.
+    wire: super::ReadyPhases,
     ready: bool,
     pub frames_offered: u64,
 }
@@ -173,10 +169,7 @@ impl EthTxqStimulus {
             ctrl_offered: false,
             paused_for: 0,
             paused: 0,
-            ready_mode: 0,
-            ready_for: 0,
-            ready_p: 1.0,
-            stall_left: 0,
+            wire: super::ReadyPhases::new(2_000..20_000, 0.3..0.95, 300, 100..2_000, true),
             ready: true,
             frames_offered: 0,
         }
@@ -245,33 +238,8 @@ impl EthTxqStimulus {
         }
         self.ctrl_offered = i.ctrl;
         // The wire's ready.
-        if self.ready_for == 0 {
-            self.ready_mode = r.gen_range(0..4);
-            self.ready_for = r.gen_range(2_000..20_000);
-            self.ready_p = r.gen_range(0.3..0.95);
-            self.stall_left = 0;
-        }
-        self.ready_for -= 1;
         let last_moved = prev.is_some_and(|o| o.tx_valid && o.tx_last) && self.ready;
-        i.tx_ready = match self.ready_mode {
-            0 => true,
-            1 => r.gen_bool(self.ready_p),
-            2 => {
-                if self.stall_left == 0 && r.gen_ratio(1, 300) {
-                    self.stall_left = r.gen_range(100..2_000);
-                }
-                self.stall_left = self.stall_left.saturating_sub(1);
-                self.stall_left == 0
-            }
-            _ => {
-                if last_moved {
-                    self.stall_left = r.gen_range(1..=3);
-                }
-                let gap = self.stall_left > 0;
-                self.stall_left = self.stall_left.saturating_sub(1);
-                !gap
-            }
-        };
+        i.tx_ready = self.wire.next(r, last_moved);
         self.ready = i.tx_ready;
         i.reset = r.gen_ratio(1, 200_000);
         if i.reset {

@@ -136,3 +136,55 @@ pub fn vl_box<B: HdlIo + 'static>(
 ) -> Result<Box<dyn CycleSim<In = B::In, Out = B::Out>>, SimBuildError> {
     Ok(Box::new(VerilatedSim::<B>::with_trace(v, vcd)?))
 }
+
+/// A sink's `tx_ready` for a block's stimulus, through phases of `phase` clocks each
+/// (docs/spec.md §10): always high; random, high with odds drawn from `odds`; stalls of
+/// `stall` clocks, one starting with odds 1 in `stall_one_in` a clock; and, with `gaps`,
+/// a gap of 1 to 3 clocks after every last beat that moves (a MAC's inter-frame gap).
+pub struct ReadyPhases {
+    phase: std::ops::Range<u64>,
+    odds: std::ops::Range<f64>,
+    stall_one_in: u32,
+    stall: std::ops::Range<u64>,
+    gaps: bool,
+    mode: u8,
+    left: u64,
+    p: f64,
+    stall_left: u64,
+}
+
+impl ReadyPhases {
+    pub fn new(phase: std::ops::Range<u64>, odds: std::ops::Range<f64>, stall_one_in: u32, stall: std::ops::Range<u64>, gaps: bool) -> Self {
+        Self { phase, odds, stall_one_in, stall, gaps, mode: 0, left: 0, p: 1.0, stall_left: 0 }
+    }
+
+    /// This clock's ready; `last_moved`: a last beat moved in the clock before.
+    pub fn next(&mut self, r: &mut impl rand::Rng, last_moved: bool) -> bool {
+        if self.left == 0 {
+            self.mode = r.gen_range(0..if self.gaps { 4 } else { 3 });
+            self.left = r.gen_range(self.phase.clone());
+            self.p = r.gen_range(self.odds.clone());
+            self.stall_left = 0;
+        }
+        self.left -= 1;
+        match self.mode {
+            0 => true,
+            1 => r.gen_bool(self.p),
+            2 => {
+                if self.stall_left == 0 && r.gen_ratio(1, self.stall_one_in) {
+                    self.stall_left = r.gen_range(self.stall.clone());
+                }
+                self.stall_left = self.stall_left.saturating_sub(1);
+                self.stall_left == 0
+            }
+            _ => {
+                if last_moved {
+                    self.stall_left = r.gen_range(1..=3);
+                }
+                let gap = self.stall_left > 0;
+                self.stall_left = self.stall_left.saturating_sub(1);
+                !gap
+            }
+        }
+    }
+}

@@ -116,12 +116,8 @@ pub struct PfcFrameStimulus {
     cur: PfcFrameIn,
     /// Words left to move of the frame going out (counting the one offered).
     left: u32,
-    /// The wire's phase (0 ready, 1 random, 2 stalls), its clocks left, the random
-    /// phase's odds, clocks left of a stall.
-    ready_mode: u8,
-    ready_for: u32,
-    ready_p: f64,
-    stall_left: u32,
+    /// The wire's ready.
+    wire: super::ReadyPhases,
 }
 
 impl PfcFrameStimulus {
@@ -133,10 +129,7 @@ impl PfcFrameStimulus {
             mode,
             cur: PfcFrameIn::default(),
             left: 0,
-            ready_mode: 0,
-            ready_for: 0,
-            ready_p: 1.0,
-            stall_left: 0,
+            wire: super::ReadyPhases::new(500..5_000, 0.2..0.95, 40, 10..300, false),
         };
         s.new_config();
         s
@@ -163,23 +156,7 @@ impl Iterator for PfcFrameStimulus {
         }
         self.cur.frame_start = false;
         self.cur.reset = self.rng.gen_ratio(1, 20_000);
-        if self.ready_for == 0 {
-            self.ready_mode = self.rng.gen_range(0..3);
-            self.ready_for = self.rng.gen_range(500..5_000);
-            self.ready_p = self.rng.gen_range(0.2..0.95);
-        }
-        self.ready_for -= 1;
-        self.cur.tx_ready = match self.ready_mode {
-            0 => true,
-            1 => self.rng.gen_bool(self.ready_p),
-            _ => {
-                if self.stall_left == 0 && self.rng.gen_ratio(1, 40) {
-                    self.stall_left = self.rng.gen_range(10..300);
-                }
-                self.stall_left = self.stall_left.saturating_sub(1);
-                self.stall_left == 0
-            }
-        };
+        self.cur.tx_ready = self.wire.next(&mut self.rng, false);
         if self.left == 0 && self.rng.gen_ratio(1, 3) {
             if self.rng.gen_ratio(1, 50) {
                 self.new_config();
