@@ -8,8 +8,10 @@
 // wire) -> the MAC; the MAC -> iblink_pause_rx (priorities held) and the receive buffers
 // (iblink_eth_rxbuf), whose fill levels drive iblink_pfc_tx. One module for every
 // configuration: the queues, the width and the memories are parameters; the flow-control
-// configuration comes in on the cfg_* ports. Each instance's module documents its ports
-// and cycle contract; the rules of the whole are in docs/pfc.md. Files: iblink_eth_port.f.
+// configuration comes in on the cfg_* ports. The MAC may stall the transmit stream any
+// clock (tx_ready; a word and tx_valid hold while it is low, docs/spec.md §10). Each
+// instance's module documents its ports and cycle contract; the rules of the whole are in
+// docs/pfc.md. Files: iblink_eth_port.f.
 `default_nettype none
 module iblink_eth_port #(
     // Queues, 1 to 8 (each a set of priorities, docs/spec.md §9)
@@ -45,6 +47,7 @@ module iblink_eth_port #(
     output wire [DATA_WIDTH-1:0] tx_data,
     output wire [DATA_WIDTH/8-1:0] tx_keep,
     output wire          tx_last,
+    input  wire          tx_ready,
     input  wire          rx_valid,
     input  wire [DATA_WIDTH-1:0] rx_data,
     input  wire [DATA_WIDTH/8-1:0] rx_keep,
@@ -83,6 +86,7 @@ wire [QUEUES-1:0] ptx_frame_zero;
 wire pfr_tx_valid;
 wire [DATA_WIDTH-1:0] pfr_tx_data;
 wire pfr_tx_last;
+wire pfr_frame_done;
 wire [QUEUES-1:0] txq_s_ready;
 wire txq_tx_valid;
 wire [DATA_WIDTH-1:0] txq_tx_data;
@@ -143,6 +147,7 @@ iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .FILL_BITS(16)) ptx (
     .hw_level(hw_level),
     .sw_req(sw_req),
     .busy(txq_tx_busy),
+    .frame_done(pfr_frame_done),
     .frame_start(ptx_frame_start),
     .frame_queues(ptx_frame_queues),
     .frame_zero(ptx_frame_zero)
@@ -161,7 +166,8 @@ iblink_pfc_frame #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH)) pfr (
     .tx_valid(pfr_tx_valid),
     .tx_data(pfr_tx_data),
     .tx_last(pfr_tx_last),
-    .tx_ready(1'b1)
+    .tx_ready(tx_ready),
+    .frame_done(pfr_frame_done)
 );
 
 iblink_eth_txq #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(TX_ADDR_BITS)) txq (
@@ -182,7 +188,7 @@ iblink_eth_txq #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(TX_ADDR_BI
     .tx_data(txq_tx_data),
     .tx_keep(txq_tx_keep),
     .tx_last(txq_tx_last),
-    .tx_ready(1'b1),
+    .tx_ready(tx_ready),
     .tx_busy(txq_tx_busy)
 );
 

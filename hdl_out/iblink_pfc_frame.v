@@ -17,9 +17,10 @@
 // (bytes 0..DATA_WIDTH/8-1, byte lane i at tx_data[8i+7:8i]); tx_* is an AXI4-Stream beat
 // (docs/spec.md §10): a word moves in a clock tx_ready is high, and while it is low the
 // word offered and tx_valid hold; the next word is offered the clock after one moves,
-// tx_last with the last (512/DATA_WIDTH words). frame_queues and frame_zero must hold
-// through the frame (pfc_tx holds them until its next frame), and frame_start comes only
-// while no frame is in progress (in the clock after the last word moved at the earliest).
+// tx_last with the last (512/DATA_WIDTH words), frame_done in the clock it moves.
+// frame_queues and frame_zero must hold through the frame (pfc_tx holds them until its
+// next frame), and frame_start comes only while no frame is in progress (in the clock
+// after the last word moved at the earliest).
 module iblink_pfc_frame #(
     // RX queues: 1 to 8
     parameter QUEUES = 8,
@@ -48,7 +49,9 @@ module iblink_pfc_frame #(
     output wire                    tx_valid,
     output reg  [DATA_WIDTH-1:0]   tx_data,
     output wire                    tx_last,
-    input  wire                    tx_ready
+    input  wire                    tx_ready,
+    // The last word moves this clock: the frame's end, for pfc_tx
+    output wire                    frame_done
 );
 
 localparam WORDS = 512 / DATA_WIDTH;
@@ -64,6 +67,7 @@ wire [3:0] word = frame_start ? 4'd0 : next_word;
 assign tx_valid = frame_start | sending;
 assign tx_last = tx_valid & (word == LAST);
 wire moves = tx_valid & tx_ready;
+assign frame_done = tx_last & tx_ready;
 
 initial begin
    sending = 1'b0;

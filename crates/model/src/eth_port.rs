@@ -137,10 +137,13 @@ pub fn words(frame: &[u8], wb: usize) -> impl Iterator<Item = Word> + '_ {
 }
 
 /// One clock's inputs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EthPortIn {
     /// The word each queue's user offers (taken when the queue has room: `tx_taken`).
     pub tx: [Option<Word>; MAX_QUEUES],
+    /// The MAC takes the word offered on the wire this clock (docs/spec.md §10); while it
+    /// does not, the word holds. The default is a wire that never stalls.
+    pub tx_ready: bool,
     /// The word arriving from the wire.
     pub rx: Option<Word>,
     /// With the last word: the MAC marks the frame bad (docs/spec.md §10).
@@ -150,6 +153,12 @@ pub struct EthPortIn {
     /// Hardware flow-control level and software requests per queue (docs/spec.md §9).
     pub hw: u8,
     pub sw: u8,
+}
+
+impl Default for EthPortIn {
+    fn default() -> Self {
+        Self { tx: [None; MAX_QUEUES], tx_ready: true, rx: None, rx_bad: false, rx_read: 0, hw: 0, sw: 0 }
+    }
 }
 
 /// One clock's outputs.
@@ -185,6 +194,9 @@ pub struct EthPortCounts {
     pub rx_bad: u64,
     /// Clocks a queue held a whole frame but was paused.
     pub held: [u64; MAX_QUEUES],
+    /// Clocks a data word, and a PAUSE/PFC word, waited on the wire for `tx_ready`.
+    pub data_stalls: u64,
+    pub ctrl_stalls: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -392,7 +404,7 @@ pub struct EthPort {
     cfg: EthPortConfig,
     tx_queues: TxQueues,
     rx_buffers: RxBuffers,
-    /// Our PAUSE/PFC frame on the wire: its bytes and the next byte.
+    /// Our PAUSE/PFC frame on the wire: its bytes and the next byte to move.
     sending: Option<(Vec<u8>, usize)>,
     pfc: PfcTx,
     pause_rx: PauseRx,
@@ -470,29 +482,41 @@ impl EthPort {
             self.sending = Some((f.encode().to_vec(), 0));
             self.counts.ctrl_frames += 1;
         }
-        let ctrl = self.sending.as_mut().map(|(f, at)| {
+        // Its word is offered; it moves when the MAC is ready (no data frame is in
+        // progress while it is on the wire), and the frame's end is the clock its last
+        // word moves.
+        let ctrl = self.sending.as_ref().map(|(f, at)| {
             let w = words(&f[*at..], wb).next().expect("a frame has bytes left");
-            *at += w.len as usize;
-            Word { last: *at == f.len(), ..w }
+            Word { last: at + w.len as usize == f.len(), ..w }
         });
-        if ctrl.is_some_and(|w| w.last) {
+        let frame_done = i.tx_ready && ctrl.is_some_and(|w| w.last);
+        if let (Some((_, at)), Some(w), true) = (self.sending.as_mut(), ctrl, i.tx_ready) {
+            *at += w.len as usize;
+        }
+        if frame_done {
             self.sending = None;
         }
         for q in 0..nq {
             self.counts.held[q] += (self.tx_queues.has_frame(q) && o.paused & self.cfg.pfc.queues[q].priorities != 0) as u64;
         }
-        // The port's wire does not stall yet (docs/spec.md §10: its builder and pfc_tx
-        // follow the rules next).
-        let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl, ready: true });
+        let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl, ready: i.tx_ready });
         o.tx_taken = t.taken;
         o.tx_room = t.room;
         o.wire = t.wire;
+        if t.wire.is_some() && !i.tx_ready {
+            // A PAUSE/PFC word is offered only while no data frame is in progress.
+            if ctrl.is_some() {
+                self.counts.ctrl_stalls += 1;
+            } else {
+                self.counts.data_stalls += 1;
+            }
+        }
         if let Some(q) = t.started {
             self.counts.tx_frames[q] += 1;
         }
         let mut fill_bytes = [0u32; MAX_QUEUES];
         fill_bytes[..nq].copy_from_slice(&o.fill[..nq]);
-        let started = self.pfc.tick(&PfcTxIn { fill_bytes, hw: i.hw, sw: i.sw, busy: t.busy });
+        let started = self.pfc.tick(&PfcTxIn { fill_bytes, hw: i.hw, sw: i.sw, busy: t.busy, frame_done });
         debug_assert_eq!(started.map(|f| f.frame), began);
         o
     }

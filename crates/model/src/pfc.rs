@@ -15,9 +15,12 @@
 //!   taken at the first clock after it formed at which no frame or data is on the wire,
 //!   and its first byte leaves the clock after that ([`DUE_TO_WIRE`] clocks after it was
 //!   due): [`FRAME_LATENCY`] clocks after the event on an idle link;
-//! - a queue's pause time counts from the clock its frame's last byte left, `L`; while its
-//!   level trigger stays asserted, the refresh is due so that its first byte leaves at
-//!   `L + (PT - refresh_quanta) x quantum` on an idle link.
+//! - a frame's last byte leaves in the clock its last word moves on the wire
+//!   ([`PfcTxIn::frame_done`], which a stalling wire delays: docs/spec.md §10), `L`; the
+//!   wire is free for the next frame from `L`;
+//! - a queue's pause time counts from `L`; while its level trigger stays asserted, the
+//!   refresh is due so that its first byte leaves at `L + (PT - refresh_quanta) x
+//!   quantum` on an idle link.
 
 use crate::config::ConfigError;
 use crate::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
@@ -201,6 +204,9 @@ pub struct PfcTxIn {
     pub sw: u8,
     /// A data frame is on the wire this clock: a waiting frame is not taken.
     pub busy: bool,
+    /// The last word of the frame on the wire moves this clock: its last byte leaves
+    /// (on a wire that never stalls, `frame_clocks - 1` clocks after its first).
+    pub frame_done: bool,
 }
 
 /// A frame leaving: its first byte goes out in the clock [`PfcTx::tick`] returned it.
@@ -259,8 +265,8 @@ pub struct PfcTx {
     waiting_sw: u8,
     /// The frame taken: its first byte leaves at `.0`, with these entries.
     taken: Option<(u64, Entries)>,
-    /// Clock of the last byte of the frame on the wire and its entries.
-    on_wire: Option<(u64, Entries)>,
+    /// The entries of the frame on the wire, until its last word moves.
+    on_wire: Option<Entries>,
     /// Per queue, the clock a refresh is due at (while its level stays asserted).
     refresh_at: [Option<u64>; MAX_QUEUES],
     /// The trigger inputs of the last [`TRIGGER_DELAY`] clocks, oldest first.
@@ -327,12 +333,12 @@ impl PfcTx {
     /// Apply one clock's inputs; returns the frame whose first byte leaves in this clock.
     pub fn tick(&mut self, now: &PfcTxIn) -> Option<FrameOut> {
         let t = self.clock;
-        // The triggers of TRIGGER_DELAY clocks ago act now; `busy` acts in its own clock.
+        // The triggers of TRIGGER_DELAY clocks ago act now; `busy` and `frame_done` act in
+        // their own clock.
         self.sampled.rotate_left(1);
         let then = std::mem::replace(&mut self.sampled[TRIGGER_DELAY - 1], *now);
-        let i = &PfcTxIn { busy: now.busy, ..then };
+        let i = &PfcTxIn { busy: now.busy, frame_done: now.frame_done, ..then };
         let qc = self.cfg.clocks_per_quantum();
-        let fc = self.cfg.frame_clocks();
         let slots = self.slots();
         // The frame taken last clock starts now.
         let mut out = None;
@@ -341,7 +347,7 @@ impl PfcTx {
                 out = Some(FrameOut { frame: self.cfg.frame(&e) });
                 self.counts.frames += 1;
                 self.counts.consolidated += (e.iter().flatten().count() >= 2) as u64;
-                self.on_wire = Some((t + fc - 1, e));
+                self.on_wire = Some(e);
                 self.taken = None;
             }
         }
@@ -368,8 +374,8 @@ impl PfcTx {
             }
         };
         // The frame on the wire has left: its pause times count from its last byte.
-        if let Some((last, e)) = self.on_wire {
-            if last == t {
+        if let Some(e) = self.on_wire {
+            if i.frame_done {
                 for s in 0..slots {
                     self.refresh_at[s] = match e[s] {
                         Some(pt) if pt > 0 && level_now[s] => {
@@ -383,7 +389,7 @@ impl PfcTx {
             }
         }
         // Take the waiting frame when nothing is on the wire.
-        let wire_free = self.taken.is_none() && self.on_wire.is_none_or(|(last, _)| last <= t) && !i.busy;
+        let wire_free = self.taken.is_none() && self.on_wire.is_none() && !i.busy;
         self.counts.busy_waits += (i.busy && self.waiting.is_some()) as u64;
         if wire_free {
             if let Some(e) = self.waiting.take() {
@@ -609,14 +615,20 @@ mod tests {
     /// Run to `clocks`, applying `events(clock, &mut inputs)` each clock; the frames with
     /// the clock their first byte left.
     fn run(c: PfcConfig, clocks: u64, mut events: impl FnMut(u64, &mut PfcTxIn)) -> Vec<(u64, PauseKind)> {
+        // A wire that never stalls: each frame's last word moves frame_clocks - 1 clocks
+        // after its first.
+        let fc = c.frame_clocks();
         let mut g = PfcTx::new(c);
         let mut i = PfcTxIn::default();
         let mut v = vec![];
+        let mut done_at = None;
         for t in 0..clocks {
             i.sw = 0;
             events(t, &mut i);
+            i.frame_done = done_at == Some(t);
             if let Some(f) = g.tick(&i) {
                 v.push((t, f.frame.kind));
+                done_at = Some(t + fc - 1);
             }
         }
         v

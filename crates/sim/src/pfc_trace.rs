@@ -287,6 +287,7 @@ pub fn trace(s: &PfcScenario, b: crate::blocks::Backend, frames: bool) -> Result
     let mut fb = if frames { Some(pfc_frame_sim(q, w, b, None)?) } else { None };
     let mut out = Trace::default();
     let mut cur: Option<(u64, Vec<u8>)> = None;
+    let mut wire = NeverStalls::new(&s.config);
     for (t, i) in s.inputs().enumerate() {
         let t = t as u64;
         let o = tx.step(&iblink_rtl::pfc_tx::PfcTxIn {
@@ -294,9 +295,11 @@ pub fn trace(s: &PfcScenario, b: crate::blocks::Backend, frames: bool) -> Result
             hw_level: i.hw,
             sw_req: i.sw,
             busy: i.busy,
+            frame_done: wire.done(t),
             ..cfg
         });
         if o.frame_start {
+            wire.started(t);
             out.lines.push(TraceLine { clock: t, kind: frame_kind(&s.config, o.frame_queues, o.frame_zero) });
         }
         let Some(fb) = fb.as_mut() else { continue };
@@ -304,7 +307,7 @@ pub fn trace(s: &PfcScenario, b: crate::blocks::Backend, frames: bool) -> Result
             frame_start: o.frame_start,
             frame_queues: o.frame_queues,
             frame_zero: o.frame_zero,
-            // The trace's wire never stalls: pfc_tx counts its frame's clocks.
+            // The trace's wire never stalls (its frame ends as NeverStalls says).
             tx_ready: true,
             ..fcfg
         });
@@ -353,8 +356,37 @@ pub fn write_pcap_at(path: &std::path::Path, frames: &[(u64, Vec<u8>)], clock_hz
 /// The trace from the reference model.
 pub fn trace_model(s: &PfcScenario) -> Vec<TraceLine> {
     let mut g = PfcTx::new(s.config.clone());
+    let mut wire = NeverStalls::new(&s.config);
     s.inputs()
         .enumerate()
-        .filter_map(|(t, i)| g.tick(&i).map(|f| TraceLine { clock: t as u64, kind: f.frame.kind }))
+        .filter_map(|(t, i)| {
+            let t = t as u64;
+            let f = g.tick(&PfcTxIn { frame_done: wire.done(t), ..i })?;
+            wire.started(t);
+            Some(TraceLine { clock: t, kind: f.frame.kind })
+        })
         .collect()
+}
+
+/// A trace's wire, which never stalls: a frame whose first word is offered in clock `t`
+/// has its last word move in `t + 512/W - 1` (docs/spec.md §10), its end for `pfc_tx`.
+struct NeverStalls {
+    frame_clocks: u64,
+    done_at: Option<u64>,
+}
+
+impl NeverStalls {
+    fn new(c: &PfcConfig) -> Self {
+        Self { frame_clocks: c.frame_clocks(), done_at: None }
+    }
+
+    /// The frame on the wire ends in clock `t`.
+    fn done(&self, t: u64) -> bool {
+        self.done_at == Some(t)
+    }
+
+    /// A frame's first word is offered in clock `t`.
+    fn started(&mut self, t: u64) {
+        self.done_at = Some(t + self.frame_clocks - 1);
+    }
 }

@@ -15,7 +15,7 @@
 //! | `cfg_size_words[16Q]`, `cfg_tx_words[16]` | in | receive buffer sizes; transmit queue room, in words |
 //! | `hw_level[Q]`, `sw_req[Q]` | in | hardware flow-control levels, software requests |
 //! | `s_valid[Q]`, `s_data[WQ]`, `s_keep[WQ/8]`, `s_last[Q]` / `s_ready[Q]` | in / out | one transmit stream per queue |
-//! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` | out | to the MAC: data and PAUSE/PFC frames |
+//! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` / `tx_ready` | out / in | to the MAC: data and PAUSE/PFC frames; a word moves when `tx_ready` is high, and holds while it is low (docs/spec.md §10) |
 //! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | from the MAC |
 //! | `rx_user` | in | with `rx_last`: the MAC marks the frame bad (FCS or PHY error): dropped, never buffered or acted on |
 //! | `rd_en[Q]` / `rd_valid[Q]`, `rd_data[WQ]`, `rd_keep[WQ/8]`, `rd_last[Q]` | in / out | readers of the receive buffers (a word the clock after the ask) |
@@ -53,6 +53,7 @@ pub struct EthPortTopIn {
     pub s_data: [u64; 8],
     pub s_keep: [u8; 8],
     pub s_last: u8,
+    pub tx_ready: bool,
     pub rx_valid: bool,
     pub rx_data: u64,
     pub rx_keep: u8,
@@ -114,6 +115,7 @@ crate::netlist! {
             hw_level <- top.hw_level;
             sw_req <- top.sw_req;
             busy <- txq.tx_busy;
+            frame_done <- pfr.frame_done;
         }
         pfr: PfcFrameTwin {
             reset <- top.reset;
@@ -124,7 +126,7 @@ crate::netlist! {
             frame_start <- ptx.frame_start;
             frame_queues <- ptx.frame_queues;
             frame_zero <- ptx.frame_zero;
-            tx_ready <- high.bit;
+            tx_ready <- top.tx_ready;
         }
         txq: EthTxqTwin {
             reset <- top.reset;
@@ -138,8 +140,7 @@ crate::netlist! {
             ctrl <- pfr.tx_valid;
             ctrl_data <- pfr.tx_data;
             ctrl_last <- pfr.tx_last;
-            // The wire does not stall yet: pfc_frame and pfc_tx follow docs/spec.md §10 next.
-            tx_ready <- high.bit;
+            tx_ready <- top.tx_ready;
         }
     }
     top(o) {
@@ -158,8 +159,9 @@ crate::netlist! {
         "paused" o.paused => prx.paused;
     }
     // The outputs of the buffers, pause_rx and pfc_tx are registered (pfc_tx's busy, the
-    // queues' tx_busy, reaches only its registers); the builder follows pfc_tx's
-    // frame_start; the queues follow the builder's word and pause_rx's paused.
+    // queues' tx_busy, and its frame_done, the builder's, reach only its registers); the
+    // builder follows pfc_tx's frame_start; the queues follow the builder's word and
+    // pause_rx's paused.
     schedule [rxb, prx, ptx, pfr, txq]
     names {}
 }
@@ -188,8 +190,10 @@ const HEADER: &str = "//
 // wire) -> the MAC; the MAC -> iblink_pause_rx (priorities held) and the receive buffers
 // (iblink_eth_rxbuf), whose fill levels drive iblink_pfc_tx. One module for every
 // configuration: the queues, the width and the memories are parameters; the flow-control
-// configuration comes in on the cfg_* ports. Each instance's module documents its ports
-// and cycle contract; the rules of the whole are in docs/pfc.md. Files: iblink_eth_port.f.
+// configuration comes in on the cfg_* ports. The MAC may stall the transmit stream any
+// clock (tx_ready; a word and tx_valid hold while it is low, docs/spec.md §10). Each
+// instance's module documents its ports and cycle contract; the rules of the whole are in
+// docs/pfc.md. Files: iblink_eth_port.f.
 ";
 
 /// The configuration's name.
@@ -333,6 +337,7 @@ crate::hdl_block! {
         tx_data: out Bits<W> = o.tx_data;
         tx_keep: out Bits<K> = o.tx_keep;
         tx_last: out Bit = o.tx_last;
+        tx_ready: in Bit = i.tx_ready;
         rx_valid: in Bit = i.rx_valid;
         rx_data: in Bits<W> = i.rx_data;
         rx_keep: in Bits<K> = i.rx_keep;

@@ -16,6 +16,7 @@
 //! | `frame_start`, `frame_queues[Q]`, `frame_zero[Q]` | in | the frame from `pfc_tx`, fields held through it |
 //! | `tx_valid`, `tx_data[W]`, `tx_last` | out | the words, byte lane i at `[8i+7:8i]` |
 //! | `tx_ready` | in | the wire takes the word offered this clock (AXI4-Stream) |
+//! | `frame_done` | out | the last word moves this clock (the frame's end, for `pfc_tx`) |
 //!
 //! # Cycle contract
 //! `tx_valid` is high with the first word in the clock `frame_start` is high
@@ -61,6 +62,7 @@ pub struct PfcFrameOut {
     /// defined only while `tx_valid` is high; every back end shows 0 otherwise.
     pub tx_data: u64,
     pub tx_last: bool,
+    pub frame_done: bool,
 }
 
 /// The Rust cycle twin of `iblink_pfc_frame`.
@@ -156,7 +158,7 @@ impl Twin for PfcFrameTwin {
             // The first word too, while it waits.
             (true, false) => self.data_r,
         };
-        PfcFrameOut { tx_valid, tx_data, tx_last: tx_valid && last }
+        PfcFrameOut { tx_valid, tx_data, tx_last: tx_valid && last, frame_done: tx_valid && last && i.tx_ready }
     }
 
     fn tick(&mut self, i: &PfcFrameIn) {
@@ -214,6 +216,7 @@ crate::hdl_block! {
         tx_data: out Bits<W> = o.tx_data;
         tx_last: out Bit = o.tx_last;
         tx_ready: in Bit = i.tx_ready;
+        frame_done: out Bit = o.frame_done;
     }
 }
 

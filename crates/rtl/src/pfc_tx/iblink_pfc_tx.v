@@ -15,13 +15,17 @@
 // - The triggers (fill_bytes, hw_level, sw_req) pass two registers (sampled, each fill
 //   level moving its queue's hysteresis; then combined): a change in clock t makes its
 //   frame due in t+2. A due frame waits; frames due while it waits merge into it. It is
-//   taken in the first later clock with no frame of ours on the wire (its last byte
-//   clock counts as free) and busy low (busy acts in its own clock); frame_start is
-//   high the clock after that, the clock its first byte goes out: t+4 on an idle link.
-//   frame_queues and frame_zero hold that frame's fields until the next one.
-// - A slot's pause time counts from the last byte clock L of its frame. While its level
-//   stays asserted the refresh is due at L + (PT - cfg_refresh_quanta)*FRAME_CLOCKS - 2,
-//   so that its first byte leaves with cfg_refresh_quanta quanta left on an idle link.
+//   taken in the first later clock with no frame of ours on the wire (the clock its
+//   last word moves, frame_done, counts as free) and busy low (busy and frame_done act
+//   in their own clock); frame_start is high the clock after that, the clock its first
+//   word is offered: t+4 on an idle link. frame_queues and frame_zero hold that frame's
+//   fields until the next one.
+// - A frame's end L is the clock its last word moves on the wire (frame_done, from the
+//   builder), however long the wire stalled it (docs/spec.md §10). A slot's pause time
+//   counts from L. While its level stays asserted the refresh is due at
+//   L + (PT - cfg_refresh_quanta)*FRAME_CLOCKS - 2, so that its first byte leaves with
+//   cfg_refresh_quanta quanta left on an idle link. On a wire that never stalls
+//   frame_done comes FRAME_CLOCKS - 1 clocks after frame_start.
 // - A software request while the slot's pause frame still waits is not lost: it goes
 //   in the next frame.
 // - reset (synchronous) clears every trigger, timer and waiting frame.
@@ -66,21 +70,20 @@ module iblink_pfc_tx #(
 
     // A data frame is on the wire this clock: no frame of ours is taken
     input  wire                         busy,
+    // The last word of our frame moves on the wire this clock (its end, L)
+    input  wire                         frame_done,
 
-    // The frame whose first byte goes out this clock, and its fields: the slots it
+    // The frame whose first word is offered this clock, and its fields: the slots it
     // carries, and those of them carrying pause time 0 (a release)
     output reg                          frame_start,
     output reg  [QUEUES-1:0]            frame_queues,
     output reg  [QUEUES-1:0]            frame_zero
 );
 
-localparam FRAME_CLOCKS = 512 / DATA_WIDTH;
 // Bits of a clock count within a quantum
 localparam QC_BITS = (DATA_WIDTH == 64) ? 3 : 4;
 localparam CNT_BITS = 16 + QC_BITS;
-localparam integer LAST_LEFT_I = FRAME_CLOCKS - 2;
-localparam [QC_BITS-1:0] LAST_LEFT = LAST_LEFT_I[QC_BITS-1:0];
-// The refresh fires when a slot's pause time, PT*FRAME_CLOCKS at the last byte and one
+// The refresh fires when a slot's pause time, PT*FRAME_CLOCKS at the last word and one
 // less every clock, reaches cfg_refresh_quanta*FRAME_CLOCKS + 3. The count holds its
 // complement (it is loaded with ~(PT*FRAME_CLOCKS) and counts up), so at_fire is
 // registered from "count >= ~K", K = cfg_refresh_quanta*FRAME_CLOCKS + 4: the carry out
@@ -130,12 +133,10 @@ reg  [QUEUES-1:0] sw_now;
 // Level triggers last clock, for rise and fall.
 reg [QUEUES-1:0] level;
 
-// Our frame on the wire after its first clock: wire_left clocks to its last byte;
-// wire_idle: no frame of ours on the wire but, maybe, its last byte.
-reg               on_wire;
-reg [QC_BITS-1:0] wire_left;
-reg               wire_idle;
-wire wire_free = wire_idle && !busy;
+// A frame of ours is taken and its last word has not moved before this clock. The
+// wire is free for the next one from the clock its last word moves.
+reg  ours;
+wire wire_free = (!ours || frame_done) && !busy;
 
 // The waiting frame: slots in it, those carrying 0, those whose pause time a software
 // request set, and software requests made while their pause frame waited (they go in
@@ -148,13 +149,12 @@ reg  [QUEUES-1:0] sw_again;
 wire              any_wait;
 wire take = wire_free && any_wait;
 
-// Refresh timers. arm_hit: the slot's frame leaves its last byte now; arm_pt: with a
-// pause time (not a release).
+// Refresh timers. arm_hit: the slot's frame leaves its last word now; arm_pt: with a
+// pause time (not a release). frame_queues and frame_zero hold the frame on the wire
+// until the clock after its end.
 reg  [QUEUES-1:0] armed;
-reg  [QUEUES-1:0] arm_hit;
-// The frame on the wire leaves its last byte next clock.
-wire hit_next = on_wire && wire_left == 1;
-reg  [QUEUES-1:0] arm_pt;
+wire [QUEUES-1:0] arm_hit = frame_done ? frame_queues : {QUEUES{1'b0}};
+wire [QUEUES-1:0] arm_pt = frame_done ? (frame_queues & ~frame_zero) : {QUEUES{1'b0}};
 wire [QUEUES-1:0] armed_next;
 wire [QUEUES-1:0] wait_q_next;
 wire [QUEUES-1:0] wait_zero_next;
@@ -165,13 +165,13 @@ wire [QUEUES-1:0] new_entry;  // an entry set in the waiting frame this clock
 generate
    for (q = 0; q < QUEUES; q = q + 1) begin : slot
       reg  [CNT_BITS-1:0] count;
-      // The count reaches the refresh point this clock (not in a clock of arm_hit; on
-      // ECP5 not in the clock after one either, so that refresh needs one term less).
+      // The count reaches the refresh point this clock (not in the clock after an
+      // arm_hit, whose count was not yet loaded).
       reg                 at_fire;
       wire [15:0] pt = cfg_pause_quanta[16*q +: 16];
       wire rose = level_now[q] & ~level[q];
       wire fell = ~level_now[q] & level[q];
-      wire refresh = level_now[q] & armed[q] & (ECP5 ? 1'b1 : ~arm_hit[q]) & at_fire;
+      wire refresh = level_now[q] & armed[q] & ~arm_hit[q] & at_fire;
       // A pause time counts from its frame's last byte while the level holds: a rise,
       // a fall or the refresh disarms. Armed implies the level held last clock, so
       // (level_now & level) stands for "no rise or fall".
@@ -199,14 +199,13 @@ generate
 
       // count >= ~K: the carry out of count + K + 1.
       wire [CNT_BITS+1:0] fire_sum = {1'b0, count, 1'b1} + {1'b0, fire_k, 1'b1};
-      wire fire_off = ECP5 ? (arm_hit[q] | (hit_next & frame_queues[q])) : arm_hit[q];
       initial count = {CNT_BITS{1'b0}};
       initial at_fire = 1'b0;
       always @(posedge clock) begin
          // The count runs on while not armed: a refresh needs armed, and arming loads
          // it (below ~K, as PT > cfg_refresh_quanta). Armed, it passes ~K once.
          count <= arm_hit[q] ? ~{pt, {QC_BITS{1'b0}}} : count + 1'b1;
-         at_fire <= ~fire_off & fire_sum[CNT_BITS+1];
+         at_fire <= ~arm_hit[q] & fire_sum[CNT_BITS+1];
       end
    end
 endgenerate
@@ -247,12 +246,8 @@ initial begin
    sw_now = {QUEUES{1'b0}};
    hw_r = {QUEUES{1'b0}};
    sw_r = {QUEUES{1'b0}};
-   arm_hit = {QUEUES{1'b0}};
-   arm_pt = {QUEUES{1'b0}};
-   wire_idle = 1'b1;
    level = {QUEUES{1'b0}};
-   on_wire = 1'b0;
-   wire_left = {QC_BITS{1'b0}};
+   ours = 1'b0;
    wait_q = {QUEUES{1'b0}};
    wait_zero = {QUEUES{1'b0}};
    wait_sw = {QUEUES{1'b0}};
@@ -269,12 +264,8 @@ always @(posedge clock) begin
       sw_now <= {QUEUES{1'b0}};
       hw_r <= {QUEUES{1'b0}};
       sw_r <= {QUEUES{1'b0}};
-      arm_hit <= {QUEUES{1'b0}};
-      arm_pt <= {QUEUES{1'b0}};
-      wire_idle <= 1'b1;
       level <= {QUEUES{1'b0}};
-      on_wire <= 1'b0;
-      wire_left <= {QC_BITS{1'b0}};
+      ours <= 1'b0;
       wait_q <= {QUEUES{1'b0}};
       wait_zero <= {QUEUES{1'b0}};
       wait_sw <= {QUEUES{1'b0}};
@@ -288,18 +279,8 @@ always @(posedge clock) begin
       sw_now <= cfg_pfc ? sw_r : ((|sw_r) ? SLOT0 : {QUEUES{1'b0}});
       hw_r <= hw_level;
       sw_r <= sw_req;
-      // frame_queues and frame_zero do not change before the last byte.
-      arm_hit <= hit_next ? frame_queues : {QUEUES{1'b0}};
-      arm_pt <= hit_next ? (frame_queues & ~frame_zero) : {QUEUES{1'b0}};
-      wire_idle <= !take && !frame_start && (!on_wire || wire_left <= 1);
       level <= level_now;
-      if (frame_start) begin
-         on_wire <= 1'b1;
-         wire_left <= LAST_LEFT;
-      end else if (on_wire) begin
-         if (wire_left == 0) on_wire <= 1'b0;
-         else wire_left <= wire_left - 1'b1;
-      end
+      ours <= take | (ours & ~frame_done);
       wait_q <= wait_q_next;
       wait_zero <= wait_zero_next;
       wait_sw <= wait_sw_next;

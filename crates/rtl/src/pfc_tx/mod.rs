@@ -21,7 +21,8 @@
 //! | `fill_bytes[16Q]` | in | RX queue fill levels, bytes |
 //! | `hw_level[Q]`, `sw_req[Q]` | in | hardware levels; software requests (one-clock pulses) |
 //! | `busy` | in | a data frame is on the wire: no frame is taken this clock |
-//! | `frame_start` | out | registered: the frame's first byte goes out this clock |
+//! | `frame_done` | in | our frame's last word moves on the wire this clock (its end `L`) |
+//! | `frame_start` | out | registered: the frame's first word is offered this clock |
 //! | `frame_queues[Q]`, `frame_zero[Q]` | out | registered: that frame's slots, and those carrying 0; held until the next frame |
 //!
 //! # Cycle contract
@@ -29,14 +30,15 @@
 //! every queue's triggers. A quantum and a frame are both `512 / DATA_WIDTH` clocks.
 //! - The triggers pass two registers (sampled, each fill level moving its queue's RFA/RFD
 //!   hysteresis; then combined): a change in clock `t` makes its frame due in `t + 2`. It is
-//!   taken in the first later clock with no frame of ours on the wire (the last byte
-//!   clock is free) and `busy` low (`busy` acts in its own clock), and `frame_start` is
-//!   high the clock after: `t + 4` on an idle link.
+//!   taken in the first later clock with no frame of ours on the wire (the clock its last
+//!   word moves, `frame_done`, is free) and `busy` low (`busy` and `frame_done` act in
+//!   their own clock), and `frame_start` is high the clock after: `t + 4` on an idle link.
 //! - Frames due while one waits merge into it (one enable vector, each slot its latest
 //!   value).
 //! - While a slot's level holds, its refresh is due at
-//!   `L + (PT - cfg_refresh_quanta) * 512/DATA_WIDTH - 2`, `L` its frame's last byte
-//!   clock: the refresh's first byte leaves with `cfg_refresh_quanta` quanta left.
+//!   `L + (PT - cfg_refresh_quanta) * 512/DATA_WIDTH - 2`, `L` the clock its frame's last
+//!   word moved (`frame_done`, however long the wire stalled it: docs/spec.md §10): the
+//!   refresh's first byte leaves with `cfg_refresh_quanta` quanta left.
 //! - A software request while the slot's pause frame waits goes in the next frame.
 
 use crate::bits::mask;
@@ -77,6 +79,7 @@ pub struct PfcTxIn {
     pub hw_level: u8,
     pub sw_req: u8,
     pub busy: bool,
+    pub frame_done: bool,
 }
 
 /// What the block shows during one clock.
@@ -101,8 +104,8 @@ pub struct PfcTxTwin {
     sw_now: u8,
     at_fire: u8,
     level: u8,
-    on_wire: bool,
-    wire_left: u8,
+    /// A frame of ours is taken and its last word has not moved before this clock.
+    ours: bool,
     wait_q: u8,
     wait_zero: u8,
     wait_sw: u8,
@@ -139,8 +142,7 @@ impl PfcTxTwin {
             sw_now: 0,
             at_fire: 0,
             level: 0,
-            on_wire: false,
-            wire_left: 0,
+            ours: false,
             wait_q: 0,
             wait_zero: 0,
             wait_sw: 0,
@@ -161,8 +163,8 @@ impl PfcTxTwin {
         let sw = self.sw_r & m;
         let (level_next, sw_next) = if i.cfg_pfc { (q_level, sw) } else { ((q_level != 0) as u8, (sw != 0) as u8) };
         let (level_now, sw_now) = (self.level_now, self.sw_now);
-        let last_byte = self.on_wire && self.wire_left == 0;
-        let wire_free = !self.out.frame_start && (!self.on_wire || self.wire_left == 0) && !i.busy;
+        let last_byte = i.frame_done;
+        let wire_free = (!self.ours || i.frame_done) && !i.busy;
         // The Verilog keeps "wait_q is not empty" in a register of its own (any_wait,
         // from sw_again and this clock's new entries); the twin reads it off wait_q, so
         // lockstep checks that register.
@@ -241,16 +243,7 @@ impl Twin for PfcTxTwin {
         self.level = self.level_now;
         self.level_now = c.level_next;
         self.sw_now = c.sw_next;
-        if self.out.frame_start {
-            self.on_wire = true;
-            self.wire_left = ((1u32 << self.qc_bits) - 2) as u8;
-        } else if self.on_wire {
-            if self.wire_left == 0 {
-                self.on_wire = false;
-            } else {
-                self.wire_left -= 1;
-            }
-        }
+        self.ours = c.take || (self.ours && !i.frame_done);
         if c.take {
             self.out.frame_queues = self.wait_q;
             self.out.frame_zero = self.wait_zero;
@@ -286,6 +279,7 @@ crate::hdl_block! {
         hw_level: in Bits<Q> = i.hw_level;
         sw_req: in Bits<Q> = i.sw_req;
         busy: in Bit = i.busy;
+        frame_done: in Bit = i.frame_done;
         frame_start: out Bit = o.frame_start;
         frame_queues: out Bits<Q> = o.frame_queues;
         frame_zero: out Bits<Q> = o.frame_zero;

@@ -106,6 +106,8 @@ impl EthPortModelSim {
             }
             self.counts.ctrl_frames += c.ctrl_frames;
             self.counts.rx_bad += c.rx_bad;
+            self.counts.data_stalls += c.data_stalls;
+            self.counts.ctrl_stalls += c.ctrl_stalls;
             self.pfc.frames += p.frames;
             self.pfc.hw_rises += p.hw_rises;
             self.pfc.fill_rises += p.fill_rises;
@@ -131,7 +133,7 @@ impl CycleSim for EthPortModelSim {
     fn step(&mut self, i: &EthPortTopIn) -> EthPortTopOut {
         let (nq, w) = (self.queues, self.width);
         let m = self.model.get_or_insert_with(|| EthPort::new(model_config(nq, w, i)));
-        let mut pi = EthPortIn { rx_read: i.rd_en, hw: i.hw_level, sw: i.sw_req, ..Default::default() };
+        let mut pi = EthPortIn { rx_read: i.rd_en, hw: i.hw_level, sw: i.sw_req, tx_ready: i.tx_ready, ..Default::default() };
         for q in 0..nq {
             if i.s_valid >> q & 1 == 1 {
                 pi.tx[q] = Some(lanes_word(i.s_data[q], i.s_keep[q], i.s_last >> q & 1 == 1, w));
@@ -171,7 +173,9 @@ impl CycleSim for EthPortModelSim {
 /// queue's priorities and hold a word until it is taken; the far end sends data frames
 /// of any priority, good PFC and PAUSE frames with short times (and releases), and now
 /// and then a bad one; readers go through phases of full speed, slow and stopped; the
-/// hardware levels through phases; software requests now and then; the odd reset.
+/// hardware levels through phases; software requests now and then; the odd reset. The
+/// MAC's `tx_ready` goes through phases (docs/spec.md §10): always high, random, stalls of
+/// up to a thousand clocks, and a gap of 1 to 3 clocks after every frame.
 pub struct EthPortStimulus {
     rng: ChaCha8Rng,
     queues: usize,
@@ -184,6 +188,9 @@ pub struct EthPortStimulus {
     phase: u64,
     read_p: [f64; 8],
     hw: u8,
+    wire: super::ReadyPhases,
+    /// Last clock's tx_ready.
+    ready: bool,
 }
 
 fn frame_words(f: &[u8], n: usize) -> VecDeque<(u64, u8, bool)> {
@@ -227,6 +234,8 @@ impl EthPortStimulus {
             phase: 0,
             read_p: [1.0; 8],
             hw: 0,
+            wire: super::ReadyPhases::new(2_000..20_000, 0.3..0.95, 300, 10..1_000, true),
+            ready: true,
         }
     }
 
@@ -317,6 +326,9 @@ impl EthPortStimulus {
             i.sw_req = 1 << r.gen_range(0..self.queues);
         }
         i.reset = r.gen_ratio(1, 300_000);
+        let last_moved = self.ready && prev.is_some_and(|o| o.tx_valid && o.tx_last);
+        i.tx_ready = self.wire.next(r, last_moved);
+        self.ready = i.tx_ready;
         i
     }
 }
@@ -411,7 +423,7 @@ impl CycleSim for RtlPort {
         self.inner.stop_vcd()
     }
     fn step(&mut self, i: &EthPortIn) -> EthPortOut {
-        let mut t = EthPortTopIn { hw_level: i.hw, sw_req: i.sw, rd_en: i.rx_read, ..self.cfg };
+        let mut t = EthPortTopIn { hw_level: i.hw, sw_req: i.sw, rd_en: i.rx_read, tx_ready: i.tx_ready, ..self.cfg };
         for q in 0..self.queues {
             if let Some(x) = i.tx[q] {
                 t.s_valid |= 1 << q;

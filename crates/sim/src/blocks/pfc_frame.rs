@@ -70,10 +70,12 @@ impl CycleSim for PfcFrameModelSim {
         let out = match self.bytes {
             Some(b) => {
                 let w = &b[self.word * n..(self.word + 1) * n];
+                let last = (self.word + 1) * n == FRAME_BYTES;
                 PfcFrameOut {
                     tx_valid: true,
                     tx_data: w.iter().rev().fold(0u64, |x, &y| x << 8 | y as u64),
-                    tx_last: (self.word + 1) * n == FRAME_BYTES,
+                    tx_last: last,
+                    frame_done: last && i.tx_ready,
                 }
             }
             None => PfcFrameOut::default(),

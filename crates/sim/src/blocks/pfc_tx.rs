@@ -141,6 +141,7 @@ impl CycleSim for PfcTxModelSim {
             hw: i.hw_level,
             sw: i.sw_req,
             busy: i.busy,
+            frame_done: i.frame_done,
         };
         let mut out = PfcTxOut { frame_start: false, ..self.out };
         if let Some(f) = self.tx.tick(&mi) {
@@ -224,24 +225,86 @@ pub fn random_config(rng: &mut ChaCha8Rng, queues: usize, width: u32, mode: Mode
 
 /// Random triggers for one configuration: hardware levels held for hundreds of clocks,
 /// fill levels that cross RFA and RFD (often right at them), software requests, data
-/// frames of random length, and the occasional reset.
+/// frames of random length, and the occasional reset; and the wire the block's frames go
+/// out on, reacting to its `frame_start`: the builder offers the frame's words one after
+/// another and the wire takes them through phases of ready (always, random, stalls of up
+/// to hundreds of clocks; docs/spec.md §10), and `frame_done` is the clock the last one
+/// moves.
 pub struct PfcTxStimulus {
     rng: ChaCha8Rng,
     cfg: PfcConfig,
     cur: PfcTxIn,
     data_left: u32,
+    wire: crate::blocks::ReadyPhases,
+    /// Words of the frame on the wire still to move.
+    words_left: Option<u32>,
+    /// Last clock's ready and reset.
+    ready: bool,
+    reset: bool,
+    /// Clocks the frame on the wire has waited for ready.
+    waited: u64,
+    /// Frames a stall held, frames held 100 clocks or more, and clocks a frame's last
+    /// word waited.
+    pub stalled_frames: u64,
+    pub long_stalls: u64,
+    pub last_waits: u64,
 }
 
 impl PfcTxStimulus {
     pub fn new(seed: u64, cfg: &PfcConfig) -> Self {
         let cur = config_ports(cfg).expect("thresholds within the generated fill width");
-        Self { rng: ChaCha8Rng::seed_from_u64(seed), cfg: cfg.clone(), cur, data_left: 0 }
+        Self {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            cfg: cfg.clone(),
+            cur,
+            data_left: 0,
+            wire: crate::blocks::ReadyPhases::new(1_000..10_000, 0.3..0.95, 100, 2..400, false),
+            words_left: None,
+            ready: true,
+            reset: false,
+            waited: 0,
+            stalled_frames: 0,
+            long_stalls: 0,
+            last_waits: 0,
+        }
     }
-}
 
-impl Iterator for PfcTxStimulus {
-    type Item = PfcTxIn;
-    fn next(&mut self) -> Option<PfcTxIn> {
+    /// The next clock's inputs, after the block's outputs of the last clock.
+    pub fn next_after(&mut self, prev: Option<&PfcTxOut>) -> PfcTxIn {
+        let mut i = self.triggers();
+        // A frame's first word was offered last clock (and moved if the wire was ready).
+        if prev.is_some_and(|o| o.frame_start) && !self.reset {
+            let words = 512 / self.cfg.datapath_bits;
+            self.words_left = Some(words - self.ready as u32);
+            self.waited = !self.ready as u64;
+        }
+        let ready = self.wire.next(&mut self.rng, false);
+        i.frame_done = false;
+        if let Some(n) = self.words_left {
+            if ready {
+                if n == 1 {
+                    i.frame_done = true;
+                    self.words_left = None;
+                    self.stalled_frames += (self.waited > 0) as u64;
+                    self.long_stalls += (self.waited >= 100) as u64;
+                } else {
+                    self.words_left = Some(n - 1);
+                }
+            } else {
+                self.waited += 1;
+                self.last_waits += (n == 1) as u64;
+            }
+        }
+        if i.reset {
+            self.words_left = None;
+        }
+        self.ready = ready;
+        self.reset = i.reset;
+        i
+    }
+
+    /// The triggers, data frames and reset of the next clock.
+    fn triggers(&mut self) -> PfcTxIn {
         let r = &mut self.rng;
         let i = &mut self.cur;
         i.sw_req = 0;
@@ -277,6 +340,6 @@ impl Iterator for PfcTxStimulus {
         }
         i.busy = self.data_left > 0;
         i.reset = r.gen_ratio(1, 200_000);
-        Some(*i)
+        *i
     }
 }

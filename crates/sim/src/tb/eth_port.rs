@@ -1,7 +1,7 @@
 //! The Ethernet flow-control port's testbench: the reference model `EthPort`, the
 //! composed Rust stepper (every block's twin, wired by the netlist the Verilog top is
 //! rendered from, with the schedule check on) and Verilator on the generated top, on a
-//! reactive stimulus (users, the far end's frames, readers) with a random valid
+//! reactive stimulus (users, the far end's frames, readers, a MAC that stalls) with a random valid
 //! configuration from the seed; coverage on what the model did.
 
 use crate::blocks::eth_port::{eth_port_sim, EthPortModelSim, EthPortStimulus};
@@ -58,6 +58,8 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
             Gate::at_least("frames marked bad by the MAC, dropped", c.rx_bad, min),
             Gate::at_least("clocks a queue was held", c.held[..q].iter().sum(), 100 * min),
             Gate::at_least("clocks a priority was paused", model.paused_clocks, n / 50),
+            Gate::at_least("clocks a data word waited for tx_ready", c.data_stalls, 100 * min),
+            Gate::at_least("clocks a PAUSE/PFC word waited for tx_ready", c.ctrl_stalls, min),
             Gate::info("releases", p.releases),
             Gate::info("software requests sent", p.sw_sent),
         ]);

@@ -1,11 +1,12 @@
 //! The PAUSE/PFC transmit side's testbench: a random valid configuration (from the seed),
 //! random triggers (hardware levels, fill levels around RFA and RFD, software requests)
-//! and data traffic in lockstep; gates for every trigger kind, rise and fall, release,
-//! refresh, consolidation, merging and deferred software requests, from the model's counts.
+//! and data traffic, with its frames on a wire that stalls, in lockstep; gates for every
+//! trigger kind, rise and fall, release, refresh, consolidation, merging and deferred
+//! software requests, from the model's counts, and for frames held by stalls.
 
 use crate::blocks::pfc_tx::{pfc_tx_sim_for, random_config, PfcTxModelSim, PfcTxStimulus};
 use crate::blocks::SimBuildError;
-use crate::tb::harness::{self, endless, TbOptions};
+use crate::tb::harness::{self, TbOptions};
 use crate::tb::params::{Allowed, ParamSpec};
 use crate::tb::report::{Gate, TbReport};
 use crate::CycleSim;
@@ -87,12 +88,12 @@ pub fn run(c: &Config, seed: u64, o: &TbOptions) -> Result<TbReport, SimBuildErr
         || Coverage { inner: PfcTxModelSim::new(cfg.clone()), mixed: 0 },
         |b, vcd| pfc_tx_sim_for(&cfg, b, vcd, target),
         || PfcTxStimulus::new(seed, &cfg),
-        |s, _| endless(s),
+        |s, prev| s.next_after(prev),
         None,
     )?;
     let mode = if c.mode == Mode::Pause { "PAUSE, " } else { "" };
     let title = format!("pfc_tx {mode}{} queues at {} bits{}", c.queues, c.width, target.map_or(String::new(), |t| format!(", TARGET {t}")));
-    let mut r = out.report(title, seed, |m, _, n| {
+    let mut r = out.report(title, seed, |m, s, n| {
         let counts = m.inner.counts();
         // One queue cannot consolidate; without release frames nothing mixes; PAUSE
         // frames have one slot.
@@ -110,6 +111,9 @@ pub fn run(c: &Config, seed: u64, o: &TbOptions) -> Result<TbReport, SimBuildErr
             Gate::at_least("software requests deferred", counts.sw_again, min(100)),
             Gate::at_least("merges", counts.merges, min(100)),
             Gate::at_least("busy waits", counts.busy_waits, min(1000)),
+            Gate::at_least("frames a stalling wire held", s.stalled_frames, min(100)),
+            Gate::at_least("frames held 100 clocks or more", s.long_stalls, min(10)),
+            Gate::at_least("clocks a frame's last word waited", s.last_waits, min(100)),
         ];
         if c.zero_on_release {
             g.push(Gate::at_least("releases", counts.releases, min(50)));

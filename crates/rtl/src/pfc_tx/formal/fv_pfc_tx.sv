@@ -12,7 +12,10 @@
 // queue's level trigger and whose software request is any queue's, with queue 0's PT):
 //   - the pause the link partner is under from this side: a frame carrying the slot
 //     with a pause time holds it for PT quanta (x 8 clocks at 64 bits) from the clock
-//     its last byte leaves (frame_start + 7);
+//     its last word moves on the wire (docs/spec.md §10);
+// and the wire: the builder offers a frame's 8 words from its frame_start clock, the
+// next the clock after one moves, and a word moves in a clock tx_ready is high; the
+// clock the last one moves is the block's frame_done;
 // and checks, per slot:
 //   P1 a level trigger that stays asserted is never left without a pause that covers
 //      it: once the first frame can have left (LEVEL_SETTLE clocks), every clock has
@@ -22,6 +25,8 @@
 //      frame (pause time 0) comes only for a fall of its level, at most one per fall;
 //      none at all with zero_quanta_on_release off;
 //   P3 PAUSE mode: no frame carries any slot but slot 0;
+//   P5 a frame starts only once the last word of the one before has moved (the
+//      builder's rule, docs/spec.md §10);
 //   P4 a software request is followed by a frame carrying its slot with a pause time
 //      within OFF_SETTLE clocks, or as long after the level's last fall (docs/spec.md §9: one
 //      frame per request, not lost while its frame waits, nor when a release replaces
@@ -35,6 +40,10 @@
 //   - busy (a data frame on the wire) at most BUSY_MAX clocks in a row: the scope of
 //     the check (a real maximum frame is 191 clocks at 64 bits; the refresh must then
 //     leave that much earlier, which refresh_quanta sets);
+//   - tx_ready low for one clock at a time, at least three clocks apart, so a frame
+//     takes at most 11 clocks on the wire: the scope of the check, for the same reason
+//     (a stall delays the refresh as long as it lasts, so the pause time left when the
+//     refresh is due, refresh_quanta, must cover the stalls the port's MAC makes);
 //   - reset only in the first clock.
 module fv_pfc_tx #(
     parameter QUEUES = 2,
@@ -54,22 +63,41 @@ module fv_pfc_tx #(
     input wire [QUEUES*16-1:0]       fill_bytes,
     input wire [QUEUES-1:0]          hw_level,
     input wire [QUEUES-1:0]          sw_req,
-    input wire                       busy
+    input wire                       busy,
+    input wire                       tx_ready
 );
 
 localparam FRAME_CLOCKS = 8;     // 64 bits a clock
 localparam BUSY_MAX = 7;
+// Clocks a frame takes on the wire at most: its 8 words and 3 stalls.
+localparam FRAME_WIRE = FRAME_CLOCKS + 3;
 // A level asserted from clock t0 on: due at t0 + 2, taken after at most our own frame
-// on the wire (8 clocks) and BUSY_MAX clocks of data, first byte the clock after, last
-// byte 7 clocks later: t0 + 2 + 8 + BUSY_MAX + 1 + 7 at the latest.
-localparam LEVEL_SETTLE = 2 + FRAME_CLOCKS + BUSY_MAX + 1 + FRAME_CLOCKS - 1;
+// on the wire and BUSY_MAX clocks of data, first word the clock after, last word
+// FRAME_WIRE - 1 clocks later at the latest.
+localparam LEVEL_SETTLE = 2 + FRAME_WIRE + BUSY_MAX + 1 + FRAME_WIRE - 1;
 // A frame with a pause time decided before the triggers went off (one waiting, or a
 // software request deferred behind it) starts within two takes of it.
-localparam OFF_SETTLE = 2 + 2 * (FRAME_CLOCKS + BUSY_MAX + 1) + 2;
+localparam OFF_SETTLE = 2 + 2 * (FRAME_WIRE + BUSY_MAX + 1) + 2;
 
 wire             frame_start;
 wire [QUEUES-1:0] frame_queues;
 wire [QUEUES-1:0] frame_zero;
+
+// The builder on the wire: a frame in progress after its frame_start clock, and the
+// words of it moved before this clock.
+reg       sending = 1'b0;
+reg [3:0] moved = 4'd0;
+wire      offered = frame_start || sending;
+wire [3:0] word = frame_start ? 4'd0 : moved;
+wire      frame_done = offered && tx_ready && word == FRAME_CLOCKS - 1;
+always @(posedge clock)
+   if (reset) begin
+      sending <= 1'b0;
+      moved <= 4'd0;
+   end else if (offered) begin
+      sending <= !frame_done;
+      moved <= word + {3'd0, tx_ready};
+   end
 
 iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(64), .FILL_BITS(16), .TARGET(ECP5 ? "ECP5" : "GENERIC")) dut (
     .clock(clock), .reset(reset),
@@ -77,6 +105,7 @@ iblink_pfc_tx #(.QUEUES(QUEUES), .DATA_WIDTH(64), .FILL_BITS(16), .TARGET(ECP5 ?
     .cfg_refresh_quanta(cfg_refresh_quanta), .cfg_pause_quanta(cfg_pause_quanta),
     .cfg_fill_en(cfg_fill_en), .cfg_rfa(cfg_rfa), .cfg_rfd(cfg_rfd),
     .fill_bytes(fill_bytes), .hw_level(hw_level), .sw_req(sw_req), .busy(busy),
+    .frame_done(frame_done),
     .frame_start(frame_start), .frame_queues(frame_queues), .frame_zero(frame_zero)
 );
 
@@ -94,10 +123,17 @@ always @(posedge clock) if (!past_valid) cfg0 <= cfg;
 always @(*) if (past_valid) assume(cfg == cfg0);
 always @(*) assume(cfg_refresh_quanta == 16'd4);
 
-// busy at most BUSY_MAX clocks in a row.
+// busy at most BUSY_MAX clocks in a row; tx_ready low for one clock at a time, at least
+// three clocks apart (since_low: clocks since it was last low, up to 3).
 reg [3:0] busy_run = 4'd0;
 always @(posedge clock) busy_run <= busy ? busy_run + 4'd1 : 4'd0;
 always @(*) if (busy) assume(busy_run < BUSY_MAX);
+reg [1:0] since_low = 2'd3;
+always @(posedge clock) since_low <= !tx_ready ? 2'd0 : (since_low == 2'd3 ? 2'd3 : since_low + 2'd1);
+always @(*) if (since_low != 2'd3) assume(tx_ready);
+
+// P5: no frame starts while one is on the wire.
+always @(*) if (sending) assert(!frame_start);
 
 // Each queue's level trigger, as of this clock's inputs.
 wire [QUEUES-1:0] q_level;
@@ -139,13 +175,11 @@ generate
          no_sw <= sw ? 7'd0 : (no_sw == 7'd127 ? no_sw : no_sw + 7'd1);
       end
 
-      // The pause from this side: a frame with q and a pause time, its last byte 7
-      // clocks after its first; then PT x 8 clocks.
+      // The pause from this side: a frame with q and a pause time, from the clock its
+      // last word moves (the frame's fields hold until then); then PT x 8 clocks.
       wire pt_start = frame_start && frame_queues[q] && !frame_zero[q];
       wire zero_start = frame_start && frame_queues[q] && frame_zero[q];
-      reg [FRAME_CLOCKS-2:0] to_last = {(FRAME_CLOCKS-1){1'b0}};
-      always @(posedge clock) to_last <= {to_last[FRAME_CLOCKS-3:0], pt_start};
-      wire at_last = to_last[FRAME_CLOCKS-2];
+      wire at_last = frame_done && frame_queues[q] && !frame_zero[q];
       reg [8:0] pause_left = 9'd0;
       always @(posedge clock)
          pause_left <= at_last ? {pt[5:0], 3'd0} - 9'd1 : (pause_left == 9'd0 ? 9'd0 : pause_left - 9'd1);
