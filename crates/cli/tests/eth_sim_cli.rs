@@ -178,8 +178,10 @@ fn verilator_back_end_equals_the_model() {
     let b = std::fs::read_to_string(dir.path().join("port_b.vcd")).unwrap();
     let (up, first) = rises(&b, "tx_valid", 10);
     assert_eq!(first, from * 10, "the file starts at the window");
-    // tx_valid rises once per frame unless frames go back to back.
-    assert!(!up.is_empty() && up.iter().all(|c| sent.contains(c)), "port B's tx_valid rises {up:?}, frames {sent:?}");
+    // tx_valid rises once per frame unless frames go back to back: where the frame's first
+    // word is offered, which the MAC takes after the preamble and gap it still owes (at
+    // most 5 clocks at 32 bits: docs/pfc.md, Headroom).
+    assert!(!up.is_empty() && up.iter().all(|c| sent.iter().any(|f| (*c..=c + 5).contains(f))), "port B's tx_valid rises {up:?}, frames {sent:?}");
     assert!(std::fs::metadata(dir.path().join("port_a.vcd")).unwrap().len() > 0);
 }
 

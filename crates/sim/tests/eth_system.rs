@@ -45,13 +45,21 @@ fn isolation_the_slow_priority_is_held_alone_and_nothing_is_dropped() {
     assert!((0.095..=0.1001).contains(&slow), "queue 1 share {slow}");
     assert!(a_to_b[1].paused_clocks > r.cycles / 4, "{:?}", a_to_b[1]);
     // The fast ones are never held and take the rest of the link (less the PFC frames
-    // B sends, which are on the other wire, and the scheduler's frame boundaries).
+    // B sends, which are on the other wire, and the scheduler's frame boundaries). Every
+    // frame costs the MAC's preamble and gap besides its bytes: queue 1's frames (793
+    // bytes on average) take 10 % x (793 + 20) / 793 of the line's time, and the fast
+    // queues' frames, one of each in turn (793 and 1522 bytes), the rest, of which their
+    // bytes are 2315 / (2315 + 40).
     for q in [0, 2] {
         assert_eq!(a_to_b[q].paused_clocks, 0, "queue {q}");
         assert_eq!(a_to_b[q].pause_frames + a_to_b[q].release_frames, 0, "queue {q}");
     }
+    let o = s.mac_overhead_bytes as f64;
+    assert_eq!(o, 20.0, "an Ethernet MAC's preamble, SFD and gap by default");
+    let slow_line = 0.1 * (793.0 + o) / 793.0;
+    let expected = (1.0 - slow_line) * 2315.0 / (2315.0 + 2.0 * o);
     let rest = share(&r, 0, 0) + share(&r, 0, 2);
-    assert!(rest >= 1.0 - 0.1 - 0.01, "fast queues' share {rest}");
+    assert!(rest >= expected - 0.01 && rest <= expected + 0.001, "fast queues' share {rest}, expected {expected}");
     // Every frame B sent enables priority 1 only.
     let ctrl = control_frames(&r, 1);
     assert!(ctrl.len() as u64 >= a_to_b[1].pause_frames);
@@ -155,7 +163,7 @@ fn headroom_bound_holds_on_random_scenarios() {
         s.stalls = vec![Stall { from: rng.gen_range(0..30_000), to: 45_000, side: Sides::Both, queues: rng.gen_range(1..=3) }];
         let reverse = true;
         let probe = s.at_point(latency, 8).unwrap();
-        let h = (headroom_bound(&probe.port, latency, reverse) as u32).next_multiple_of(8);
+        let h = (headroom_bound(&probe.port, latency, probe.mac_overhead_bytes, reverse) as u32).next_multiple_of(8);
         let s = s.at_point(latency, h).unwrap();
         let r = run(&s, false);
         for (d, qs) in r.dirs.iter().enumerate() {

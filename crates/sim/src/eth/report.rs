@@ -10,19 +10,24 @@ use iblink_model::pfc::{Mode, FRAME_LATENCY};
 use std::fmt::Write as _;
 
 /// Headroom (`size_bytes - rfa_bytes`) that no sequence of frames can overrun, for a wire
-/// of `latency` clocks each way, with (`reverse`) or without data frames the other way.
+/// of `latency` clocks each way behind MACs that spend `mac_overhead` bytes of line time
+/// a frame (preamble and gap), with (`reverse`) or without data frames the other way.
 ///
 /// Counted from the clock the frame that takes the fill above RFA is stored (that frame
 /// itself: up to the `N` words of a maximum frame above RFA), the words still to arrive,
 /// one a clock: the fill seen a clock later and the trigger's [`FRAME_LATENCY`] to the
-/// PAUSE/PFC frame's first byte, a data frame of ours ahead of it (`reverse`), the
+/// PAUSE/PFC frame's first byte, a data frame of ours ahead of it (`reverse`), the MAC's
+/// gap before the PAUSE/PFC frame (`G = ceil(mac_overhead / (W/8))` clocks at most: it
+/// owes less than a word before a frame's gap, and stalls while it owes a word), the
 /// PAUSE/PFC frame, the wire, the other end's decision (its first held clock is the
 /// second after the frame's last byte), the data frame it had started, and the wire back:
-/// in bytes, `W/8 x (N + 2 x latency + 1 + FRAME_LATENCY + N - 1 + N x reverse) + 64`.
-pub fn headroom_bound(cfg: &EthPortConfig, latency: u32, reverse: bool) -> u64 {
+/// in bytes,
+/// `W/8 x (N + 2 x latency + 1 + FRAME_LATENCY + N - 1 + N x reverse + G) + 64`.
+pub fn headroom_bound(cfg: &EthPortConfig, latency: u32, mac_overhead: u32, reverse: bool) -> u64 {
     let wb = cfg.word_bytes() as u64;
     let n = (MAX_FRAME_BYTES as u64).div_ceil(wb);
-    wb * (n + 2 * latency as u64 + 1 + FRAME_LATENCY + n - 1 + n * reverse as u64) + FRAME_BYTES as u64
+    let gap = (mac_overhead as u64).div_ceil(wb);
+    wb * (n + 2 * latency as u64 + 1 + FRAME_LATENCY + n - 1 + n * reverse as u64 + gap) + FRAME_BYTES as u64
 }
 
 fn pct(n: u64, d: u64) -> String {
@@ -41,17 +46,18 @@ pub fn summary(r: &EthReport, s: &EthScenario) -> String {
     let link = r.cycles * wb as u64;
     let _ = writeln!(
         o,
-        "{}: {} back end, {} mode, {}-bit link ({wb} bytes a clock), wire {} clocks each way, {} clocks of traffic (+{} to flush)",
+        "{}: {} back end, {} mode, {}-bit link ({wb} bytes a clock), MACs spending {} bytes a frame on preamble and gap, wire {} clocks each way, {} clocks of traffic (+{} to flush)",
         s.name,
         r.backend,
         if p.mode == Mode::Pfc { "PFC" } else { "PAUSE" },
         p.datapath_bits,
+        s.mac_overhead_bytes,
         s.latency_clocks,
         r.cycles,
         r.flush_clocks
     );
     for (d, qs) in r.dirs.iter().enumerate() {
-        let _ = writeln!(o, "\n{} (link busy {})", dir_name(d), pct(r.wire_words[d], r.cycles));
+        let _ = writeln!(o, "\n{} (words on the wire in {} of the clocks)", dir_name(d), pct(r.wire_words[d], r.cycles));
         let mut row = |label: &str, cell: &dyn Fn(usize) -> String| {
             let _ = write!(o, "  {label:<26}");
             for q in 0..qs.len() {
@@ -109,7 +115,7 @@ pub fn sweep(s: &EthScenario, mut progress: impl FnMut(usize, usize)) -> Result<
             out.push(SweepPoint {
                 latency: l,
                 headroom: h,
-                bound: headroom_bound(&p.port, l, reverse),
+                bound: headroom_bound(&p.port, l, p.mac_overhead_bytes, reverse),
                 drops: r.dirs.iter().flatten().map(|q| q.drops).sum(),
                 max_fill_over_rfa: r.dirs.iter().flatten().map(|q| q.max_fill as i64).max().unwrap_or(0) - rfa,
                 throughput: r.dirs[0].iter().map(|q| q.delivered_bytes).sum::<u64>() as f64 / (r.cycles * wb) as f64,

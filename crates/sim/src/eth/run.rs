@@ -174,6 +174,39 @@ pub struct EthReport {
     pub vcd_error: Option<String>,
 }
 
+/// A MAC between a port and the wire (docs/spec.md §10): besides each frame it spends
+/// `overhead` bytes of line time (preamble, SFD, inter-frame gap), holding the port's
+/// `tx_ready` low while they go. The unused lanes of a frame's last word count towards
+/// them and what is left of a word is carried to the next gap (as a 10GbE MAC's deficit
+/// idle count does), so a frame of n bytes takes (n + overhead) / W clocks of line time
+/// on average: the rate a real link delivers.
+#[derive(Clone, Copy, Debug)]
+struct Mac {
+    overhead: u32,
+    /// Bytes of gap still to send.
+    owed: u32,
+}
+
+impl Mac {
+    fn new(overhead: u32) -> Self {
+        Self { overhead, owed: 0 }
+    }
+
+    /// It takes a word this clock: less than a word of gap is owed.
+    fn ready(&self, wb: u32) -> bool {
+        self.owed < wb
+    }
+
+    /// The clock ends with `moved` taken: a clock without a word sends a word of gap.
+    fn clock(&mut self, moved: Option<Word>, wb: u32) {
+        match moved {
+            Some(w) if w.last => self.owed += self.overhead.saturating_sub(wb - w.len as u32),
+            Some(_) => {}
+            None => self.owed = self.owed.saturating_sub(wb),
+        }
+    }
+}
+
 /// A run in progress.
 pub struct EthRun<'a> {
     s: &'a EthScenario,
@@ -183,6 +216,8 @@ pub struct EthRun<'a> {
     gens: Vec<Generator>,
     /// The wire each way (`0`: A→B): words in flight, `latency` long.
     wire: [VecDeque<Option<Word>>; 2],
+    /// Each port's MAC.
+    macs: [Mac; 2],
     /// Reader tokens per side and queue (per mille bytes).
     read_tokens: [[u64; MAX_QUEUES]; 2],
     /// Per side, the queues asked for a word this clock and last clock (the word comes a
@@ -311,6 +346,7 @@ impl<'a> EthRun<'a> {
             last_seq: vec![None; gens.len()],
             gens,
             wire: [0, 1].map(|_| VecDeque::from(vec![None; lat])),
+            macs: [Mac::new(s.mac_overhead_bytes); 2],
             read_tokens: [[0; MAX_QUEUES]; 2],
             asked: [[0; 2]; 2],
             reading: Default::default(),
@@ -378,7 +414,16 @@ impl<'a> EthRun<'a> {
                 }
             }
         }
+        for (side, i) in ins.iter_mut().enumerate() {
+            i.tx_ready = self.macs[side].ready(wb as u32);
+        }
         let outs = [self.ports[0].step(&ins[0]), self.ports[1].step(&ins[1])];
+        // What the MACs took: a word offered while tx_ready is low stays with its port.
+        let outs = [0, 1].map(|side| {
+            let moved = outs[side].wire.filter(|_| ins[side].tx_ready);
+            self.macs[side].clock(moved, wb as u32);
+            EthPortOut { wire: moved, ..outs[side] }
+        });
         for g in &mut self.gens {
             if outs[g.side].tx_taken >> g.queue & 1 == 1 {
                 let (w, k) = g.cur.as_mut().expect("an offered word");

@@ -22,6 +22,7 @@
 //!
 //! [wire]
 //! latency_clocks = 100         # each way
+//! mac_overhead_bytes = 20      # preamble, SFD and inter-frame gap a frame (default 20; 0: none)
 //!
 //! [[traffic]]
 //! priority = 0                 # the PCP its frames carry
@@ -48,6 +49,9 @@ use crate::pfc_trace::{int, need, only_keys, pfc_fields, tables, under};
 use iblink_model::config::ConfigError;
 use iblink_model::eth_port::{EthPortConfig, MAX_FRAME_BYTES};
 
+/// An Ethernet MAC's line time a frame besides the frame: preamble and SFD (8 bytes) and
+/// the minimum inter-frame gap (12 bytes), IEEE 802.3 clause 4.4.2.
+pub const MAC_OVERHEAD_BYTES: u32 = 20;
 /// The shortest frame a generator makes: a minimum Ethernet frame.
 pub const MIN_FRAME_BYTES: u32 = 64;
 /// The largest clock a stall window may name.
@@ -101,6 +105,10 @@ pub struct EthScenario {
     /// Port A's configuration; port B's is the same with its own source address.
     pub port: EthPortConfig,
     pub latency_clocks: u32,
+    /// Bytes of line time the MAC spends on each frame besides its own (preamble, SFD and
+    /// the inter-frame gap: 20 on Ethernet), during which it holds the port's `tx_ready`
+    /// low (docs/spec.md §10).
+    pub mac_overhead_bytes: u32,
     pub traffic: Vec<EthTraffic>,
     /// Per queue, per mille of the link's bytes.
     pub drain_rate: Vec<u32>,
@@ -194,8 +202,9 @@ impl EthScenario {
         let nq = port.pfc.queues.len();
 
         let wire = table(top.get("wire"), "wire")?.ok_or_else(|| ConfigError::field("wire", "missing"))?;
-        only_keys(wire, "wire", &["latency_clocks"])?;
+        only_keys(wire, "wire", &["latency_clocks", "mac_overhead_bytes"])?;
         let latency_clocks = need(int(wire, "wire", "latency_clocks", 1, 1_000_000)?, "wire.latency_clocks")? as u32;
+        let mac_overhead_bytes = int(wire, "wire", "mac_overhead_bytes", 0, 1_000)?.unwrap_or(MAC_OVERHEAD_BYTES as i64) as u32;
 
         let mut traffic = vec![];
         for (i, t) in tables(top.get("traffic"), "traffic")?.iter().enumerate() {
@@ -283,7 +292,7 @@ impl EthScenario {
                 Some(Sweep { latency_clocks: l.into_iter().map(|x| x as u32).collect(), headroom_bytes: h.into_iter().map(|x| x as u32).collect() })
             }
         };
-        let s = Self { name, cycles, seed, sample_every, port, latency_clocks, traffic, drain_rate, stalls, sweep };
+        let s = Self { name, cycles, seed, sample_every, port, latency_clocks, mac_overhead_bytes, traffic, drain_rate, stalls, sweep };
         if let Some(sw) = &s.sweep {
             for (i, &h) in sw.headroom_bytes.iter().enumerate() {
                 s.at_point(sw.latency_clocks[0], h).map_err(|e| ConfigError::field(format!("sweep.headroom_bytes[{i}]"), format!("{h}: {e}")))?;
