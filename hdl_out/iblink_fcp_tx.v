@@ -29,7 +29,8 @@
 //
 // Cycle contract: fcp_start in clock p while fcp_pending: the first word is on fcp_* in
 // clock p (combinational from fcp_start; everything else is a register or a gated
-// register), at 32 bits the second word in p+1. The FCP carries link_state, fctbs and
+// register), at 32 bits the second word from p+1 until the clock the mux takes it
+// (fcp_ready; the mux's pipeline stalls with the wire, docs/spec.md §10). The FCP carries link_state, fctbs and
 // fccl as driven in clock p-1. With nothing pending or chosen, a VL whose refresh falls
 // due in clock t is pending in t+2; an FCCL change driven in t (gap passed) in t+3.
 // After restart (or LINK_DOWN) in clock r nothing is pending from r+1 and VL0's FCP is
@@ -59,8 +60,10 @@ module iblink_fcp_tx #(
     input  wire [12*VLS-1:0]     fctbs,
     input  wire [12*VLS-1:0]     fccl,
 
-    // From the link TX mux: the pending FCP's first word goes out this clock
+    // From the link TX mux: the pending FCP's first word goes out this clock; the mux
+    // takes the word on fcp_* this clock (32 bits: the second word holds until then)
     input  wire                  fcp_start,
+    input  wire                  fcp_ready,
     // A fully built FCP waits for fcp_start, and its VL (0 while none)
     output reg                   fcp_pending,
     output reg  [3:0]            pending_vl,
@@ -318,9 +321,10 @@ generate
       end
       assign pending = pend_valid & ~busy;
 
-      // The LPCRC goes a clock after the header: registered when the FCP starts.
+      // The LPCRC goes a clock after the header (registered when the FCP starts) and
+      // stays until the mux takes it.
       always @(posedge clock) begin
-         busy <= take;
+         busy <= take | (busy & ~fcp_ready);
          if (take) crc_q <= lpcrc;
       end
 
@@ -336,6 +340,8 @@ generate
          fcp_data = take ? hdr : busy ? {16'd0, crc_q} : 32'd0;
       end
    end else begin : w64
+      // One word, taken with fcp_start: fcp_ready plays no part.
+      wire unused_fcp_ready = fcp_ready;
       assign pending = pend_valid;
 
       // One word: bytes 0-5. Every output is 0 between FCPs.

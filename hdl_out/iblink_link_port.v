@@ -11,7 +11,10 @@
 // defaults are the tables `iblink emit` uses: a low table of weight 64 per data VL).
 // `iblink emit --config FILE` writes a wrapper that sets them from a port file. Each
 // instance's module documents its ports and cycle contract; the port's own registers and
-// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Files: iblink_link_port.f.
+// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Wire side: tx_* out and
+// tx_ready in (the PHY's backpressure, AXI4-Stream: a word moves when tx_valid and
+// tx_ready, and holds while tx_ready is low; docs/spec.md §10; tie it high for a wire
+// that never stalls). Files: iblink_link_port.f.
 `default_nettype none
 module iblink_link_port #(
     // Data VLs (VLCap, docs/spec.md §7): 1, 2, 4, 8 or 15
@@ -49,6 +52,7 @@ module iblink_link_port #(
     output wire          src_rd,
     output wire [3:0]    src_vl,
     input  wire [DATA_WIDTH-1:0] src_data,
+    input  wire          tx_ready,
     output wire          tx_valid,
     output wire [DATA_WIDTH-1:0] tx_data,
     output wire [KEEP_WIDTH-1:0] tx_keep,
@@ -177,6 +181,7 @@ wire [DATA_WIDTH-1:0] fcptx_fcp_data;
 wire [KEEP_WIDTH-1:0] fcptx_fcp_keep;
 wire ltx_vl15_take;
 wire ltx_fcp_start;
+wire ltx_fcp_ready;
 wire ltx_take;
 wire ltx_src_rd;
 wire [3:0] ltx_src_vl;
@@ -335,6 +340,7 @@ iblink_fcp_tx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) fcp
     .fctbs(txc_fctbs_bus),
     .fccl(rxc_fccl),
     .fcp_start(ltx_fcp_start),
+    .fcp_ready(ltx_fcp_ready),
     .fcp_pending(fcptx_fcp_pending),
     .pending_vl(fcptx_pending_vl),
     .fcp_valid(fcptx_fcp_valid),
@@ -354,6 +360,7 @@ iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) ltx (
     .vl15_take(ltx_vl15_take),
     .fcp_pending(fcptx_fcp_pending),
     .fcp_start(ltx_fcp_start),
+    .fcp_ready(ltx_fcp_ready),
     .fcp_valid(fcptx_fcp_valid),
     .fcp_data(fcptx_fcp_data),
     .fcp_keep(fcptx_fcp_keep),
@@ -366,6 +373,7 @@ iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) ltx (
     .src_rd(ltx_src_rd),
     .src_vl(ltx_src_vl),
     .src_data(src_data),
+    .tx_ready(tx_ready),
     .tx_valid(ltx_tx_valid),
     .tx_data(ltx_tx_data),
     .tx_keep(ltx_tx_keep),

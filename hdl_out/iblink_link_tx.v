@@ -21,18 +21,24 @@
 //   s+3+k      stage C: the VCRC register absorbs word k; the wire word is formed
 //   s+4+k      tx_*: word k on the wire
 // The next decision is the last slot (s+n): the next sop follows the eop directly.
+// Backpressure (docs/spec.md §10): the pipeline moves (adv) in a clock where tx_ready is
+// high or the wire word is empty. A clock without adv is frozen as a whole: no decision,
+// no src_rd, no FCP word taken, every stage and the wire word hold. The clocks above
+// count moving clocks; with tx_ready always high every clock moves.
 // The VCRC update is linear, next = A(state) ^ B(data): B(data) is registered a stage
 // ahead, so the loop through crc_state is A(state) ^ p_q alone (timing). The equations
 // come from the generated modules iblink_link_tx_vcrc_w32 / _w64.
 //
 // Cycle contract:
-// - Combinational: vl15_take from vl15_valid and reset; fcp_start from vl15_valid,
-//   fcp_pending and reset; take from vl15_valid, fcp_pending, link_active, offer_valid
-//   and reset; src_rd from reset. Each also from registers. Every other input
-//   (vl15_len, offer_vl, offer_len, fcp_valid/data/keep/sop/eop, src_data) is only
-//   sampled at the clock edge; every other output is a register.
+// - Combinational: vl15_take from vl15_valid, tx_ready and reset; fcp_start from
+//   vl15_valid, fcp_pending, tx_ready and reset; take from vl15_valid, fcp_pending,
+//   link_active, offer_valid, tx_ready and reset; src_rd from tx_ready and reset;
+//   fcp_ready from tx_ready. Each also from registers. Every other input (vl15_len,
+//   offer_vl, offer_len, fcp_valid/data/keep/sop/eop, src_data) is only sampled at the
+//   clock edge, and only in a moving clock; every other output is a register.
 // - Start pulse in clock s -> tx_sop in s+4; src_rd in clock t -> that word on tx_* in
-//   t+3; an FCP word presented in clock t -> on tx_* in t+4.
+//   t+3; an FCP word taken in clock t (fcp_ready) -> on tx_* in t+4; each counted in
+//   moving clocks. A word on tx_* holds until it moves (tx_valid & tx_ready).
 // - reset in clock r: no pulse and no src_rd in r; tx_* in r still shows what was
 //   registered; from r+1 the wire is idle and the transmitter is at a boundary. src_vl
 //   and the counters keep their values.
@@ -54,10 +60,11 @@ module iblink_link_tx #(
     output wire                  vl15_take,
 
     // The FCP TX framer holds a built FCP; fcp_start: it starts this clock, the framer
-    // presents word 0 in this clock and word k k clocks later (checked, see
-    // fcp_framing_error)
+    // presents word 0 in this clock and word k in the k-th moving clock after (it holds
+    // a word while fcp_ready is low; checked, see fcp_framing_error)
     input  wire                  fcp_pending,
     output wire                  fcp_start,
+    output wire                  fcp_ready,
     input  wire                  fcp_valid,
     input  wire [DATA_WIDTH-1:0] fcp_data,
     input  wire [KEEP_WIDTH-1:0] fcp_keep,
@@ -77,7 +84,10 @@ module iblink_link_tx #(
     output reg  [3:0]            src_vl,
     input  wire [DATA_WIDTH-1:0] src_data,
 
-    // The link word stream (bytes past tx_keep are 0; all 0 when tx_valid is 0)
+    // The link word stream (bytes past tx_keep are 0; all 0 when tx_valid is 0). The
+    // PHY takes the word with tx_ready (AXI4-Stream): it moves when tx_valid & tx_ready,
+    // and holds while tx_ready is low (docs/spec.md §10)
+    input  wire                  tx_ready,
     output reg                   tx_valid,
     output reg  [DATA_WIDTH-1:0] tx_data,
     output reg  [KEEP_WIDTH-1:0] tx_keep,
@@ -114,16 +124,18 @@ reg [2:0] started_q;
 // after it arrives, where a packet's word k is read.
 reg [DATA_WIDTH-1:0] fcp_q;
 
+// The pipeline moves this clock: the wire word moves or there is none.
+wire adv = tx_ready | ~tx_valid;
 wire last_slot = a_active & a_last;
 // Item boundary: idle, or the last slot of the current item (docs/spec.md §5: never fragment).
 wire boundary = ~a_active | a_last;
 // Transmit priority VL15 > FCP > data (docs/spec.md §5); data only in LinkActive. The *_wins
-// terms depend on inputs only; a start is a win at a boundary.
+// terms depend on inputs only; a start is a win at a boundary in a moving clock.
 wire fcp_wins = ~vl15_valid & fcp_pending;
 wire data_wins = ~vl15_valid & ~fcp_pending & link_active & offer_valid;
-wire pick_vl15 = boundary & vl15_valid;
-wire pick_fcp = boundary & fcp_wins;
-wire pick_data = boundary & data_wins;
+wire pick_vl15 = boundary & adv & vl15_valid;
+wire pick_fcp = boundary & adv & fcp_wins;
+wire pick_data = boundary & adv & data_wins;
 // The winner's length and slot count (used at a boundary only).
 wire [10:0] pkt_len = vl15_valid ? vl15_len : offer_len;
 // Slots after the first: ceil((4 PktLen + 2) / KEEP_WIDTH) - 1 for a packet, 1 (32 bits)
@@ -136,7 +148,8 @@ assign vl15_take = pick_vl15 & ~reset;
 assign fcp_start = pick_fcp & ~reset;
 assign take = pick_data & ~reset;
 // Every slot of a packet reads, except the VCRC-only word (an odd PktLen has none).
-assign src_rd = a_active & ~a_fcp & (~a_last | a_odd) & ~reset;
+assign src_rd = a_active & ~a_fcp & (~a_last | a_odd) & adv & ~reset;
+assign fcp_ready = adv;
 
 // ---- Stage B: the slot's word and its kind ----
 // b_crc: the VCRC-only word ending a packet (b_merge, 64 bits: the odd ending, 4 data
@@ -222,14 +235,16 @@ if (DATA_WIDTH == 64) begin : w64
       p4_q1 = 16'd0;
    end
    always @(posedge clock) begin
-      c_merge <= b_merge;
-      p_q0 <= dpart_8b_0;
-      p_q1 <= dpart_8b_1;
-      p_q2 <= dpart_8b_2;
-      p_q3 <= dpart_8b_3;
-      p4_q0 <= dpart_4b_0;
-      p4_q1 <= dpart_4b_1;
-      if (~reset) begin
+      if (adv) begin
+         c_merge <= b_merge;
+         p_q0 <= dpart_8b_0;
+         p_q1 <= dpart_8b_1;
+         p_q2 <= dpart_8b_2;
+         p_q3 <= dpart_8b_3;
+         p4_q0 <= dpart_4b_0;
+         p4_q1 <= dpart_4b_1;
+      end
+      if (~reset & adv) begin
          b_merge <= last_slot & ~a_fcp & odd;
          // Lanes 4-5 carry no data in a packet's ending word; 6-7 none in an FCP either.
          b_zero_mid <= last_slot & ~a_fcp;
@@ -264,9 +279,9 @@ end else begin : w32
       p_q = 16'd0;
    end
    always @(posedge clock) begin
-      p_q <= dpart_4b;
+      if (adv) p_q <= dpart_4b;
       // Lanes 2-3 carry nothing in a VCRC-only word or an FCP's second word.
-      if (~reset) b_zero_hi <= last_slot;
+      if (~reset & adv) b_zero_hi <= last_slot;
    end
    assign a_odd = 1'b0;
    assign left_init = fcp_wins ? 11'd1 : pkt_len;
@@ -319,15 +334,17 @@ initial begin
 end
 
 always @(posedge clock) begin
-   // Loaded every clock: read only where a slot or a valid says so.
-   fcp_q <= fcp_data;
-   b_data <= a_fcp ? fcp_q : src_data;
-   c_sop <= b_sop;
-   c_eop <= b_eop;
-   c_link <= b_link;
-   c_crc <= b_crc;
-   c_keep <= b_keep_c;
-   c_data <= b_data_c;
+   // Loaded in every moving clock: read only where a slot or a valid says so.
+   if (adv) begin
+      fcp_q <= fcp_data;
+      b_data <= a_fcp ? fcp_q : src_data;
+      c_sop <= b_sop;
+      c_eop <= b_eop;
+      c_link <= b_link;
+      c_crc <= b_crc;
+      c_keep <= b_keep_c;
+      c_data <= b_data_c;
+   end
    // Statistics: items started, by kind (wrapping), counted a clock after the pulse so
    // the 16-bit adders stay off the boundary path; a reset does not clear them.
    started_q <= {pick_data, pick_fcp, pick_vl15} & {3{~reset}};
@@ -347,7 +364,7 @@ always @(posedge clock) begin
       tx_eop <= 1'b0;
       tx_link <= 1'b0;
       fcp_framing_error <= 1'b0;
-   end else begin
+   end else if (adv) begin
       // Stage C -> wire (all 0 without a word).
       tx_valid <= c_valid;
       tx_data <= c_valid ? c_data | c_vcrc : {DATA_WIDTH{1'b0}};

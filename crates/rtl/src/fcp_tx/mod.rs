@@ -22,6 +22,7 @@
 //! | `fctbs` | in | `12N` bits: this port's transmitter FCTBS of VL `v` at `[12v+11:12v]` (from the TX credit block) |
 //! | `fccl` | in | `12N` bits: this port's receiver FCCL of VL `v` at `[12v+11:12v]` (the RX credit block's `fccl` bus) |
 //! | `fcp_start` | in | from the link TX mux: the pending FCP's first word goes on the wire this clock. Ignored while `fcp_pending` is 0. |
+//! | `fcp_ready` | in | from the link TX mux: it takes the word on `fcp_*` this clock (its pipeline moves; it stalls with the wire, docs/spec.md §10). At 32 bits the second word holds until then; at 64 bits unused (the one word goes with `fcp_start`, which the mux gives only in a moving clock) |
 //! | `fcp_pending` | out | registered: a fully built FCP is waiting for `fcp_start` |
 //! | `pending_vl` | out | 4 bits, registered: its VL (0 while nothing is pending) |
 //! | `fcp_valid`, `fcp_sop`, `fcp_eop`, `fcp_link` | out | the link word stream (helpers' contract): `fcp_link` is set on every FCP word |
@@ -34,8 +35,10 @@
 //! # Cycle contract
 //! - **Start.** `fcp_start` in clock `p` while `fcp_pending`: the FCP's first word is on
 //!   `fcp_*` in clock `p` itself (combinational from `fcp_start`; everything else is a
-//!   register), at 32 bits the second word in `p + 1`. `fcp_pending` is 0 in `p + 1` at
-//!   32 bits (the FCP is still on the wire). At `p`'s edge the scheduler commits, exactly
+//!   register), at 32 bits the second word from `p + 1` until the clock the mux takes it
+//!   (`fcp_ready`; `p + 1` on a wire that never stalls). `fcp_pending` is 0 while the
+//!   second word is presented (the FCP is still going out). Timers count every clock,
+//!   stalled or not (docs/spec.md §10). At `p`'s edge the scheduler commits, exactly
 //!   as the model's `on_sent(vl, fccl)`: the VL's timer restarts, its last advertised
 //!   FCCL becomes the FCCL this FCP carries, round robin continues after it.
 //! - **Which VL.** Two registers hold VLs: *pending* (the built FCP) and *next* (the VL
@@ -85,7 +88,7 @@
 //!   (`refresh_m1`, `refresh_le1`, `gap_m1`, `gap_le1`); `rr_from` (round robin);
 //!   *next* (`next_valid`, `next_oh`, `next_above`); *pending* (`pend_valid`,
 //!   `pend_vl`, `pend_oh`, `pend_above`, `pend_init`, `pend_fctbs`, `pend_fccl`); at 32
-//!   bits `busy` (the second word goes out) and `crc_q` (its LPCRC).
+//!   bits `busy` (the second word is presented) and `crc_q` (its LPCRC).
 
 //! # Why this structure
 //! - *Pre-built and refreshed.* The mux wants the first word in the clock it grants, so
@@ -161,7 +164,7 @@ pub fn header_wire(init: bool, fctbs: u16, vl: u8, fccl: u16) -> u32 {
 }
 
 /// One clock of inputs (fields of VLs at or above VLCap are ignored).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FcpTxIn {
     pub restart: bool,
     /// A [`crate::link`] code (2 bits).
@@ -173,6 +176,23 @@ pub struct FcpTxIn {
     /// FCCL per data VL (12 bits used).
     pub fccl: [u16; MAX_VLS],
     pub fcp_start: bool,
+    pub fcp_ready: bool,
+}
+
+impl Default for FcpTxIn {
+    /// Everything 0, except `fcp_ready`: a mux that never stalls.
+    fn default() -> Self {
+        Self {
+            restart: false,
+            link_state: 0,
+            refresh_clocks: 0,
+            min_gap_clocks: 0,
+            fctbs: [0; MAX_VLS],
+            fccl: [0; MAX_VLS],
+            fcp_start: false,
+            fcp_ready: true,
+        }
+    }
 }
 
 /// The outputs during a clock.
@@ -225,7 +245,8 @@ pub struct FcpTxRegs {
     pub pend_init: bool,
     pub pend_fctbs: u16,
     pub pend_fccl: u16,
-    /// 32 bits: the second word (the LPCRC in `crc_q`) goes out this clock.
+    /// 32 bits: the second word (the LPCRC in `crc_q`) is presented this clock (held
+    /// until the mux takes it).
     pub busy: bool,
     pub crc_q: u16,
 }
@@ -376,7 +397,7 @@ impl FcpTxRegs {
         self.pend_fccl = fccl(b);
 
         if lanes == 4 {
-            self.busy = take;
+            self.busy = take || (r.busy && !i.fcp_ready);
             if take {
                 self.crc_q = crc.lpcrc(r.header());
             }
@@ -497,6 +518,7 @@ crate::hdl_block! {
         fctbs: in Bits<FB> = i.fctbs, each CREDIT_BITS;
         fccl: in Bits<FB> = i.fccl, each CREDIT_BITS;
         fcp_start: in Bit = i.fcp_start;
+        fcp_ready: in Bit = i.fcp_ready;
         fcp_pending: out Bit = o.fcp_pending;
         pending_vl: out Bits<4> = o.pending_vl;
         fcp_valid: out Bit = o.fcp_valid;

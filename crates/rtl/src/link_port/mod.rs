@@ -35,7 +35,8 @@
 //! | `txq_pop[N]` | out | one-hot pulse: that head packet started (pop its descriptor) |
 //! | `vl15_valid`, `vl15_len[11]`, `vl15_pop` | in/in/out | the same for the VL15 (management) queue |
 //! | `src_rd`, `src_vl[4]`, `src_data[W]` | out/out/in | packet words: the queue `src_vl` (15 = VL15) presents its next word on `src_data` (first-word fall-through); `src_rd` consumes it |
-//! | `tx_valid/data/keep/sop/eop/link` | out | the transmit link word stream (`link` = FCP) |
+//! | `tx_ready` | in | wire side: the PHY takes the word on `tx_*` this clock (AXI4-Stream backpressure, e.g. an IB PHY's SKIP ordered sets); a word holds, whole, while it is low. Items stay whole and in order, priorities are decided at item boundaries, timers count every clock (docs/spec.md §10; [`crate::link_tx`]). Tie high for a wire that never stalls |
+//! | `tx_valid/data/keep/sop/eop/link` | out | the transmit link word stream (`link` = FCP); a word moves when `tx_valid & tx_ready` |
 //! | `rx_valid/data/keep/sop/eop/link` | in | the receive link word stream |
 //! | `rx_out_valid/data/keep/sop/eop/vl`, `rx_out_abort` | out | received data and VL15 packets, VCRC kept, for the user's receive buffer ([`crate::link_rx`]) |
 //! | `rx_done`, `rx_done_status[2]` | out | the verdict on the last delivered packet (0 good, 1 VCRC, 2 length, 3 bad VL) |
@@ -200,6 +201,7 @@ crate::hdl_block! {
         src_rd: out Bit = o.src_rd;
         src_vl: out Bits<4> = o.src_vl;
         src_data: in Bits<W> = i.src_data;
+        tx_ready: in Bit = i.tx_ready;
         tx_valid: out Bit = o.tx_valid;
         tx_data: out Bits<W> = o.tx_data;
         tx_keep: out Bits<K> = o.tx_keep;
@@ -313,7 +315,7 @@ pub const COUNTERS: [&str; 18] = [
 ];
 
 /// One clock of the port's inputs (fields of VLs at or above VLCap are ignored).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkPortIn {
     pub reset: bool,
     pub link_state: u8,
@@ -322,6 +324,8 @@ pub struct LinkPortIn {
     pub vl15_valid: bool,
     pub vl15_len: u16,
     pub src_data: u64,
+    /// The PHY takes the word on `tx_*` (AXI4-Stream backpressure, docs/spec.md §10).
+    pub tx_ready: bool,
     pub rx_valid: bool,
     pub rx_data: u64,
     pub rx_keep: u8,
@@ -335,6 +339,35 @@ pub struct LinkPortIn {
     pub cfg_wr: bool,
     pub cfg_addr: u8,
     pub cfg_data: u16,
+}
+
+impl Default for LinkPortIn {
+    /// Everything 0, except `tx_ready`: a wire that never stalls.
+    fn default() -> Self {
+        Self {
+            reset: false,
+            link_state: 0,
+            txq_valid: 0,
+            txq_len: [0; MAX_VLS],
+            vl15_valid: false,
+            vl15_len: 0,
+            src_data: 0,
+            tx_ready: true,
+            rx_valid: false,
+            rx_data: 0,
+            rx_keep: 0,
+            rx_sop: false,
+            rx_eop: false,
+            rx_link: false,
+            drain: false,
+            drain_vl: 0,
+            drain_blocks: 0,
+            vl15_drain: false,
+            cfg_wr: false,
+            cfg_addr: 0,
+            cfg_data: 0,
+        }
+    }
 }
 
 /// The port's outputs during a clock.

@@ -78,6 +78,7 @@ crate::netlist! {
             fctbs <- txc.fctbs;
             fccl <- rxc.fccl;
             fcp_start <- ltx.fcp_start;
+            fcp_ready <- ltx.fcp_ready;
         }
         ltx: LinkTxTwin {
             reset <- ctl.port_reset;
@@ -94,6 +95,7 @@ crate::netlist! {
             offer_vl <- arb.vl;
             offer_len <- arb.pkt_len;
             src_data <- top.src_data;
+            tx_ready <- top.tx_ready;
         }
         fcprx: FcpRxTwin {
             reset <- ctl.port_reset;
@@ -315,7 +317,10 @@ const HEADER: &str = "//
 // defaults are the tables `iblink emit` uses: a low table of weight 64 per data VL).
 // `iblink emit --config FILE` writes a wrapper that sets them from a port file. Each
 // instance's module documents its ports and cycle contract; the port's own registers and
-// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Files: iblink_link_port.f.
+// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Wire side: tx_* out and
+// tx_ready in (the PHY's backpressure, AXI4-Stream: a word moves when tx_valid and
+// tx_ready, and holds while tx_ready is low; docs/spec.md §10; tie it high for a wire
+// that never stalls). Files: iblink_link_port.f.
 ";
 
 /// The module's parameters, the instance parameters that take another name, and the

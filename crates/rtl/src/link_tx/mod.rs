@@ -21,13 +21,15 @@
 //! | `vl15_valid`, `vl15_len` | in | the user's head VL15 packet and its LRH:PktLen (11 bits) |
 //! | `vl15_take` | out | combinational: that VL15 packet starts this clock (pop its descriptor) |
 //! | `fcp_pending` | in | the FCP TX framer holds a built FCP; held until `fcp_start` |
-//! | `fcp_start` | out | combinational: that FCP starts this clock; the framer presents word 0 in this clock and word `k` `k` clocks later |
+//! | `fcp_start` | out | combinational: that FCP starts this clock; the framer presents word 0 in this clock and word `k` in the `k`-th moving clock after |
+//! | `fcp_ready` | out | combinational (`tx_ready | ~tx_valid`): the pipeline moves this clock, so the FCP word presented now is taken; the framer holds its next word until then |
 //! | `fcp_valid`, `fcp_data`, `fcp_keep`, `fcp_sop`, `fcp_eop` | in | the FCP's words (`fcp_data` carries them; the rest is checked) |
 //! | `offer_valid`, `offer_vl`, `offer_len` | in | the VL arbiter's offer: a data packet of data VL `offer_vl` (4 bits), PktLen `offer_len` (11 bits) |
 //! | `take` | out | combinational: the offered packet starts this clock (the port drives TX credits `send`/`send_vl` and the queue pop from it) |
 //! | `src_rd` | out | consume one word of the current packet from queue `src_vl` this clock |
 //! | `src_vl` | out | registered, 4 bits: the queue being read (15 = VL15); changes only in the clock after a `take`/`vl15_take` |
 //! | `src_data` | in | `W` bits: the next word of queue `src_vl` (a first-word-fall-through queue, combinationally) |
+//! | `tx_ready` | in | the PHY takes the word on `tx_*` this clock (AXI4-Stream): a word moves when `tx_valid & tx_ready` and holds, all of it, while `tx_ready` is low (docs/spec.md §10) |
 //! | `tx_valid`, `tx_data`, `tx_keep`, `tx_sop`, `tx_eop`, `tx_link` | out | registered: the link word stream (helpers' contract; bytes past `tx_keep` are 0; all 0 when `tx_valid` is 0) |
 //! | `fcp_framing_error` | out | registered, sticky until `reset`: an FCP word arrived without `fcp_valid` or with `fcp_sop`/`fcp_eop`/`fcp_keep` other than a 6-byte FCP's |
 //! | `vl15_starts`, `fcp_starts`, `data_starts` | out | registered, 16 bits: items started since power-up, by kind, wrapping (statistics; `reset` keeps them); a start pulse in clock `s` is counted from clock `s+2` |
@@ -41,12 +43,14 @@
 //! whatever the value (PktLen 0 sends the VCRC of nothing, `00 00`).
 //!
 //! # Combinational paths (for a stepper that composes the twin)
-//! [`LinkTxTwin::eval`] is pure. Four outputs depend on this clock's inputs, through the
-//! registers' boundary (`~a_active | a_last`):
-//! - `vl15_take` on `vl15_valid`, `reset`;
-//! - `fcp_start` on `vl15_valid`, `fcp_pending`, `reset`;
-//! - `take` on `vl15_valid`, `fcp_pending`, `link_active`, `offer_valid`, `reset`;
-//! - `src_rd` on `reset`.
+//! [`LinkTxTwin::eval`] is pure. Five outputs depend on this clock's inputs, through the
+//! registers' boundary (`~a_active | a_last`) and the pipeline's advance
+//! (`adv = tx_ready | ~tx_valid`):
+//! - `vl15_take` on `vl15_valid`, `tx_ready`, `reset`;
+//! - `fcp_start` on `vl15_valid`, `fcp_pending`, `tx_ready`, `reset`;
+//! - `take` on `vl15_valid`, `fcp_pending`, `link_active`, `offer_valid`, `tx_ready`, `reset`;
+//! - `src_rd` on `tx_ready`, `reset`;
+//! - `fcp_ready` on `tx_ready`.
 //!
 //! `eval` reads no other input: `vl15_len`, `offer_vl`, `offer_len`, `fcp_valid`,
 //! `fcp_data`, `fcp_keep`, `fcp_sop`, `fcp_eop` and `src_data` are only sampled by
@@ -57,6 +61,15 @@
 //! `src_rd`/`src_vl`, are needed only for the tick.
 //!
 //! # Cycle contract
+//! **Backpressure** (docs/spec.md §10): a clock *moves* when `tx_ready` is high or no word
+//! is on the wire (`adv = tx_ready | ~tx_valid`). A clock that does not move is frozen as
+//! a whole: no start pulse, no `src_rd`, no FCP word taken (`fcp_ready` low), every
+//! register holds (the word on `tx_*` with it); the statistics counters still count the
+//! start of the clock before. Every clock count below counts moving clocks; on a wire
+//! that never stalls (`tx_ready` always high) every clock moves and the figures are
+//! clock counts. So an item, once started, goes whole and in order however the wire
+//! stalls, and the priority (VL15 > FCP > data) is decided at item boundaries only.
+//!
 //! An item occupies the transmitter for `n = ceil(wire_bytes / W)` clocks
 //! (`PortModel::start_next`): data `PktLen * 4 + 2` bytes, FCP 6 bytes.
 //! - **Decision clock `s`**: the transmitter is idle or in the last clock of its current
@@ -74,8 +87,8 @@
 //! - **Zero bubble**: the next decision is the item's last slot, `s+n`, so an item that
 //!   is ready then has its `tx_sop` in `s+n+4`, the clock after the previous `tx_eop`.
 //! - **Reset** (clock `r`): no pulse and no `src_rd` in `r`; `tx_*` in `r` still shows
-//!   what was registered; from `r+1` the wire is idle and the transmitter is at a
-//!   boundary. A packet cut by a reset is abandoned: its words not yet read stay in queue
+//!   what was registered (it does not move, whatever `tx_ready`); from `r+1` the wire is
+//!   idle and the transmitter is at a boundary. A packet cut by a reset is abandoned: its words not yet read stay in queue
 //!   `src_vl`, and the port must discard them with the reset (its queues restart with the
 //!   link). `src_vl` and the counters keep their values.
 //!
@@ -158,7 +171,7 @@ pub struct LinkWord {
 }
 
 /// One clock of stimulus (bits above the port widths are ignored).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkTxIn {
     pub reset: bool,
     pub link_active: bool,
@@ -174,6 +187,30 @@ pub struct LinkTxIn {
     pub offer_vl: u8,
     pub offer_len: u16,
     pub src_data: u64,
+    pub tx_ready: bool,
+}
+
+impl Default for LinkTxIn {
+    /// Everything 0, except `tx_ready`: a wire that never stalls.
+    fn default() -> Self {
+        Self {
+            reset: false,
+            link_active: false,
+            vl15_valid: false,
+            vl15_len: 0,
+            fcp_pending: false,
+            fcp_valid: false,
+            fcp_data: 0,
+            fcp_keep: 0,
+            fcp_sop: false,
+            fcp_eop: false,
+            offer_valid: false,
+            offer_vl: 0,
+            offer_len: 0,
+            src_data: 0,
+            tx_ready: true,
+        }
+    }
 }
 
 /// The outputs during a clock.
@@ -181,6 +218,7 @@ pub struct LinkTxIn {
 pub struct LinkTxOut {
     pub vl15_take: bool,
     pub fcp_start: bool,
+    pub fcp_ready: bool,
     pub take: bool,
     pub src_rd: bool,
     pub src_vl: u8,
@@ -312,10 +350,13 @@ impl LinkTxTwin {
         let g = Geom { k: k as u32 };
         let w64 = k == 8;
         let mut n = *r;
-        // Loaded every clock, reset or not: only read where a slot or a valid says so.
-        n.fcp_q = i.fcp_data;
-        n.b_data = if r.a_fcp { r.fcp_q } else { i.src_data } & mask(8 * k);
-        self.stage_b_to_c(r, &mut n);
+        // Loaded in every moving clock, reset or not: only read where a slot or a valid
+        // says so.
+        if c.adv {
+            n.fcp_q = i.fcp_data;
+            n.b_data = if r.a_fcp { r.fcp_q } else { i.src_data } & mask(8 * k);
+            self.stage_b_to_c(r, &mut n);
+        }
         // The counters count last clock's starts, reset or not (they are statistics).
         n.vl15_starts = r.vl15_starts.wrapping_add(r.started[0] as u16);
         n.fcp_starts = r.fcp_starts.wrapping_add(r.started[1] as u16);
@@ -328,6 +369,10 @@ impl LinkTxTwin {
             n.crc_state = INIT;
             n.tx = LinkWord::default();
             n.fcp_framing_error = false;
+            return n;
+        }
+        if !c.adv {
+            // A stalled clock: everything holds (docs/spec.md §10).
             return n;
         }
         // Stage C -> wire, and the VCRC register.
@@ -457,6 +502,7 @@ impl Twin for LinkTxTwin {
         LinkTxOut {
             vl15_take: c.pick_vl15 && live,
             fcp_start: c.pick_fcp && live,
+            fcp_ready: c.adv,
             take: c.pick_data && live,
             src_rd: c.src_rd,
             src_vl: r.src_vl,
@@ -478,6 +524,8 @@ impl Twin for LinkTxTwin {
 /// The combinational signals of one clock, from the registers and that clock's inputs.
 #[derive(Clone, Copy, Debug)]
 struct Comb {
+    /// The pipeline moves: `tx_ready`, or no word on the wire.
+    adv: bool,
     last_slot: bool,
     boundary: bool,
     pick_vl15: bool,
@@ -506,17 +554,20 @@ impl Geom {
     }
 }
 
-/// Reads only `reset`, `vl15_valid`, `fcp_pending`, `link_active` and `offer_valid`.
+/// Reads only `reset`, `vl15_valid`, `fcp_pending`, `link_active`, `offer_valid` and
+/// `tx_ready`.
 #[inline]
 fn comb(r: &LinkTxRegs, i: &LinkTxIn) -> Comb {
     debug_assert!(!r.a_active || r.a_last == (r.a_left == 0));
+    let adv = i.tx_ready || !r.tx.valid;
     let last_slot = r.a_active && r.a_last;
     let boundary = !r.a_active || last_slot;
-    let pick_vl15 = boundary && i.vl15_valid;
-    let pick_fcp = boundary && !i.vl15_valid && i.fcp_pending;
-    let pick_data = boundary && !i.vl15_valid && !i.fcp_pending && i.link_active && i.offer_valid;
-    let src_rd = r.a_active && !r.a_fcp && (!r.a_last || r.a_odd) && !i.reset;
+    let pick_vl15 = boundary && adv && i.vl15_valid;
+    let pick_fcp = boundary && adv && !i.vl15_valid && i.fcp_pending;
+    let pick_data = boundary && adv && !i.vl15_valid && !i.fcp_pending && i.link_active && i.offer_valid;
+    let src_rd = r.a_active && !r.a_fcp && (!r.a_last || r.a_odd) && adv && !i.reset;
     Comb {
+        adv,
         last_slot,
         boundary,
         pick_vl15,
@@ -550,6 +601,7 @@ crate::hdl_block! {
         vl15_take: out Bit = o.vl15_take;
         fcp_pending: in Bit = i.fcp_pending;
         fcp_start: out Bit = o.fcp_start;
+        fcp_ready: out Bit = o.fcp_ready;
         fcp_valid: in Bit = i.fcp_valid;
         fcp_data: in Bits<W> = i.fcp_data;
         fcp_keep: in Bits<K> = i.fcp_keep;
@@ -562,6 +614,7 @@ crate::hdl_block! {
         src_rd: out Bit = o.src_rd;
         src_vl: out Bits<4> = o.src_vl;
         src_data: in Bits<W> = i.src_data;
+        tx_ready: in Bit = i.tx_ready;
         tx_valid: out Bit = o.tx.valid;
         tx_data: out Bits<W> = o.tx.data;
         tx_keep: out Bits<K> = o.tx.keep;

@@ -67,6 +67,10 @@ pub struct Tally {
     pub stray_starts: u64,
     /// Clocks with an FCP pending but not started (the mux made it wait).
     pub waits: u64,
+    /// 32 bits: clocks the second word waited for the mux (`fcp_ready` low; its
+    /// pipeline stalls with the wire, docs/spec.md §10); clocks the mux stalled.
+    pub second_held: u64,
+    pub stalled: u64,
     /// FCPs per VL.
     pub per_vl: [u64; DATA_VLS],
 }
@@ -84,7 +88,8 @@ pub struct FcpTxModelSim {
     next: Option<u8>,
     /// The *pending* register: the FCP built from the previous clock's inputs.
     pending: Option<Fcp>,
-    /// 32 bits: LPCRC bytes going out this clock as the FCP's second word.
+    /// 32 bits: LPCRC bytes presented this clock as the FCP's second word (held until
+    /// the mux takes it, `fcp_ready`).
     second: Option<[u8; 2]>,
     /// The FCCLs of the previous clock: the choice sees FCCL changes a clock late.
     prev_fccl: [u16; DATA_VLS],
@@ -231,14 +236,22 @@ impl CycleSim for FcpTxModelSim {
             o.fcp_keep = 0b11;
             o.fcp_data = lo as u64 | (hi as u64) << 8;
         }
-        if o.fcp_eop {
+        if o.fcp_eop && i.fcp_ready {
             self.last_eop = Some(self.clock);
         }
         self.tally.stray_starts += (i.fcp_start && !pending) as u64;
+        self.tally.second_held += (!take && self.second.is_some() && !i.fcp_ready) as u64;
+        self.tally.stalled += !i.fcp_ready as u64;
         self.tally.waits += (pending && !take) as u64;
         self.tally.restarts += i.restart as u64;
         self.tally.down_clocks += (link == LinkState::Down) as u64;
-        self.second = second_next;
+        self.second = if take {
+            second_next
+        } else if i.fcp_ready {
+            None
+        } else {
+            self.second
+        };
         self.clock += 1;
 
         let prev_fccl = std::mem::replace(&mut self.prev_fccl, fccl);
@@ -399,6 +412,8 @@ pub struct FcpTxStimulus {
     delay_left: Option<u32>,
     /// Traffic policy: clocks left of the item on the wire.
     busy_left: u32,
+    /// The mux's `fcp_ready`: its pipeline stalls with the wire (docs/spec.md §10).
+    wire: super::ReadyPhases,
     pub stats: StimulusStats,
 }
 
@@ -420,6 +435,7 @@ impl FcpTxStimulus {
             regime_left: 0,
             delay_left: None,
             busy_left: 0,
+            wire: super::ReadyPhases::new(2_000..20_000, 0.3..0.95, 300, 10..300, false),
             stats: StimulusStats::default(),
         }
     }
@@ -551,10 +567,12 @@ impl Iterator for FcpTxStimulus {
             i.fccl[v] = self.rng.gen();
         }
 
-        // The mux.
+        // The mux: a stalled clock is no clock for it (no start, nothing taken).
         let pending = self.shadow.pending();
+        i.fcp_ready = self.wire.next(&mut self.rng, false);
         let r = &mut self.rng;
         match self.policy {
+            _ if !i.fcp_ready => {}
             MuxPolicy::Immediate => i.fcp_start = pending,
             MuxPolicy::Delay { max } => {
                 if pending {
@@ -592,7 +610,7 @@ impl Iterator for FcpTxStimulus {
             }
         }
         // A stray grant while nothing is pending must be ignored.
-        if !pending && self.rng.gen_ratio(1, 200) {
+        if !pending && i.fcp_ready && self.rng.gen_ratio(1, 200) {
             i.fcp_start = true;
         }
         // FCTBS moving on its own (other policies).

@@ -147,7 +147,8 @@ pub struct PortCycleModel {
     arb_last_take: Option<u64>,
     arb_last_config: Option<u64>,
     arb_prev: (u8, bool, u16),
-    /// 32 bits: the LPCRC word the framer shows in this clock (its FCP started last clock).
+    /// 32 bits: the LPCRC word the framer shows in this clock (its FCP started earlier and
+    /// the mux has not taken this word yet).
     fcp_second: Option<u64>,
     clock: u64,
     prev_fctbs: [u16; MAX_VLS],
@@ -377,6 +378,7 @@ impl CycleSim for PortCycleModel {
             offer_vl: ao_pred.vl,
             offer_len: ao_pred.pkt_len,
             src_data: i.src_data & wmask,
+            tx_ready: i.tx_ready,
         });
         let take = lto.take;
 
@@ -411,6 +413,7 @@ impl CycleSim for PortCycleModel {
             fctbs: tco.fctbs,
             fccl: rco.fccl,
             fcp_start: lto.fcp_start,
+            fcp_ready: lto.fcp_ready,
         });
         if lto.fcp_start || self.fcp_second.is_some() {
             assert!(
@@ -423,10 +426,13 @@ impl CycleSim for PortCycleModel {
                 self.clock
             );
         }
+        // 32 bits: the LPCRC word is shown until the mux takes it (its pipeline moves).
         self.fcp_second = if lto.fcp_start {
             pending_words.and_then(|(_, s)| s)
-        } else {
+        } else if lto.fcp_ready {
             None
+        } else {
+            self.fcp_second
         };
 
         let (wr_en, wr_low, wr_index, wr_vl, wr_weight) = if loading {

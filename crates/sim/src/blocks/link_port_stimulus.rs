@@ -140,6 +140,12 @@ pub struct StimStats {
     pub grants: u64,
     /// Clocks with a data or VL15 word on the transmit link.
     pub tx_data_clocks: u64,
+    /// Clocks a word on the transmit wire waited for `tx_ready` (docs/spec.md §10): all,
+    /// a first word, an FCP word; stalls of 100 clocks or more.
+    pub tx_stalled: u64,
+    pub tx_stalled_first: u64,
+    pub tx_stalled_fcp: u64,
+    pub tx_long_stalls: u64,
     /// Clocks and data packets started per phase (SmallFlood, Mixed, Large, Congested,
     /// Faulty, Sparse, Silent), and clocks in stable stretches.
     pub phase_clocks: [u64; 7],
@@ -243,6 +249,12 @@ pub struct PortStimulus {
     /// Draws for the credit checker's cases (tight FCPs, an empty queue's length), apart
     /// from `rng` so that they leave the rest of the stimulus as it was.
     crng: ChaCha8Rng,
+    /// The wire's `tx_ready` (docs/spec.md §10), drawn from its own generator so that
+    /// it leaves the rest of the stimulus as it was; the current stall's length.
+    wire: super::ReadyPhases,
+    wrng: ChaCha8Rng,
+    stall_run: u64,
+    stalls: bool,
     /// The first credit violation: clock and what failed.
     pub first_violation: Option<String>,
     pub stats: StimStats,
@@ -300,9 +312,19 @@ impl PortStimulus {
             cl_now: [0; MAX_VLS],
             cl_hist: VecDeque::with_capacity(CREDIT_WINDOW + 2),
             crng: ChaCha8Rng::seed_from_u64(seed ^ 0xc4ed_17c4_ec4e_0000),
+            wire: super::ReadyPhases::new(2_000..20_000, 0.85..0.99, 2_000, 20..300, true),
+            wrng: ChaCha8Rng::seed_from_u64(seed ^ 0x7e4d_9000_0000_0000),
+            stall_run: 0,
+            stalls: false,
             first_violation: None,
             stats: StimStats::default(),
         }
+    }
+
+    /// With `on`, the transmit wire stalls (`tx_ready` in phases); else it never does.
+    pub fn stalling(mut self, on: bool) -> Self {
+        self.stalls = on;
+        self
     }
 
     /// This clock's inputs, given the outputs of the previous clock (`None` first).
@@ -331,6 +353,10 @@ impl PortStimulus {
         self.cl_hist.push_back(self.cl_now);
         self.drive_drains(&mut i);
         self.drive_config(&mut i, port_reset);
+        // The wire: always ready, random (high 85 to 99 %), stalls of 20 to 300 clocks, or a gap of 1 to 3
+        // clocks after every last word that moves.
+        let last_moved = prev.is_some_and(|o| o.tx_valid && o.tx_eop) && self.last.tx_ready;
+        i.tx_ready = !self.stalls || self.wire.next(&mut self.wrng, last_moved);
         if self.reset_left > 0 {
             self.reset_left -= 1;
         }
@@ -406,6 +432,17 @@ impl PortStimulus {
         let was_reset = self.last.reset || self.last.link_state == LINK_DOWN;
         self.tx_busy = o.tx_valid;
         self.stats.tx_data_clocks += (o.tx_valid && !o.tx_link) as u64;
+        // The word on the wire moves with tx_ready, or waits.
+        let moved = o.tx_valid && self.last.tx_ready;
+        if o.tx_valid && !self.last.tx_ready {
+            self.stats.tx_stalled += 1;
+            self.stats.tx_stalled_first += o.tx_sop as u64;
+            self.stats.tx_stalled_fcp += o.tx_link as u64;
+            self.stall_run += 1;
+            self.stats.tx_long_stalls += (self.stall_run == 100) as u64;
+        } else {
+            self.stall_run = 0;
+        }
         self.stats.phase_clocks[self.phase as usize] += 1;
         self.stats.phase_grants[self.phase as usize] += (o.txq_pop != 0) as u64;
         self.stats.stable_clocks += self.stable as u64;
@@ -455,7 +492,7 @@ impl PortStimulus {
             self.cur = Some((self.seq, 0));
         }
         // Our FCPs reach the peer (its ABR := our FCTBS, its CL := our FCCL), some lost.
-        if o.tx_valid && o.tx_link && !was_reset {
+        if moved && o.tx_link && !was_reset {
             if o.tx_sop {
                 self.tx_bytes.clear();
             }

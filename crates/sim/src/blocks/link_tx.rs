@@ -52,6 +52,9 @@ struct Item {
 /// its start and chooses the next item in the clock its current one ends (docs/spec.md §5),
 /// building each wire word from the item's byte stream; the words then pass the two
 /// registers of the documented contract (start to `tx_sop`: [`START_TO_SOP`] clocks).
+/// Backpressure (docs/spec.md §10, the block's contract): a clock in which the word on
+/// the wire does not move (`tx_ready` low) is no clock for the transmitter: nothing
+/// starts, nothing is read or taken from the framer, and every word stays where it is.
 pub struct LinkTxModelSim {
     lanes: usize,
     item: Option<Item>,
@@ -118,6 +121,29 @@ impl CycleSim for LinkTxModelSim {
     }
     fn step(&mut self, i: &LinkTxIn) -> LinkTxOut {
         let lanes = self.lanes;
+        if self.tx.valid && !i.tx_ready {
+            // The wire word waits: the transmitter does not move (a reset still drops all).
+            let out = LinkTxOut {
+                src_vl: self.src_vl,
+                tx: self.tx,
+                fcp_framing_error: self.fcp_error,
+                vl15_starts: self.starts[0],
+                fcp_starts: self.starts[1],
+                data_starts: self.starts[2],
+                ..Default::default()
+            };
+            if let Some(k) = self.started_prev.take() {
+                self.starts[k as usize] = self.starts[k as usize].wrapping_add(1);
+            }
+            self.last_boundary = false;
+            if i.reset {
+                self.item = None;
+                self.pipe = [None; PIPE];
+                self.tx = LinkWord::default();
+                self.fcp_error = false;
+            }
+            return out;
+        }
         // This clock's slot of the current item: its wire word, and whether it reads.
         let mut read = false;
         let mut word = None;
@@ -185,6 +211,7 @@ impl CycleSim for LinkTxModelSim {
         let out = LinkTxOut {
             vl15_take: live && pick == Some(ItemKind::Vl15),
             fcp_start: live && pick == Some(ItemKind::Fcp),
+            fcp_ready: true,
             take: live && pick == Some(ItemKind::Data),
             src_rd: live && read,
             src_vl: self.src_vl,
@@ -356,10 +383,14 @@ pub fn random_pkt_len(r: &mut ChaCha8Rng) -> u16 {
 /// The block's environment, reacting to the previous clock's outputs: per-VL descriptor
 /// queues (what the arbiter offers), first-word-fall-through word queues (`src_data` is
 /// the head word of queue `src_vl`), the VL15 queue, and an FCP framer that obeys the
-/// fcp_tx handshake (word 0 presented while pending, word 1 in the clock after
-/// `fcp_start` at 32 bits). A packet cut by a reset leaves its unread words in its queue;
-/// the environment drops them, as the port must. Now and then the framer presents a word
-/// of the wrong shape (to exercise `fcp_framing_error`).
+/// fcp_tx handshake (word 0 presented while pending, word 1 at 32 bits from the clock after
+/// `fcp_start` until the block takes it, `fcp_ready`). A packet cut by a reset leaves its
+/// unread words in its queue; the environment drops them, as the port must. Now and then
+/// the framer presents a word of the wrong shape (to exercise `fcp_framing_error`). The
+/// wire's `tx_ready` goes through phases (docs/spec.md §10, [`super::ReadyPhases`]):
+/// always high, random (high 30 to 95 % of clocks), stalls of 100 to 2,000 clocks, and a
+/// gap of 1 to 3 clocks after every last word that moves (so the next item's first word
+/// waits at the boundary).
 pub struct LinkTxStimulus {
     rng: ChaCha8Rng,
     lanes: usize,
@@ -374,6 +405,9 @@ pub struct LinkTxStimulus {
     fcp_pending: Option<[u8; FCP_BYTES]>,
     /// 32 bits: the FCP whose second word is presented this clock.
     fcp_second: Option<[u8; FCP_BYTES]>,
+    /// The wire's ready, and its value last clock.
+    wire: super::ReadyPhases,
+    ready: bool,
     phase: Phase,
     phase_left: u32,
     link_active: bool,
@@ -397,6 +431,8 @@ impl LinkTxStimulus {
             last: LinkTxIn::default(),
             fcp_pending: None,
             fcp_second: None,
+            wire: super::ReadyPhases::new(2_000..20_000, 0.3..0.95, 300, 100..2_000, true),
+            ready: true,
             phase: Phase::Busy,
             phase_left: 1000,
             link_active: true,
@@ -452,8 +488,10 @@ impl LinkTxStimulus {
     /// This clock's inputs, given the outputs of the previous clock.
     pub fn next_input(&mut self, prev: Option<&LinkTxOut>) -> LinkTxIn {
         // 1. What the block did last clock.
-        // The framer's second word (32 bits) was presented last clock.
-        self.fcp_second = None;
+        // The framer's second word (32 bits) was taken last clock (a start implies it).
+        if prev.is_none_or(|p| p.fcp_ready) {
+            self.fcp_second = None;
+        }
         if let Some(p) = prev {
             if p.src_rd {
                 self.words[p.src_vl as usize].pop_front();
@@ -589,7 +627,12 @@ impl LinkTxStimulus {
                 _ => i.fcp_keep ^= 1 << self.rng.gen_range(0..self.lanes),
             }
         }
-        i.fcp_pending = self.fcp_pending.is_some();
+        // As fcp_tx: nothing is pending while an FCP's second word waits to be taken.
+        i.fcp_pending = self.fcp_pending.is_some() && self.fcp_second.is_none();
+        // The wire's ready.
+        let last_moved = prev.is_some_and(|o| o.tx.valid && o.tx.eop) && self.ready;
+        i.tx_ready = self.wire.next(&mut self.rng, last_moved);
+        self.ready = i.tx_ready;
         self.last = i;
         i
     }

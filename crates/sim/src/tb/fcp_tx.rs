@@ -50,6 +50,7 @@ pub fn run(vls: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRepor
         g.extend([
             Gate::at_least("clocks an FCP waited for the mux", t.waits, min),
             Gate::at_least("stray fcp_start", t.stray_starts, min),
+            Gate::at_least("clocks the mux stalled (fcp_ready low)", t.stalled, 50 * min),
             Gate::at_least("clocks in LINK_DOWN", t.down_clocks, min),
             Gate::at_least("FCCL changes", s.fccl_changes, min),
             Gate::at_least("FCCL reverts", s.fccl_reverts, 2 * min),
@@ -59,6 +60,9 @@ pub fn run(vls: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRepor
             Gate::at_least("clocks with the default configuration", s.default_config_clocks, 100 * min),
             Gate::at_least("restarts", t.restarts, n / 10_000),
         ]);
+        if width == 32 {
+            g.push(Gate::at_least("second words held for fcp_ready", t.second_held, min));
+        }
         for v in 0..vls {
             g.push(Gate::at_least(format!("FCPs on VL {v}"), t.per_vl[v], min));
         }

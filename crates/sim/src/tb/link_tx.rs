@@ -74,6 +74,19 @@ pub struct Cov {
     pub long_idle: u64,
     idle_run: u64,
     pub long_packets: u64,
+    /// Clocks the wire held a word (`tx_ready` low, docs/spec.md §10): of them a first
+    /// word, a last word, a word inside an item, an FCP word; stalls of 100 clocks or more
+    /// with a word waiting; 32 bits: clocks the framer's second FCP word waited
+    /// (`fcp_ready` low).
+    pub stalled: u64,
+    pub stalled_first: u64,
+    pub stalled_last: u64,
+    pub stalled_mid: u64,
+    pub stalled_fcp: u64,
+    pub long_stalls: u64,
+    stall_run: u64,
+    pub fcp_second_held: u64,
+    prev_moved: bool,
 }
 
 pub struct Covered {
@@ -108,7 +121,20 @@ impl CycleSim for Covered {
             c.link_gated += 1;
         }
         let tx = o.tx;
-        c.back_to_back += (tx.sop && self.prev.tx.eop) as u64;
+        c.back_to_back += (tx.sop && self.prev.tx.eop && c.prev_moved) as u64;
+        c.prev_moved = tx.valid && i.tx_ready;
+        if tx.valid && !i.tx_ready {
+            c.stalled += 1;
+            c.stalled_first += tx.sop as u64;
+            c.stalled_last += tx.eop as u64;
+            c.stalled_mid += (!tx.sop && !tx.eop) as u64;
+            c.stalled_fcp += tx.link as u64;
+            c.stall_run += 1;
+            c.long_stalls += (c.stall_run == 100) as u64;
+        } else {
+            c.stall_run = 0;
+        }
+        c.fcp_second_held += (!o.fcp_ready && i.fcp_valid && !i.fcp_sop) as u64;
         if tx.valid && tx.eop && !tx.link {
             match tx.keep {
                 0x3f => c.odd_endings += 1,
@@ -161,7 +187,16 @@ pub fn run(width: usize, seed: u64, o: &TbOptions) -> Result<TbReport, SimBuildE
             Gate::at_least("framer errors flagged", c.framing_errors, 5),
             Gate::at_least("idle gaps of 1000+ clocks", c.long_idle, 8),
             Gate::at_least("packets of 1000+ dwords", c.long_packets, 30),
+            Gate::at_least("clocks a word waited for tx_ready", c.stalled, 100_000),
+            Gate::at_least("  a first word", c.stalled_first, 2000),
+            Gate::at_least("  a last word", c.stalled_last, 2000),
+            Gate::at_least("  a word inside an item", c.stalled_mid, 10_000),
+            Gate::at_least("  an FCP word", c.stalled_fcp, 1000),
+            Gate::at_least("stalls of 100+ clocks", c.long_stalls, 20),
         ]);
+        if width == 32 {
+            g.push(Gate::at_least("FCP second words held by the framer", c.fcp_second_held, 200));
+        }
         g
     }))
 }

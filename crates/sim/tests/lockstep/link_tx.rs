@@ -51,39 +51,57 @@ fn lockstep_w64() {
 /// something is ready, nothing while busy); every item's words are on the wire from
 /// `START_TO_SOP` clocks after its start, contiguous, with the bytes the environment
 /// queued (the packet as queued + its VCRC from the `crc` crate; the FCP as the framer
-/// gave it), keep contiguous from lane 0 and zero bytes past keep.
+/// gave it), keep contiguous from lane 0 and zero bytes past keep. Under backpressure
+/// (docs/spec.md §10) clocks are counted as the block's contract counts them, in moving
+/// clocks (`tx_ready`, or no word on the wire): in a clock that does not move nothing
+/// starts and nothing is read, and the word on the wire is the one of the clock before.
 struct WireChecker {
     lanes: usize,
-    /// First clock at which the transmitter is at an item boundary again.
+    /// Moving clocks before this one.
+    moved: u64,
+    /// First moving clock at which the transmitter is at an item boundary again.
     free_at: u64,
-    /// Starts whose bytes the environment has not yet reported: (clock, kind, PktLen).
-    unresolved: VecDeque<(u64, ItemKind, u16)>,
-    /// Expected wire words, by clock.
+    /// Starts whose bytes the environment has not yet reported: (clock, moving clock,
+    /// kind, PktLen).
+    unresolved: VecDeque<(u64, u64, ItemKind, u16)>,
+    /// Expected wire words, by moving clock.
     expect: VecDeque<(u64, LinkWord)>,
+    /// The word on the wire in the clock before, and whether that clock moved.
+    prev: LinkWord,
+    prev_moved: bool,
+    reset_prev: bool,
     items: [u64; 3],
     vcrc_checked: u64,
     conflicts: u64,
     back_to_back: u64,
     last_eop: u64,
+    stalled_words: u64,
+    stalled_boundaries: u64,
 }
 
 impl WireChecker {
     fn new(width: usize) -> Self {
         Self {
             lanes: width / 8,
+            moved: 0,
             free_at: 0,
             unresolved: VecDeque::new(),
             expect: VecDeque::new(),
+            prev: LinkWord::default(),
+            prev_moved: true,
+            reset_prev: false,
             items: [0; 3],
             vcrc_checked: 0,
             conflicts: 0,
             back_to_back: 0,
             last_eop: u64::MAX,
+            stalled_words: 0,
+            stalled_boundaries: 0,
         }
     }
 
     fn resolve(&mut self, upto: u64, log: &mut VecDeque<StartedItem>) {
-        while let Some(&(s, kind, len)) = self.unresolved.front() {
+        while let Some(&(s, m, kind, len)) = self.unresolved.front() {
             if s > upto {
                 break;
             }
@@ -102,12 +120,12 @@ impl WireChecker {
             let n = bytes.len().div_ceil(self.lanes);
             for (k, chunk) in bytes.chunks(self.lanes).enumerate() {
                 let data = chunk.iter().enumerate().fold(0u64, |a, (l, b)| a | (*b as u64) << (8 * l));
-                let clock = s + START_TO_SOP as u64 + k as u64;
+                let at = m + START_TO_SOP as u64 + k as u64;
                 if let Some(&(last, _)) = self.expect.back() {
-                    assert!(last < clock, "items overlap on the wire at clock {clock}");
+                    assert!(last < at, "items overlap on the wire at moving clock {at}");
                 }
                 self.expect.push_back((
-                    clock,
+                    at,
                     LinkWord {
                         valid: true,
                         data,
@@ -124,12 +142,23 @@ impl WireChecker {
     /// Clock `t`: its inputs and outputs, and the environment's log of started items
     /// (which holds every start before `t`).
     fn observe(&mut self, t: u64, i: &LinkTxIn, o: &LinkTxOut, log: &mut VecDeque<StartedItem>) {
+        let m = self.moved;
+        if self.reset_prev {
+            // The clock after a reset is a boundary.
+            self.free_at = m;
+        }
+        let moves = i.tx_ready || !o.tx.valid;
         let s = started(o);
         if i.reset {
             assert!(s.is_none() && !o.src_rd, "clock {t}: a pulse during reset: {o:?}");
-        } else if t >= self.free_at {
+        } else if !moves {
+            assert!(s.is_none() && !o.src_rd && !o.fcp_ready, "clock {t}: the wire stalls, yet {o:?}");
+            self.stalled_boundaries += (m >= self.free_at && priority(i).is_some()) as u64;
+        } else if m >= self.free_at {
+            assert!(o.fcp_ready, "clock {t}");
             assert_eq!(s, priority(i), "clock {t}: at a boundary with {i:?}");
         } else {
+            assert!(o.fcp_ready, "clock {t}");
             assert_eq!(s, None, "clock {t}: a start while the previous item is still going out");
         }
         if let Some(kind) = s {
@@ -141,32 +170,44 @@ impl WireChecker {
                 ItemKind::Fcp => 0,
             };
             let bytes = if kind == ItemKind::Fcp { 6 } else { len as usize * 4 + 2 };
-            self.free_at = t + wire_words(bytes, self.lanes);
-            self.unresolved.push_back((t, kind, len));
+            self.free_at = m + wire_words(bytes, self.lanes);
+            self.unresolved.push_back((t, m, kind, len));
         }
         if t > 0 {
             self.resolve(t - 1, log);
         }
-        // The word on the wire now.
-        let want = match self.expect.front() {
-            Some(&(c, w)) if c == t => {
-                self.expect.pop_front();
-                w
+        // The word on the wire now: the one expected at this moving clock, held (the
+        // same word) through the clocks that do not move.
+        if self.prev_moved {
+            let want = match self.expect.front() {
+                Some(&(c, w)) if c == m => {
+                    self.expect.pop_front();
+                    w
+                }
+                _ => LinkWord::default(),
+            };
+            assert_eq!(o.tx, want, "clock {t} (moving clock {m}): wire word");
+            if want.sop && self.last_eop == m.wrapping_sub(1) {
+                self.back_to_back += 1;
             }
-            _ => LinkWord::default(),
-        };
-        assert_eq!(o.tx, want, "clock {t}: wire word");
-        if want.sop && self.last_eop == t.wrapping_sub(1) {
-            self.back_to_back += 1;
+            if want.eop {
+                self.last_eop = m;
+            }
+        } else {
+            assert_eq!(o.tx, self.prev, "clock {t}: the word waiting for tx_ready changed");
+            self.stalled_words += 1;
         }
-        if want.eop {
-            self.last_eop = t;
-        }
+        self.prev = o.tx;
+        self.prev_moved = moves;
+        self.moved += moves as u64;
+        self.reset_prev = i.reset;
         if i.reset {
             // Everything after this clock's word is dropped; the next clock is a boundary.
             self.resolve(t, log);
             self.expect.clear();
-            self.free_at = t + 1;
+            // A word held in the reset clock is dropped too: the next clock's is new.
+            self.prev_moved = true;
+            self.moved += !moves as u64;
         }
     }
 }
@@ -185,11 +226,13 @@ fn check_wire(width: usize, seed: u64, n: u64) {
     }
     eprintln!(
         "link_tx w{width} wire check: {n} clocks, items vl15/fcp/data {:?}, {} VCRCs checked, \
-         {} back to back, {} priority conflicts",
-        chk.items, chk.vcrc_checked, chk.back_to_back, chk.conflicts
+         {} back to back, {} priority conflicts, {} clocks a word waited for tx_ready, \
+         {} of them with an item ready at a boundary",
+        chk.items, chk.vcrc_checked, chk.back_to_back, chk.conflicts, chk.stalled_words, chk.stalled_boundaries
     );
     assert!(chk.vcrc_checked >= 5000 && chk.items.iter().all(|n| *n >= 1000), "{:?}", chk.items);
     assert!(chk.back_to_back >= 10_000 && chk.conflicts >= 5000);
+    assert!(chk.stalled_words >= 100_000 && chk.stalled_boundaries >= 1000);
 }
 
 #[test]
@@ -377,6 +420,78 @@ fn priority_and_back_to_back_every_backend() {
             }
             assert!(!outs[39].fcp_framing_error, "{who}");
             assert_eq!((outs[39].vl15_starts, outs[39].fcp_starts, outs[39].data_starts), (1, 1, 1), "{who}");
+        }
+    }
+}
+
+/// Backpressure (docs/spec.md §10): two data packets offered back to back on a wire that
+/// stalls on the first word, inside the first packet, at the boundary between them and
+/// on the last word. The words that move are the two packets with their VCRCs, in order,
+/// none lost or repeated; a word waiting for `tx_ready` holds; nothing starts and
+/// nothing is read in a clock that does not move.
+#[test]
+fn stalls_hold_the_wire_every_backend() {
+    let a: Vec<u8> = (0..24u8).map(|x| x.wrapping_mul(29).wrapping_add(1)).collect();
+    let b: Vec<u8> = (0..28u8).map(|x| x ^ 0xa5).collect();
+    let mut want_bytes = vec![];
+    for p in [&a, &b] {
+        let mut w = p.clone();
+        w.extend_from_slice(&crc16_wire(p));
+        want_bytes.push(w);
+    }
+    // Ready low: the first word (4-6), inside (9), around the boundary (12-15), late (18-25).
+    let low = |t: usize| (4..=6).contains(&t) || t == 9 || (12..=15).contains(&t) || (18..=25).contains(&t);
+    for width in [32usize, 64] {
+        let lanes = width / 8;
+        let want: Vec<(u64, u8, bool, bool, bool)> = want_bytes
+            .iter()
+            .flat_map(|bytes| {
+                let n = bytes.len().div_ceil(lanes);
+                bytes
+                    .chunks(lanes)
+                    .enumerate()
+                    .map(move |(k, c)| {
+                        let d = c.iter().enumerate().fold(0u64, |x, (l, y)| x | (*y as u64) << (8 * l));
+                        (d, keep_of(c.len() as u32), k == 0, k + 1 == n, false)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for be in Backend::ALL {
+            let who = format!("{} w{width}", be.name());
+            let mut s = sim(width, be);
+            let mut q: Vec<VecDeque<u64>> = vec![VecDeque::new(); 16];
+            q[3] = words_of(&a, lanes);
+            q[5] = words_of(&b, lanes);
+            let outs = run_directed(s.as_mut(), &mut q, 60, |t| LinkTxIn {
+                link_active: true,
+                offer_valid: t < 40,
+                offer_vl: if t < 1 { 3 } else { 5 },
+                offer_len: if t < 1 { 6 } else { 7 },
+                tx_ready: !low(t),
+                ..Default::default()
+            });
+            for (t, o) in outs.iter().enumerate().take(59) {
+                if o.tx.valid && low(t) {
+                    assert!(!o.take && !o.src_rd && !o.fcp_ready, "{who}: clock {t} stalls, yet {o:?}");
+                    assert_eq!(outs[t + 1].tx, o.tx, "{who}: the waiting word changed after clock {t}");
+                }
+            }
+            // The offer stays up after the two packets (later starts read an empty queue).
+            let takes: Vec<usize> = (0..60).filter(|t| outs[*t].take).collect();
+            let moved: Vec<_> = outs
+                .iter()
+                .enumerate()
+                .filter(|(t, o)| o.tx.valid && !low(*t))
+                .map(|(_, o)| (o.tx.data, o.tx.keep, o.tx.sop, o.tx.eop, o.tx.link))
+                .take(want.len())
+                .collect();
+            assert_eq!(moved, want, "{who}: the words that moved");
+            assert_eq!(takes[0], 0, "{who}");
+            // The second packet starts in the first packet's last moving slot.
+            let n_a = (24 + 2usize).div_ceil(lanes);
+            let moving_before = |t: usize| (0..t).filter(|c| !(outs[*c].tx.valid && low(*c))).count();
+            assert_eq!(moving_before(takes[1]), n_a, "{who}: the second start, in moving clocks");
         }
     }
 }

@@ -22,6 +22,13 @@
 //     outside a packet starts one.
 //  5. Reset (clock r): no pulse and no src_rd in r; from r+1 the wire is idle and the
 //     transmitter is at a boundary.
+//  6. Backpressure (docs/spec.md §10): the sink's tx_ready is an unconstrained input. A
+//     clock moves when tx_ready is high or tx_valid low; every clock count above counts
+//     moving clocks (the model below advances only in them), so in a clock that does not
+//     move nothing starts, nothing is read and no FCP word is taken (fcp_ready low), and
+//     an independent check: a word offered under tx_ready low is offered again, unchanged,
+//     in the next clock (valid, data, keep, sop, eop, link), unless a reset drops it.
+//     The wire monitor (4) follows the words that move.
 //
 // The model below (h_*) is the contract's slot sequencer written from the spec: a start
 // in clock s makes clocks s+1 .. s+n the item's slots, n = ceil(wire bytes / W), and the
@@ -49,13 +56,14 @@ module fv_link_tx #(
     input wire                  offer_valid,
     input wire [3:0]            offer_vl,
     input wire [10:0]           offer_len,
-    input wire [DATA_WIDTH-1:0] src_data
+    input wire [DATA_WIDTH-1:0] src_data,
+    input wire                  tx_ready
 );
 localparam KW = DATA_WIDTH / 8;              // byte lanes
 localparam KL = (DATA_WIDTH == 64) ? 3 : 2;  // log2(KW)
 localparam LB = (DATA_WIDTH == 64) ? 10 : 11; // the DUT's a_left width
 
-wire vl15_take, fcp_start, take, src_rd;
+wire vl15_take, fcp_start, fcp_ready, take, src_rd;
 wire [3:0] src_vl;
 wire tx_valid, tx_sop, tx_eop, tx_link, fcp_framing_error;
 wire [DATA_WIDTH-1:0] tx_data;
@@ -65,11 +73,11 @@ wire [15:0] vl15_starts, fcp_starts, data_starts;
 iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH)) dut (
     .clock(clock), .reset(reset), .link_active(link_active),
     .vl15_valid(vl15_valid), .vl15_len(vl15_len), .vl15_take(vl15_take),
-    .fcp_pending(fcp_pending), .fcp_start(fcp_start), .fcp_valid(fcp_valid),
+    .fcp_pending(fcp_pending), .fcp_start(fcp_start), .fcp_ready(fcp_ready), .fcp_valid(fcp_valid),
     .fcp_data(fcp_data), .fcp_keep(fcp_keep), .fcp_sop(fcp_sop), .fcp_eop(fcp_eop),
     .offer_valid(offer_valid), .offer_vl(offer_vl), .offer_len(offer_len), .take(take),
     .src_rd(src_rd), .src_vl(src_vl), .src_data(src_data),
-    .tx_valid(tx_valid), .tx_data(tx_data), .tx_keep(tx_keep), .tx_sop(tx_sop),
+    .tx_ready(tx_ready), .tx_valid(tx_valid), .tx_data(tx_data), .tx_keep(tx_keep), .tx_sop(tx_sop),
     .tx_eop(tx_eop), .tx_link(tx_link), .fcp_framing_error(fcp_framing_error),
     .vl15_starts(vl15_starts), .fcp_starts(fcp_starts), .data_starts(data_starts));
 
@@ -88,16 +96,20 @@ reg [15:0] h_rd = 16'd0;    // data bytes of the item from this slot's word on (
 wire [10:0] s_len = vl15_valid ? vl15_len : offer_len;
 wire [15:0] s_db = {3'd0, s_len, 2'b00};
 wire h_last = h_act && h_rb <= KW;
+// Three stages to the wire (slot at t -> tx_* at t+3, the contract's src_rd -> wire):
+// d3 is the model's wire word. The model moves when the sink takes it or there is none.
+reg d1_v = 1'b0, d2_v = 1'b0, d3_v = 1'b0;
+wire h_adv = tx_ready || !d3_v;
 // A boundary: idle or the item's last slot (docs/spec.md §5: never fragment).
 wire h_bnd = !h_act || h_last;
 
 // The spec's decision at a boundary (docs/spec.md §5: VL15 > FCP > data; data in LinkActive).
-wire s_vl15 = h_bnd && !reset && vl15_valid;
-wire s_fcp  = h_bnd && !reset && !vl15_valid && fcp_pending;
-wire s_data = h_bnd && !reset && !vl15_valid && !fcp_pending && link_active && offer_valid;
+wire s_vl15 = h_bnd && h_adv && !reset && vl15_valid;
+wire s_fcp  = h_bnd && h_adv && !reset && !vl15_valid && fcp_pending;
+wire s_data = h_bnd && h_adv && !reset && !vl15_valid && !fcp_pending && link_active && offer_valid;
 
-// The framer's word of the previous clock (FCP word k is presented in clock s+k and used
-// in slot k, clock s+1+k).
+// The framer's word of the previous moving clock (FCP word k is presented in moving clock
+// s+k and used in slot k, moving clock s+1+k).
 reg [DATA_WIDTH-1:0] fcp_prev = {DATA_WIDTH{1'b0}};
 
 // ---- 1. decisions ----
@@ -105,10 +117,11 @@ always @(*) begin
     assert(vl15_take == s_vl15);
     assert(fcp_start == s_fcp);
     assert(take == s_data);
+    assert(fcp_ready == h_adv);
 end
 
 // ---- 2. reads: every slot of a packet with data bytes left reads one word ----
-wire h_read = h_act && !reset && !h_fcp && h_rd != 16'd0;
+wire h_read = h_act && h_adv && !reset && !h_fcp && h_rd != 16'd0;
 always @(*) begin
     assert(src_rd == h_read);
     if (h_read) assert(src_vl == h_src);
@@ -122,17 +135,17 @@ wire [KW-1:0] slot_keep = ~({KW{1'b1}} << nb);
 wire [KW-1:0] slot_dkeep = ~({KW{1'b1}} << nd);
 wire [DATA_WIDTH-1:0] slot_data = h_fcp ? fcp_prev : src_data;
 
-// Three stages to the wire (slot at t -> tx_* at t+3, the contract's src_rd -> wire).
-reg d1_v = 1'b0, d2_v = 1'b0, d3_v = 1'b0;
 reg d1_sop, d2_sop, d3_sop, d1_eop, d2_eop, d3_eop, d1_link, d2_link, d3_link;
 reg [KW-1:0] d1_keep, d2_keep, d3_keep, d1_dkeep, d2_dkeep, d3_dkeep;
 reg [DATA_WIDTH-1:0] d1_data, d2_data, d3_data;
 
 always @(posedge clock) begin
-    fcp_prev <= fcp_data;
+    if (h_adv) fcp_prev <= fcp_data;
     // Slot model.
     if (reset) begin
         h_act <= 1'b0;
+    end else if (!h_adv) begin
+        // Nothing moves.
     end else if (h_bnd) begin
         h_act <= s_vl15 || s_fcp || s_data;
         h_fcp <= s_fcp;
@@ -149,15 +162,23 @@ always @(posedge clock) begin
         h_rd <= (h_rd > KW) ? h_rd - KW : 16'd0;
     end
     // Wire model (reset: from r+1 the wire is idle, the pipeline is dropped).
-    d1_v <= h_act && !reset;
-    d2_v <= d1_v && !reset;
-    d3_v <= d2_v && !reset;
-    d1_sop <= h_first; d1_eop <= h_last; d1_link <= h_fcp;
-    d1_keep <= slot_keep; d1_dkeep <= slot_dkeep; d1_data <= slot_data;
-    d2_sop <= d1_sop; d2_eop <= d1_eop; d2_link <= d1_link;
-    d2_keep <= d1_keep; d2_dkeep <= d1_dkeep; d2_data <= d1_data;
-    d3_sop <= d2_sop; d3_eop <= d2_eop; d3_link <= d2_link;
-    d3_keep <= d2_keep; d3_dkeep <= d2_dkeep; d3_data <= d2_data;
+    if (reset) begin
+        d1_v <= 1'b0;
+        d2_v <= 1'b0;
+        d3_v <= 1'b0;
+    end else if (h_adv) begin
+        d1_v <= h_act;
+        d2_v <= d1_v;
+        d3_v <= d2_v;
+    end
+    if (h_adv) begin
+        d1_sop <= h_first; d1_eop <= h_last; d1_link <= h_fcp;
+        d1_keep <= slot_keep; d1_dkeep <= slot_dkeep; d1_data <= slot_data;
+        d2_sop <= d1_sop; d2_eop <= d1_eop; d2_link <= d1_link;
+        d2_keep <= d1_keep; d2_dkeep <= d1_dkeep; d2_data <= d1_data;
+        d3_sop <= d2_sop; d3_eop <= d2_eop; d3_link <= d2_link;
+        d3_keep <= d2_keep; d3_dkeep <= d2_dkeep; d3_data <= d2_data;
+    end
 end
 
 // ---- 3. the wire ----
@@ -179,13 +200,30 @@ always @(*) begin
     assert((tx_data & ~lanes(tx_keep)) == {DATA_WIDTH{1'b0}});
 end
 
-// ---- 4. independent wire monitor: no interleaving ----
+// ---- 4. independent wire monitor: no interleaving (of the words that move) ----
 reg w_in = 1'b0;      // inside a packet (after its sop, before its eop)
 reg w_link = 1'b0;    // its kind
 always @(posedge clock) begin
     if (reset) w_in <= 1'b0;
-    else if (tx_valid && tx_sop && !tx_eop) begin w_in <= 1'b1; w_link <= tx_link; end
-    else if (tx_valid && tx_eop) w_in <= 1'b0;
+    else if (tx_valid && tx_ready && tx_sop && !tx_eop) begin w_in <= 1'b1; w_link <= tx_link; end
+    else if (tx_valid && tx_ready && tx_eop) w_in <= 1'b0;
+end
+
+// ---- 6. a word offered under tx_ready low holds (independent of the model) ----
+reg p_hold = 1'b0;
+reg p_sop = 1'b0, p_eop = 1'b0, p_link = 1'b0;
+reg [KW-1:0] p_keep = {KW{1'b0}};
+reg [DATA_WIDTH-1:0] p_data = {DATA_WIDTH{1'b0}};
+always @(posedge clock) begin
+    p_hold <= tx_valid && !tx_ready && !reset;
+    p_sop <= tx_sop; p_eop <= tx_eop; p_link <= tx_link; p_keep <= tx_keep; p_data <= tx_data;
+end
+always @(*) begin
+    if (p_hold) begin
+        assert(tx_valid);
+        assert(tx_sop == p_sop && tx_eop == p_eop && tx_link == p_link);
+        assert(tx_keep == p_keep && tx_data == p_data);
+    end
 end
 always @(*) begin
     if (w_in) assert(tx_valid && !tx_sop && tx_link == w_link);
@@ -193,6 +231,16 @@ always @(*) begin
 end
 
 // ---- Inductive invariants: the DUT's stage A equals the model ----
+// A model word's (keep, data keep) as an item's word may have them.
+function word_ok;
+    input eop, link;
+    input [KW-1:0] k, dk;
+    begin
+        if (!eop) word_ok = (k == {KW{1'b1}}) && (dk == {KW{1'b1}});
+        else if (link) word_ok = (k == ((KW == 8) ? 8'h3f : 8'h03)) && (dk == k);
+        else word_ok = (k == 8'h03 && dk == 8'h00) || (KW == 8 && k == 8'h3f && dk == 8'h0f);
+    end
+endfunction
 // Taps (formal.toml): dut.a_active, a_fcp, a_first, a_left, a_last, w64.odd. These hold
 // because stage A is the model's state in another encoding: a_left counts the slots
 // after this one (n - 1 - k), a_last is a_left == 0 registered, a_first is k == 0, and
@@ -202,6 +250,14 @@ end
 (* keep *) wire fv_a_first;
 (* keep *) wire [LB-1:0] fv_a_left;
 (* keep *) wire fv_a_last;
+// Stages B and C, and the held FCP word: a stall may last any number of clocks, so
+// induction needs them equal to the model's d1 / d2 (and fcp_prev) too.
+(* keep *) wire [DATA_WIDTH-1:0] fv_fcp_q;
+(* keep *) wire fv_b_valid, fv_b_sop, fv_b_eop, fv_b_link, fv_b_crc;
+(* keep *) wire [DATA_WIDTH-1:0] fv_b_data;
+(* keep *) wire fv_c_valid, fv_c_sop, fv_c_eop, fv_c_link, fv_c_crc;
+(* keep *) wire [KW-1:0] fv_c_keep;
+(* keep *) wire [DATA_WIDTH-1:0] fv_c_data;
 // (Left out of planted-bug runs: there the properties above must fail by themselves.)
 `ifndef IBLINK_FV_PLANTED
 always @(*) begin
@@ -210,7 +266,7 @@ always @(*) begin
         // The model's own range: a packet's wire bytes left are its data bytes left plus
         // the VCRC (4 PktLen + 2 - k W), an FCP's equal them; at least one byte is left.
         assert(h_rb != 16'd0);
-        if (h_fcp) assert(h_rd == h_rb && h_rb <= 16'd6);
+        if (h_fcp) assert(h_rd == h_rb && h_rb == (h_first ? 16'd6 : 16'd6 - KW));
         else assert(h_rb == h_rd + 16'd2 && h_rb <= 16'd8190 && h_rb[1:0] == 2'd2);
         assert(fv_a_fcp == h_fcp);
         assert(fv_a_first == h_first);
@@ -223,15 +279,63 @@ always @(*) begin
     // word on the wire is an item's word after its first.
     assert(w_in == (d3_v && !d3_sop));
     if (w_in) assert(w_link == d3_link);
+    // Each model word's keep and data lanes are those of an item's word (docs/spec.md §2,
+    // §3): full before the last; an FCP's last 6 - (n-1) W bytes; a packet's last the
+    // VCRC alone (2 bytes) or, at 64 bits, 4 data bytes and the VCRC.
+    if (d1_v) assert(word_ok(d1_eop, d1_link, d1_keep, d1_dkeep));
+    if (d2_v) assert(word_ok(d2_eop, d2_link, d2_keep, d2_dkeep));
+    if (d3_v) assert(word_ok(d3_eop, d3_link, d3_keep, d3_dkeep));
+    // The model's words are items' words back to back (a stall may hold any of them for
+    // any number of clocks): a word that is not its item's last is followed, in the
+    // stage behind it, by its item's next word; a last word, or none, by a first or none.
+    assert((d3_v && !d3_eop) == (d2_v && !d2_sop));
+    if (d3_v && !d3_eop) assert(d2_link == d3_link);
+    assert((d2_v && !d2_eop) == (d1_v && !d1_sop));
+    if (d2_v && !d2_eop) assert(d1_link == d2_link);
+    assert((d1_v && !d1_eop) == (h_act && !h_first));
+    if (d1_v && !d1_eop) assert(d1_link == h_fcp);
+    // Stages B and C hold the model's d1 and d2 (a VCRC-only word: a packet's word
+    // without data bytes); the FCP word held is the model's.
+    assert(fv_fcp_q == fcp_prev);
+    assert(fv_b_valid == d1_v);
+    if (d1_v) begin
+        assert(fv_b_sop == d1_sop && fv_b_eop == d1_eop && fv_b_link == d1_link);
+        assert(fv_b_crc == (!d1_link && d1_eop && d1_keep == {{(KW-2){1'b0}}, 2'b11}));
+        assert(((fv_b_data ^ d1_data) & lanes(d1_dkeep)) == {DATA_WIDTH{1'b0}});
+    end
+    assert(fv_c_valid == d2_v);
+    if (d2_v) begin
+        assert(fv_c_sop == d2_sop && fv_c_eop == d2_eop && fv_c_link == d2_link);
+        assert(fv_c_crc == (!d2_link && d2_eop && d2_keep == {{(KW-2){1'b0}}, 2'b11}));
+        assert(fv_c_keep == d2_keep);
+        assert((fv_c_data ^ d2_data) == (d2_data & ~lanes(d2_dkeep)));
+    end
 end
 `endif
+generate if (DATA_WIDTH == 32) begin : w32
+    // Lanes 2-3 of stage B's word carry nothing: its last word (VCRC or FCP LPCRC).
+    (* keep *) wire fv_b_zero_hi;
+`ifndef IBLINK_FV_PLANTED
+    always @(*) if (d1_v) assert(fv_b_zero_hi == d1_eop);
+`endif
+end endgenerate
 generate if (DATA_WIDTH == 64) begin : w64
     // odd: the packet's PktLen is odd (its last slot reads 4 bytes and carries the VCRC).
     (* keep *) wire fv_odd;
+    // Stage B's ending kinds and empty lanes, and stage C's odd ending.
+    (* keep *) wire fv_b_merge, fv_b_zero_mid, fv_b_zero_hi, fv_c_merge;
 `ifndef IBLINK_FV_PLANTED
     // The model's own: a packet's wire bytes left are 8 j + 6 for an odd PktLen (4 data
     // bytes and the VCRC in the last word), 8 j + 2 for an even one.
     always @(*) if (h_act && !h_fcp) assert(fv_odd == h_odd && h_rb[2] == h_odd);
+    always @(*) begin
+        if (d1_v) begin
+            assert(fv_b_merge == (!d1_link && d1_eop && d1_keep == 8'h3f));
+            assert(fv_b_zero_mid == (!d1_link && d1_eop));
+            assert(fv_b_zero_hi == (d1_link || d1_eop));
+        end
+        if (d2_v) assert(fv_c_merge == (!d2_link && d2_eop && d2_keep == 8'h3f));
+    end
 `endif
 end endgenerate
 
