@@ -149,8 +149,12 @@ generate
       // Known from power-up (the FPGA's initial value): rd_* hold no X before the first
       // read, in a four-state simulator too.
       initial out = {SW{1'b0}};
+      // The write address wraps at 2^ADDR_BITS words: a wire of that width, since a
+      // simulator may evaluate an index expression wider (Icarus does) and then skip a
+      // write past the end of the memory.
+      wire [ADDR_BITS-1:0] wr_addr = commit_ptr + {{(ADDR_BITS-9){1'b0}}, idx};
       always @(posedge clock) begin
-         if (wr_en) mem[commit_ptr + {{(ADDR_BITS-9){1'b0}}, idx}] <= wr_word;
+         if (wr_en) mem[wr_addr] <= wr_word;
          if (take) out <= mem[rd_ptr];
       end
 
