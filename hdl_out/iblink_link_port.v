@@ -14,7 +14,13 @@
 // the configuration map (cfg_addr) are in iblink_port_ctrl.v. Wire side: tx_* out and
 // tx_ready in (the PHY's backpressure, AXI4-Stream: a word moves when tx_valid and
 // tx_ready, and holds while tx_ready is low; docs/spec.md §10; tie it high for a wire
-// that never stalls). Files: iblink_link_port.f.
+// that never stalls). The user side is not AXI4-Stream, on purpose: to arbitrate and
+// charge credits before a word moves, the arbiter must see every data VL's head packet
+// at once (txq_valid/txq_len, a packet popped with txq_pop, its words read by
+// src_rd/src_vl/src_data), which one stream cannot show; and delivery is
+// credit-accounted (rx_out_* into the user's buffer, its blocks returned with drain), so
+// a slow reader stalls the sender through FCCL, the link's own flow control, not through
+// a ready. Files: iblink_link_port.f.
 `default_nettype none
 module iblink_link_port #(
     // Data VLs (VLCap, docs/spec.md §7): 1, 2, 4, 8 or 15
