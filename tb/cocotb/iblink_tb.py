@@ -24,16 +24,17 @@ def header_ports(module):
     return ports
 
 
-def run_icarus(module, params, test_module, group, extra_env):
+def run_icarus(module, params, test_module, group, extra_env, extra_sources=()):
     """Build `module` of hdl_out/ at `params` with Icarus and run the cocotb tests of
-    `test_module` on it, in build/cocotb/<group>/<module and params>/."""
+    `test_module` on it, in build/cocotb/<group>/<module and params>/. `extra_sources`:
+    testbench files beside hdl_out/'s (a wrapper that is `module`), relative to tb/cocotb/."""
     from cocotb_tools.runner import get_runner
 
     runner = get_runner("icarus")
     tag = module + "".join(f"_{k}{v}" for k, v in params.items())
     build = Path(os.environ.get("IBLINK_COCOTB_BUILD", HDL.parent / "build" / "cocotb")) / group / tag
     runner.build(
-        sources=sorted(HDL.glob("*.v")),
+        sources=sorted(HDL.glob("*.v")) + [HERE / f for f in extra_sources],
         hdl_toplevel=module,
         parameters=params,
         build_dir=build,
