@@ -14,7 +14,10 @@ both ports out side by side):
 - B's user side: rx_out_* words per packet, the verdict (rx_done, status), the commit
   into the receive buffer (rx_commit; rx_overrun must never come), and the drain of that
   buffer (drain, drain_vl, drain_blocks): one packet a clock, round robin, except on VL1
-  (stop_vl), which is not drained from clock stop_from to stop_to.
+  (stop_vl), which is not drained from clock stop_from until B's first FCP for it after
+  stop_to has started: drained then, within the minimum gap, the next FCP for VL1 carries
+  all its room, and the wire loses that one. Nothing changes on VL1 after it, so only the
+  next refresh brings A its credits back.
 """
 
 import os
@@ -217,7 +220,9 @@ async def link_b2b(dut):
     delivered_at = [[] for _ in range(vls)]
     drain_rr = 0
     # The lost FCP and its repair.
+    resume = None  # the clock B's user drains the stopped VL again
     lost = None
+    lost_out = None
     repair = None
     at_stop_end = None
 
@@ -225,15 +230,17 @@ async def link_b2b(dut):
         """At the sop of an FCP from B: lose the first one for the stopped VL after the
         stop that would let A's head packet of that VL go while the credits A holds do
         not (so its loss must show)."""
-        nonlocal lost
-        if lost is not None or clk < stop_to or not pending[stop_vl]:
-            return False
+        nonlocal lost, lost_out, resume
         vl, fccl = head[2] >> 4, (head[2] & 0xF) << 8 | head[3]
-        if vl != stop_vl:
+        if lost is not None or clk < stop_to or vl != stop_vl or not pending[stop_vl]:
+            return False
+        if resume is None:
+            resume = clk + 1
             return False
         cr = (sent_blocks[vl] + blocks_of(pending[vl][0][1])) % 4096
         if (fccl - cr) % 4096 <= 2048 and (cl_a[vl] - cr) % 4096 > 2048:
             lost = clk
+            lost_out = sent_blocks[vl] - drained_blocks[vl]
             return True
         return False
 
@@ -302,7 +309,7 @@ async def link_b2b(dut):
         drain = None
         for k in range(vls):
             v = (drain_rr + k) % vls
-            if held[v] and not (v == stop_vl and stop_from <= clk < stop_to):
+            if held[v] and not (v == stop_vl and stop_from <= clk and (resume is None or clk < resume)):
                 drain = v
                 drain_rr = v + 1
                 break
@@ -485,7 +492,11 @@ async def link_b2b(dut):
     assert repair is not None, "no FCP for the stopped VL after the lost one"
     r_clk, r_fcp = repair
     lost_fcp = dropped[0]
+    # The scenario: B's buffer for the VL was empty when the FCP was lost, so nothing
+    # but that FCP could give A its room back, and only a refresh can repeat it.
+    assert lost_out == 0, f"VL{stop_vl}: {lost_out} blocks still out when the FCP was lost (the drain took longer than the minimum gap)"
     assert r_fcp.clk - lost_fcp.clk <= refresh + 100, f"the next FCP for VL{stop_vl} came {r_fcp.clk - lost_fcp.clk} clocks after the lost one (refresh {refresh})"
+    assert r_fcp.fccl == lost_fcp.fccl, f"the FCP after the lost one carries another FCCL: {r_fcp}, {lost_fcp}"
     between = [c for c in s_starts if lost_fcp.clk <= c <= r_clk]
     assert not between, f"VL{stop_vl} started at {between} with the FCP lost and before the next arrived"
     after = [c for c in s_starts if c > r_clk]
@@ -500,6 +511,6 @@ async def link_b2b(dut):
         stop_vl, stop_from, stop_to, len(during), last, out, cap, head, others,
     )
     dut._log.info(
-        "lost %s at wire clock %d; A's CL then %s; the next %s reached A at %d; VL%d resumed at %d",
-        lost_fcp, lost, [f.fccl for c, f in fcps_to_a[stop_vl] if c < r_clk][-1], r_fcp, r_clk, stop_vl, after[0],
+        "B drains VL%d again from %d; lost %s (B's buffer for it empty); A's CL then %s; the next %s, %d clocks later, reached A at %d; VL%d resumed at %d",
+        stop_vl, resume, lost_fcp, [f.fccl for c, f in fcps_to_a[stop_vl] if c < r_clk][-1], r_fcp, r_fcp.clk - lost_fcp.clk, r_clk, stop_vl, after[0],
     )

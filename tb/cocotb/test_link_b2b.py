@@ -12,9 +12,12 @@ stopped for a while. Checked:
   (CL - CR) mod 4096 <= 2048) and never has more out than B's buffer holds; the stopped
   VL stops with less room left than its head packet needs, the other VLs keep delivering
   meanwhile, and it resumes once B drains;
-- one FCP from B for the stopped VL, one that would have let A's head packet go, is lost
-  on the wire: A starts nothing on that VL until the next FCP for it arrives (within the
-  refresh period), then resumes; every other FCP is counted good by its receiver;
+- B drains the stopped VL within one minimum gap after an FCP for it; the next one,
+  which carries all the room and would have let A's head packet go, is lost on the wire:
+  with B's buffer empty, A starts nothing on that VL until the next FCP for it (the
+  refresh, within the refresh period, the same FCCL) arrives, then resumes; every other
+  FCP is counted good by its receiver; every VL gets an FCP each refresh period, and A's
+  carry its FCTBS;
 - the hold rule on both wires (a beat offered under tx_ready low is offered again,
   unchanged).
 """
@@ -26,7 +29,7 @@ from iblink_tb import run_icarus
 
 @pytest.mark.parametrize("vls,width", [(4, 32), (2, 64)])
 def test_link_b2b(vls, width):
-    params = {"VLS": vls, "DATA_WIDTH": width, "BUFFER_BLOCKS": 66, "REFRESH_CLOCKS": 1024, "MIN_GAP_CLOCKS": 64}
+    params = {"VLS": vls, "DATA_WIDTH": width, "BUFFER_BLOCKS": 66, "REFRESH_CLOCKS": 1024, "MIN_GAP_CLOCKS": 128}
     env = {f"IBLINK_{k}": str(v) for k, v in params.items()}
     env["IBLINK_WIDTH"] = env.pop("IBLINK_DATA_WIDTH")
     run_icarus("link_b2b_top", params, "link_b2b_tb", "link_b2b", env, extra_sources=["link_b2b_top.v"])
