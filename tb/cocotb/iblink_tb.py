@@ -76,17 +76,16 @@ def build_dir(module, params, group):
     return build_root() / group / (module + "".join(f"_{k}{v}" for k, v in params.items()))
 
 
-def run_icarus(module, params, test_module, group, extra_env, sources=(), replace=None):
+def run_icarus(module, params, test_module, group, extra_env, sources=()):
     """Build `module` (of hdl_out/, or of the extra `sources`) at `params` with Icarus,
-    with every module of hdl_out/ (a file named in `replace` by the path it maps it to),
-    and run the cocotb tests of `test_module` on it, in build/cocotb/<group>/<module and
-    params>/."""
+    with every module of hdl_out/, and run the cocotb tests of `test_module` on it, in
+    build/cocotb/<group>/<module and params>/."""
     from cocotb_tools.runner import get_runner
 
     runner = get_runner("icarus")
     build = build_dir(module, params, group)
     runner.build(
-        sources=[Path((replace or {}).get(f.name, f)) for f in sorted(HDL.glob("*.v"))] + [Path(s) for s in sources],
+        sources=sorted(HDL.glob("*.v")) + [Path(s) for s in sources],
         hdl_toplevel=module,
         parameters=params,
         build_dir=build,
