@@ -47,11 +47,16 @@ def header_port_decls(module):
     return decls, params
 
 
-def twin_top(module, top, directory, prefixes=("a", "b"), shared=("clock", "reset")):
+def twin_top(module, top, directory, prefixes=("a", "b"), shared=("clock", "reset"), keep=None):
     """Write `top`.v into `directory`: two instances of `module` of hdl_out/ with its
-    parameters, every port but the `shared` ones brought out as <prefix>_<port>. Made
-    from the module's header, so it follows a rename of its ports. Returns its path."""
+    parameters (only those named in `keep`, when given: a parameter whose default calls
+    a function of the module cannot be passed up), every port but the `shared` ones
+    brought out as <prefix>_<port>. Made from the module's header, so it follows a
+    rename of its ports. Returns its path."""
     decls, params = header_port_decls(module)
+    if keep is not None:
+        entries = re.findall(r"parameter\s+(?:\[[^\]]*\]\s*)?(\w+)\s*=\s*([^,\n]+)", params)
+        params = ",\n".join(f"    parameter {n} = {v.strip()}" for n, v in entries if n in keep)
     ports = [f"    {d} wire {r} {n}" for d, r, n in decls if n in shared]
     for p in prefixes:
         ports += [f"    {d} wire {r} {p}_{n}" for d, r, n in decls if n not in shared]

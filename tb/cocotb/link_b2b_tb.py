@@ -1,8 +1,8 @@
 """Two iblink_link_ports back to back (see test_link_b2b.py): the cocotb side. Written
 from docs/spec.md (§1-§5, §10) and the modules' headers.
 
-The testbench is both ports' users and the wire between them (link_b2b_top.v brings
-both ports out side by side):
+The testbench is both ports' users and the wire between them (link_b2b_top, made by
+iblink_tb.twin_top from the port's header, brings both ports out side by side):
 - A's user side: per data VL a queue of IBA packets (LRH, BTH, payload, ICRC; PktLen
   words of 4 bytes), their heads on txq_valid/txq_len, popped with txq_pop, their words
   read by src_rd from queue src_vl (first word fall through).

@@ -1,5 +1,6 @@
-"""Two iblink_link_ports back to back on Icarus Verilog (link_b2b_top.v, link_b2b_tb.py),
-from docs/spec.md §1-§5 and §10 and the modules' headers, not from the Rust code.
+"""Two iblink_link_ports back to back on Icarus Verilog (a wrapper made from the port's
+header by iblink_tb.twin_top; link_b2b_tb.py), from docs/spec.md §1-§5 and §10 and the
+modules' headers, not from the Rust code.
 
 A sends IBA packets on every data VL to B over a wire with latency whose tx_ready stalls
 now and then (both ways: B's FCPs go back to A). B drains every VL at full rate but one,
@@ -24,7 +25,11 @@ stopped for a while. Checked:
 
 import pytest
 
-from iblink_tb import HERE, run_icarus
+from iblink_tb import build_root, run_icarus, twin_top
+
+# The parameters the wrapper passes on (the tables the port powers up with keep their
+# defaults).
+KEEP = ("VLS", "DATA_WIDTH", "KEEP_WIDTH", "BUFFER_BLOCKS", "REFRESH_CLOCKS", "MIN_GAP_CLOCKS")
 
 
 @pytest.mark.parametrize("vls,width", [(4, 32), (2, 64)])
@@ -32,4 +37,5 @@ def test_link_b2b(vls, width):
     params = {"VLS": vls, "DATA_WIDTH": width, "BUFFER_BLOCKS": 66, "REFRESH_CLOCKS": 1024, "MIN_GAP_CLOCKS": 128}
     env = {f"IBLINK_{k}": str(v) for k, v in params.items()}
     env["IBLINK_WIDTH"] = env.pop("IBLINK_DATA_WIDTH")
-    run_icarus("link_b2b_top", params, "link_b2b_tb", "link_b2b", env, sources=[HERE / "link_b2b_top.v"])
+    top = twin_top("iblink_link_port", "link_b2b_top", build_root() / "link_b2b", shared=("clock",), keep=KEEP)
+    run_icarus("link_b2b_top", params, "link_b2b_tb", "link_b2b", env, sources=[top])
