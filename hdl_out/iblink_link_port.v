@@ -188,6 +188,7 @@ wire [KEEP_WIDTH-1:0] fcptx_fcp_keep;
 wire ltx_vl15_take;
 wire ltx_fcp_start;
 wire ltx_fcp_ready;
+wire ltx_fcp_done;
 wire ltx_take;
 wire ltx_src_rd;
 wire [3:0] ltx_src_vl;
@@ -347,6 +348,7 @@ iblink_fcp_tx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) fcp
     .fccl(rxc_fccl),
     .fcp_start(ltx_fcp_start),
     .fcp_ready(ltx_fcp_ready),
+    .fcp_done(ltx_fcp_done),
     .fcp_pending(fcptx_fcp_pending),
     .pending_vl(fcptx_pending_vl),
     .fcp_valid(fcptx_fcp_valid),
@@ -367,6 +369,7 @@ iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) ltx (
     .fcp_pending(fcptx_fcp_pending),
     .fcp_start(ltx_fcp_start),
     .fcp_ready(ltx_fcp_ready),
+    .fcp_done(ltx_fcp_done),
     .fcp_valid(fcptx_fcp_valid),
     .fcp_data(fcptx_fcp_data),
     .fcp_keep(fcptx_fcp_keep),

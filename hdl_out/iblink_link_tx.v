@@ -33,7 +33,7 @@
 // - Combinational: vl15_take from vl15_valid, tx_ready and reset; fcp_start from
 //   vl15_valid, fcp_pending, tx_ready and reset; take from vl15_valid, fcp_pending,
 //   link_active, offer_valid, tx_ready and reset; src_rd from tx_ready and reset;
-//   fcp_ready from tx_ready. Each also from registers. Every other input (vl15_len,
+//   fcp_ready and fcp_done from tx_ready. Each also from registers. Every other input (vl15_len,
 //   offer_vl, offer_len, fcp_valid/data/keep/sop/eop, src_data) is only sampled at the
 //   clock edge, and only in a moving clock; every other output is a register.
 // - Start pulse in clock s -> tx_sop in s+4; src_rd in clock t -> that word on tx_* in
@@ -65,6 +65,9 @@ module iblink_link_tx #(
     input  wire                  fcp_pending,
     output wire                  fcp_start,
     output wire                  fcp_ready,
+    // An FCP's last word moves on the wire this clock (its last beat, docs/spec.md §10);
+    // FCPs leave in the order they started
+    output wire                  fcp_done,
     input  wire                  fcp_valid,
     input  wire [DATA_WIDTH-1:0] fcp_data,
     input  wire [KEEP_WIDTH-1:0] fcp_keep,
@@ -150,6 +153,7 @@ assign take = pick_data & ~reset;
 // Every slot of a packet reads, except the VCRC-only word (an odd PktLen has none).
 assign src_rd = a_active & ~a_fcp & (~a_last | a_odd) & adv & ~reset;
 assign fcp_ready = adv;
+assign fcp_done = tx_valid & tx_ready & tx_link & tx_eop;
 
 // ---- Stage B: the slot's word and its kind ----
 // b_crc: the VCRC-only word ending a packet (b_merge, 64 bits: the odd ending, 4 data

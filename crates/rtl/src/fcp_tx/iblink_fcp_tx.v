@@ -10,9 +10,18 @@
 // (keep 4'b1111) and word 1 the LPCRC (keep 4'b0011); at 64 bits one word, bytes 0-5
 // (keep 8'h3F). Every stream output is 0 while fcp_valid is 0.
 //
-// Scheduling without per-VL timers: one free-running 16-bit now; a start stores
-// now + period - 1 as the VL's two deadlines (refresh, minimum gap), and a flag is set
-// in the clock after now equals the deadline and held until the VL's next start. The
+// Scheduling without per-VL timers: one free-running 16-bit now; a VL's two deadlines
+// (refresh, minimum gap) are values of now, and a flag is set in the clock after now
+// equals the deadline and held until the VL's next start. A period c counts from the
+// clock its FCP's last beat moves on the wire (fcp_done from the mux, docs/spec.md §10),
+// L: it ends at L + c - START_TO_DONE, START_TO_DONE being the clocks from an FCP's
+// start to its last beat on a wire that never stalls, so on such a wire it ends c
+// clocks after the start, as it did when periods counted from the start. The deadline
+// is stored at fcp_done (now + c - 1 - START_TO_DONE); until then the VL's FCP is on
+// its way (a small queue of the FCPs started and not yet done, oldest first) and its
+// flag stays clear whatever the wire does. A period of START_TO_DONE clocks or less
+// (a test setting) ends before the FCP could have left: it counts from the start
+// (deadline now + c - 1, stored at the start), as before. The
 // round robin is kept as masks (the VLs after a VL) and one-hot VLs, so a search is
 // masks, a prefix OR and an encoder. Two registers hold VLs: next (chosen one FCP ahead,
 // as if the FCPs ahead of it were already sent) and pending (the built FCP); both
@@ -27,7 +36,9 @@
 // due in clock t is pending in t+2; an FCCL change driven in t (gap passed) in t+3.
 // After restart (or LINK_DOWN) in clock r nothing is pending from r+1 and VL0's FCP is
 // pending in r+3. refresh_clocks and min_gap_clocks are registered and apply to each VL
-// from its next FCP (change them together with restart); 0 acts as 1.
+// from its next FCP (change them together with restart); 0 acts as 1. fcp_done acts in
+// its own clock (the deadline is stored at its edge); FCPs started and not done are
+// forgotten with restart (the mux drops them with the same reset).
 module iblink_fcp_tx #(
     // Data VLs (VLCap): 1, 2, 4, 8 or 15
     parameter VLS = 4,
@@ -56,6 +67,9 @@ module iblink_fcp_tx #(
     // takes the word on fcp_* this clock (32 bits: the second word holds until then)
     input  wire                  fcp_start,
     input  wire                  fcp_ready,
+    // From the link TX mux: the last beat of the oldest FCP started and not yet done
+    // moves on the wire this clock (FCPs leave in the order they started)
+    input  wire                  fcp_done,
     // A fully built FCP waits for fcp_start, and its VL (0 while none)
     output reg                   fcp_pending,
     output reg  [3:0]            pending_vl,
@@ -75,6 +89,12 @@ localparam [1:0] LINK_INIT = 2'd1;
 
 localparam [VLS-1:0] NO_VL = {VLS{1'b0}};
 localparam [VLS-1:0] ALL_VLS = {VLS{1'b1}};
+// Clocks from an FCP's start to its last beat on a wire that never stalls (the mux's
+// start to wire, 4 clocks, and its words after the first: iblink_rtl::fcp_tx::START_TO_DONE).
+localparam [15:0] START_TO_DONE = (DATA_WIDTH == 32) ? 16'd5 : 16'd4;
+// FCPs on their way at most: one starts in every moving clock at most (every second at
+// 32 bits) and the oldest is done in the START_TO_DONE-th moving clock after its start.
+localparam FLIGHT = (DATA_WIDTH == 32) ? 3 : 4;
 
 // The time base of the per-VL deadlines: counts every clock, wrapping.
 reg [15:0] now;
@@ -84,6 +104,16 @@ reg [15:0] refresh_m1;
 reg refresh_le1;
 reg [15:0] gap_m1;
 reg gap_le1;
+// The same from the last beat: c <= START_TO_DONE (counts from the start), c - 1 -
+// START_TO_DONE, and c <= START_TO_DONE + 1 (the flag is set at fcp_done).
+reg refresh_short;
+reg [15:0] refresh_md;
+reg refresh_led;
+reg gap_short;
+reg [15:0] gap_md;
+reg gap_led;
+// The FCPs started and not yet done, oldest in [VLS-1:0], each its VL one-hot (0: none).
+reg [FLIGHT*VLS-1:0] flight;
 // Round robin: the VLs at or after the one following the last VL sent (all after a
 // restart). A mask rather than a number, so the search needs no adder or shifter.
 reg [VLS-1:0] rr_from;
@@ -109,6 +139,12 @@ initial begin
    refresh_le1 = 1'b0;
    gap_m1 = 16'd0;
    gap_le1 = 1'b0;
+   refresh_short = 1'b0;
+   refresh_md = 16'd0;
+   refresh_led = 1'b0;
+   gap_short = 1'b0;
+   gap_md = 16'd0;
+   gap_led = 1'b0;
    rr_from = ALL_VLS;
    next_valid = 1'b0;
    next_oh = NO_VL;
@@ -131,6 +167,13 @@ always @(posedge clock) begin
    refresh_le1 <= refresh_clocks <= 16'd1;
    gap_m1 <= min_gap_clocks - 16'd1;
    gap_le1 <= min_gap_clocks <= 16'd1;
+   // Only used when c > START_TO_DONE: then c - 1 - START_TO_DONE does not wrap.
+   refresh_short <= refresh_clocks <= START_TO_DONE;
+   refresh_md <= refresh_clocks - 16'd1 - START_TO_DONE;
+   refresh_led <= refresh_clocks <= START_TO_DONE + 16'd1;
+   gap_short <= min_gap_clocks <= START_TO_DONE;
+   gap_md <= min_gap_clocks - 16'd1 - START_TO_DONE;
+   gap_led <= min_gap_clocks <= START_TO_DONE + 16'd1;
 end
 
 // Link init or resync, or the link is down: every VL due at once, nothing pending.
@@ -145,12 +188,46 @@ wire [VLS-1:0] commit = take ? pend_oh : NO_VL;
 // and reaches c (c >= 1) in the clock after the one in which now is now + c - 1.
 wire [15:0] refresh_at = now + refresh_m1;
 wire [15:0] gap_at = now + gap_m1;
+// Deadlines for a last beat in this clock (a period longer than START_TO_DONE).
+wire [15:0] refresh_done_at = now + refresh_md;
+wire [15:0] gap_done_at = now + gap_md;
+
+// The FCPs on their way: a VL's is (in_flight), and the oldest one's last beat moves now
+// and no later FCP of its VL is on its way (done_oh: its periods count from now).
+reg [VLS-1:0] in_flight;
+reg [VLS-1:0] later;
+integer f;
+always @(*) begin
+   in_flight = NO_VL;
+   later = NO_VL;
+   for (f = 0; f < FLIGHT; f = f + 1) in_flight = in_flight | flight[VLS*f +: VLS];
+   for (f = 1; f < FLIGHT; f = f + 1) later = later | flight[VLS*f +: VLS];
+end
+wire [VLS-1:0] done_oh = fcp_done ? flight[VLS-1:0] & ~later : NO_VL;
+// The queue: the oldest leaves with fcp_done (the rest move down), then a started FCP
+// joins in the first empty entry (entries are filled from 0 up).
+wire [FLIGHT*VLS-1:0] flight_shift = fcp_done ? {{VLS{1'b0}}, flight[FLIGHT*VLS-1:VLS]} : flight;
+wire [FLIGHT-1:0] shift_used;
+wire [FLIGHT*VLS-1:0] flight_next;
+genvar e;
+generate
+   for (e = 0; e < FLIGHT; e = e + 1) begin : fl
+      assign shift_used[e] = |flight_shift[VLS*e +: VLS];
+      if (e == 0) begin : first
+         assign flight_next[VLS*e +: VLS] = shift_used[e] ? flight_shift[VLS*e +: VLS] : commit;
+      end else begin : rest
+         assign flight_next[VLS*e +: VLS] = (shift_used[e] | ~shift_used[e-1]) ? flight_shift[VLS*e +: VLS] : commit;
+      end
+   end
+endgenerate
+initial flight = {FLIGHT*VLS{1'b0}};
+always @(posedge clock) flight <= restart_all ? {FLIGHT*VLS{1'b0}} : flight_next;
 
 // Per data VL, in generate block vl[v]. A flag is set in the clock after now reaches
 // its deadline and stays set until the VL's next start (deadlines are at most 65535
 // clocks ahead, so the first match is the right one); no counter or compare per VL.
-//   refresh_deadline, refresh_due   the model's since_last >= refresh_clocks
-//   gap_deadline, gap_ok            the model's since_last >= min_gap_clocks
+//   refresh_deadline, refresh_due   the model's refresh_due (its period has passed)
+//   gap_deadline, gap_ok            the model's gap_passed
 //   last_fccl                       the FCCL this VL's last FCP carried
 //   changed                         the FCCL of the previous clock differs from last_fccl
 //                                   (registered: no compare in front of the round robin)
@@ -190,8 +267,16 @@ generate
             due_q <= refresh_le1;
             gap_ok <= gap_le1;
          end else begin
-            if (now == refresh_deadline) due_q <= 1'b1;
-            if (now == gap_deadline) gap_ok <= 1'b1;
+            // A long period: its deadline is stored at the last beat, and is stale until
+            // then.
+            if (done_oh[v] & ~refresh_short) begin
+               refresh_deadline <= refresh_done_at;
+               due_q <= refresh_led;
+            end else if (now == refresh_deadline && (refresh_short || !in_flight[v])) due_q <= 1'b1;
+            if (done_oh[v] & ~gap_short) begin
+               gap_deadline <= gap_done_at;
+               gap_ok <= gap_led;
+            end else if (now == gap_deadline && (gap_short || !in_flight[v])) gap_ok <= 1'b1;
          end
       end
    end

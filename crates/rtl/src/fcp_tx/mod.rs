@@ -17,12 +17,13 @@
 //! |---|---|---|
 //! | `restart` | in | link init / resync (docs/spec.md §8): every VL is due at once (round robin from VL0); the FCP being chosen or pending is dropped. An FCP already started still finishes. |
 //! | `link_state` | in | 2 bits, [`crate::link`] codes: `LINK_DOWN` holds the block in `restart` (nothing pending); `LINK_INIT` gives Op 1; `LINK_ARM`, `LINK_ACTIVE` give Op 0 (docs/spec.md §5) |
-//! | `refresh_clocks` | in | 16 bits: a VL is refresh-due once this many clocks passed since its last FCP started (the model's `refresh_clocks`; `PortConfig::refresh_clocks`: 14336 at 32 bits, 7168 at 64 by default; 0 acts as 1) |
-//! | `min_gap_clocks` | in | 16 bits: a VL whose FCCL changed is due once this many clocks passed since its last FCP started (`PortConfig::min_gap_clocks`: 64 / 32 by default; 0 acts as 1) |
+//! | `refresh_clocks` | in | 16 bits: a VL is refresh-due once this period passed since its last FCP (counted from its last beat, see *Periods* below; the model's `refresh_clocks`; `PortConfig::refresh_clocks`: 14336 at 32 bits, 7168 at 64 by default; 0 acts as 1) |
+//! | `min_gap_clocks` | in | 16 bits: a VL whose FCCL changed is due once this period passed since its last FCP (`PortConfig::min_gap_clocks`: 64 / 32 by default; 0 acts as 1) |
 //! | `fctbs` | in | `12N` bits: this port's transmitter FCTBS of VL `v` at `[12v+11:12v]` (from the TX credit block) |
 //! | `fccl` | in | `12N` bits: this port's receiver FCCL of VL `v` at `[12v+11:12v]` (the RX credit block's `fccl` bus) |
 //! | `fcp_start` | in | from the link TX mux: the pending FCP's first word goes on the wire this clock. Ignored while `fcp_pending` is 0. |
 //! | `fcp_ready` | in | from the link TX mux: it takes the word on `fcp_*` this clock (its pipeline moves; it stalls with the wire, docs/spec.md §10). At 32 bits the second word holds until then; at 64 bits unused (the one word goes with `fcp_start`, which the mux gives only in a moving clock) |
+//! | `fcp_done` | in | from the link TX mux: the last beat of the oldest FCP started and not yet done moves on the wire this clock (FCPs leave in the order they started; the mux's `fcp_done`, [`start_to_done`] clocks after `fcp_start` on a wire that never stalls) |
 //! | `fcp_pending` | out | registered: a fully built FCP is waiting for `fcp_start` |
 //! | `pending_vl` | out | 4 bits, registered: its VL (0 while nothing is pending) |
 //! | `fcp_valid`, `fcp_sop`, `fcp_eop`, `fcp_link` | out | the link word stream (helpers' contract): `fcp_link` is set on every FCP word |
@@ -39,8 +40,18 @@
 //!   (`fcp_ready`; `p + 1` on a wire that never stalls). `fcp_pending` is 0 while the
 //!   second word is presented (the FCP is still going out). Timers count every clock,
 //!   stalled or not (docs/spec.md §10). At `p`'s edge the scheduler commits, exactly
-//!   as the model's `on_sent(vl, fccl)`: the VL's timer restarts, its last advertised
+//!   as the model's `on_sent(vl, fccl)`: the VL's periods restart, its last advertised
 //!   FCCL becomes the FCCL this FCP carries, round robin continues after it.
+//! - **Periods** (docs/spec.md §5, §10). A period of `c` clocks (refresh or minimum gap)
+//!   counts from the clock the FCP's last beat moves on the wire, `L` (`fcp_done`): it
+//!   ends at `L + c - D`, `D` = [`start_to_done`] (5 at 32 bits, 4 at 64), the clocks
+//!   from the start to the last beat on a wire that never stalls; so on such a wire it
+//!   ends `c` clocks after the start, every clock as when periods counted from the
+//!   start, and a stall between the start and the last beat moves it by the stall. Until
+//!   `L` the VL's flag stays clear. A period of `D` clocks or less (a test setting) ends
+//!   before the FCP could have left and counts from the start. When a later FCP of the
+//!   VL has started before an FCP's last beat (short periods only), that beat restarts
+//!   nothing. The model: `FcpScheduler::with_done_lag(D)`, `on_done`.
 //! - **Which VL.** Two registers hold VLs: *pending* (the built FCP) and *next* (the VL
 //!   that will be built when the pending one starts). In every clock `t`, *next* is
 //!   loaded with the model's `next_due` evaluated on clock `t`'s scheduler state and the
@@ -85,7 +96,10 @@
 //!   with `restart`, where its scheduler is rebuilt.
 //! - Registered: `now` (the time base), per VL `refresh_deadline`, `gap_deadline` (16
 //!   bits), the flags `due_q` and `gap_ok`, and `last_fccl` (12 bits); the configuration
-//!   (`refresh_m1`, `refresh_le1`, `gap_m1`, `gap_le1`); `rr_from` (round robin);
+//!   (`refresh_m1`, `refresh_le1`, `gap_m1`, `gap_le1`, and from the last beat
+//!   `refresh_short`, `refresh_md`, `refresh_led`, `gap_short`, `gap_md`, `gap_led`);
+//!   `flight` (the FCPs started and not yet done, oldest first, [`flight_depth`] VL
+//!   one-hots); `rr_from` (round robin);
 //!   *next* (`next_valid`, `next_oh`, `next_above`); *pending* (`pend_valid`,
 //!   `pend_vl`, `pend_oh`, `pend_above`, `pend_init`, `pend_fctbs`, `pend_fccl`); at 32
 //!   bits `busy` (the second word is presented) and `crc_q` (its LPCRC).
@@ -121,6 +135,11 @@
 //!   the VL's next start. Periods are below 65536 clocks, so the first match is the
 //!   right one and wrapping is harmless. A start makes the model's `since_last` 1 in the
 //!   next clock (`on_sent` then `tick`), so a period of 0 behaves as 1, as in the model.
+//!   A period counted from the last beat stores its deadline at `fcp_done` (`now + c -
+//!   1 - D`, one more shared adder a period: one FCP is done a clock); which VL is done
+//!   comes from a queue of the FCPs on their way (one-hot, a few entries) rather than a
+//!   count of clocks per FCP, so a stall of any length is followed as the wire has it
+//!   (the pattern of the PAUSE/PFC transmit side's `frame_done`).
 //! - *Round robin without arithmetic.* The search start is kept as a mask (`rr_from`,
 //!   `next_above`, `pend_above`: the VLs after a VL) and each candidate VL also
 //!   one-hot, so a search is masks, a prefix OR and an encoder; the prefix OR of the
@@ -147,6 +166,26 @@ pub const SOURCE: VerilogSource = VerilogSource {
 pub const WIDTHS: [usize; 2] = [32, 64];
 /// Bits of each timer and of the two configuration inputs.
 pub const TIMER_BITS: usize = 16;
+
+/// Clocks from an FCP's start (`fcp_start`) to the clock its last beat moves on a wire
+/// that never stalls, with the link TX mux of this port ([`crate::link_tx::START_TO_SOP`]
+/// to its first word on the wire, then one clock a word): 5 at 32 bits, 4 at 64. A
+/// period counts from the clock the last beat moves (`fcp_done`) and ends this many
+/// clocks early, so on such a wire it ends where it did when it counted from the start.
+pub const fn start_to_done(width_bits: usize) -> u32 {
+    crate::link_tx::START_TO_SOP + if width_bits == 32 { 1 } else { 0 }
+}
+
+/// FCPs on their way (started, last beat not yet moved) at most: one starts in a moving
+/// clock at most (every second one at 32 bits) and the oldest is done in the
+/// [`start_to_done`]-th moving clock after its start.
+pub const fn flight_depth(width_bits: usize) -> usize {
+    if width_bits == 32 {
+        3
+    } else {
+        4
+    }
+}
 /// Flag vectors after a restart: every VL due.
 const ALL_DUE: u16 = (1 << MAX_VLS) - 1;
 /// FCTBS and FCCL are 12 bits (docs/spec.md §1).
@@ -177,6 +216,8 @@ pub struct FcpTxIn {
     pub fccl: [u16; MAX_VLS],
     pub fcp_start: bool,
     pub fcp_ready: bool,
+    /// The oldest FCP on its way has its last beat moving on the wire this clock.
+    pub fcp_done: bool,
 }
 
 impl Default for FcpTxIn {
@@ -191,6 +232,7 @@ impl Default for FcpTxIn {
             fccl: [0; MAX_VLS],
             fcp_start: false,
             fcp_ready: true,
+            fcp_done: false,
         }
     }
 }
@@ -232,6 +274,16 @@ pub struct FcpTxRegs {
     pub refresh_le1: bool,
     pub gap_m1: u16,
     pub gap_le1: bool,
+    /// The same from the last beat: `c <= START_TO_DONE` (the period counts from the
+    /// start), `c - 1 - START_TO_DONE` (wrapping), `c <= START_TO_DONE + 1`.
+    pub refresh_short: bool,
+    pub refresh_md: u16,
+    pub refresh_led: bool,
+    pub gap_short: bool,
+    pub gap_md: u16,
+    pub gap_led: bool,
+    /// The FCPs started and not yet done, oldest first, each its VL as a bit (0: none).
+    pub flight: [u16; 4],
     /// Per VL: the FCCL its last FCP carried.
     pub last_fccl: [u16; MAX_VLS],
     /// Round robin: the first VL to look at.
@@ -265,6 +317,13 @@ impl Default for FcpTxRegs {
             refresh_le1: false,
             gap_m1: 0,
             gap_le1: false,
+            refresh_short: false,
+            refresh_md: 0,
+            refresh_led: false,
+            gap_short: false,
+            gap_md: 0,
+            gap_led: false,
+            flight: [0; 4],
             last_fccl: [0; MAX_VLS],
             rr: 0,
             next_valid: false,
@@ -408,6 +467,30 @@ impl FcpTxRegs {
         self.refresh_le1 = i.refresh_clocks <= 1;
         self.gap_m1 = i.min_gap_clocks.wrapping_sub(1);
         self.gap_le1 = i.min_gap_clocks <= 1;
+        let d = start_to_done(lanes * 8) as u16;
+        self.refresh_short = i.refresh_clocks <= d;
+        self.refresh_md = i.refresh_clocks.wrapping_sub(1 + d);
+        self.refresh_led = i.refresh_clocks <= d + 1;
+        self.gap_short = i.min_gap_clocks <= d;
+        self.gap_md = i.min_gap_clocks.wrapping_sub(1 + d);
+        self.gap_led = i.min_gap_clocks <= d + 1;
+
+        // The FCPs on their way: the oldest leaves with fcp_done, a started one joins.
+        let depth = flight_depth(lanes * 8);
+        let in_flight = r.flight.iter().fold(0, |a, x| a | x);
+        let later = r.flight[1..depth].iter().fold(0, |a, x| a | x);
+        let done = if i.fcp_done { r.flight[0] & !later } else { 0 };
+        let mut q = r.flight;
+        if i.fcp_done {
+            q.copy_within(1..depth, 0);
+            q[depth - 1] = 0;
+        }
+        if take {
+            if let Some(e) = q[..depth].iter_mut().find(|x| **x == 0) {
+                *e = 1 << r.pend_vl;
+            }
+        }
+        self.flight = if restart_all { [0; 4] } else { q };
 
         self.now = r.now.wrapping_add(1);
         if restart_all {
@@ -431,8 +514,20 @@ impl FcpTxRegs {
                 self.refresh_due = self.refresh_due & !bit | (r.refresh_le1 as u16) << v;
                 self.gap_ok = self.gap_ok & !bit | (r.gap_le1 as u16) << v;
             } else {
-                self.refresh_due |= ((r.now == r.refresh_deadline[v]) as u16) << v;
-                self.gap_ok |= ((r.now == r.gap_deadline[v]) as u16) << v;
+                // A long period's deadline is stored at its FCP's last beat (stale before).
+                let flying = in_flight & bit != 0;
+                if done & bit != 0 && !r.refresh_short {
+                    self.refresh_deadline[v] = r.now.wrapping_add(r.refresh_md);
+                    self.refresh_due = self.refresh_due & !bit | (r.refresh_led as u16) << v;
+                } else if r.now == r.refresh_deadline[v] && (r.refresh_short || !flying) {
+                    self.refresh_due |= bit;
+                }
+                if done & bit != 0 && !r.gap_short {
+                    self.gap_deadline[v] = r.now.wrapping_add(r.gap_md);
+                    self.gap_ok = self.gap_ok & !bit | (r.gap_led as u16) << v;
+                } else if r.now == r.gap_deadline[v] && (r.gap_short || !flying) {
+                    self.gap_ok |= bit;
+                }
             }
         }
         if take {
@@ -519,6 +614,7 @@ crate::hdl_block! {
         fccl: in Bits<FB> = i.fccl, each CREDIT_BITS;
         fcp_start: in Bit = i.fcp_start;
         fcp_ready: in Bit = i.fcp_ready;
+        fcp_done: in Bit = i.fcp_done;
         fcp_pending: out Bit = o.fcp_pending;
         pending_vl: out Bits<4> = o.pending_vl;
         fcp_valid: out Bit = o.fcp_valid;
@@ -612,6 +708,19 @@ mod tests {
             let decl = format!("localparam [1:0] {name} = 2'd{code};");
             assert!(SOURCE.text.contains(&decl), "iblink_fcp_tx.v lacks `{decl}`");
         }
+    }
+
+    #[test]
+    fn verilog_start_to_done_and_flight_depth_are_the_crates() {
+        for decl in [
+            format!("localparam [15:0] START_TO_DONE = (DATA_WIDTH == 32) ? 16'd{} : 16'd{};", start_to_done(32), start_to_done(64)),
+            format!("localparam FLIGHT = (DATA_WIDTH == 32) ? {} : {};", flight_depth(32), flight_depth(64)),
+        ] {
+            assert!(SOURCE.text.contains(&decl), "iblink_fcp_tx.v lacks `{decl}`");
+        }
+        // The FCP's last word on a wire that never stalls: START_TO_SOP, then its words.
+        assert_eq!(start_to_done(32), crate::link_tx::START_TO_SOP + 1);
+        assert_eq!(start_to_done(64), crate::link_tx::START_TO_SOP);
     }
 
     #[test]

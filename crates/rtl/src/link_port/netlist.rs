@@ -79,6 +79,7 @@ crate::netlist! {
             fccl <- rxc.fccl;
             fcp_start <- ltx.fcp_start;
             fcp_ready <- ltx.fcp_ready;
+            fcp_done <- ltx.fcp_done;
         }
         ltx: LinkTxTwin {
             reset <- ctl.port_reset;

@@ -23,6 +23,7 @@
 //! | `fcp_pending` | in | the FCP TX framer holds a built FCP; held until `fcp_start` |
 //! | `fcp_start` | out | combinational: that FCP starts this clock; the framer presents word 0 in this clock and word `k` in the `k`-th moving clock after |
 //! | `fcp_ready` | out | combinational (`tx_ready | ~tx_valid`): the pipeline moves this clock, so the FCP word presented now is taken; the framer holds its next word until then |
+//! | `fcp_done` | out | combinational (`tx_valid & tx_ready & tx_link & tx_eop`): an FCP's last word moves on the wire this clock (its last beat, docs/spec.md §10); on a wire that never stalls [`crate::fcp_tx::start_to_done`] clocks after its `fcp_start`. FCPs leave in the order they started |
 //! | `fcp_valid`, `fcp_data`, `fcp_keep`, `fcp_sop`, `fcp_eop` | in | the FCP's words (`fcp_data` carries them; the rest is checked) |
 //! | `offer_valid`, `offer_vl`, `offer_len` | in | the VL arbiter's offer: a data packet of data VL `offer_vl` (4 bits), PktLen `offer_len` (11 bits) |
 //! | `take` | out | combinational: the offered packet starts this clock (the port drives TX credits `send`/`send_vl` and the queue pop from it) |
@@ -43,14 +44,14 @@
 //! whatever the value (PktLen 0 sends the VCRC of nothing, `00 00`).
 //!
 //! # Combinational paths (for a stepper that composes the twin)
-//! [`LinkTxTwin::eval`] is pure. Five outputs depend on this clock's inputs, through the
+//! [`LinkTxTwin::eval`] is pure. Six outputs depend on this clock's inputs, through the
 //! registers' boundary (`~a_active | a_last`) and the pipeline's advance
 //! (`adv = tx_ready | ~tx_valid`):
 //! - `vl15_take` on `vl15_valid`, `tx_ready`, `reset`;
 //! - `fcp_start` on `vl15_valid`, `fcp_pending`, `tx_ready`, `reset`;
 //! - `take` on `vl15_valid`, `fcp_pending`, `link_active`, `offer_valid`, `tx_ready`, `reset`;
 //! - `src_rd` on `tx_ready`, `reset`;
-//! - `fcp_ready` on `tx_ready`.
+//! - `fcp_ready` and `fcp_done` on `tx_ready`.
 //!
 //! `eval` reads no other input: `vl15_len`, `offer_vl`, `offer_len`, `fcp_valid`,
 //! `fcp_data`, `fcp_keep`, `fcp_sop`, `fcp_eop` and `src_data` are only sampled by
@@ -219,6 +220,7 @@ pub struct LinkTxOut {
     pub vl15_take: bool,
     pub fcp_start: bool,
     pub fcp_ready: bool,
+    pub fcp_done: bool,
     pub take: bool,
     pub src_rd: bool,
     pub src_vl: u8,
@@ -503,6 +505,7 @@ impl Twin for LinkTxTwin {
             vl15_take: c.pick_vl15 && live,
             fcp_start: c.pick_fcp && live,
             fcp_ready: c.adv,
+            fcp_done: r.tx.valid && r.tx.link && r.tx.eop && i.tx_ready,
             take: c.pick_data && live,
             src_rd: c.src_rd,
             src_vl: r.src_vl,
@@ -602,6 +605,7 @@ crate::hdl_block! {
         fcp_pending: in Bit = i.fcp_pending;
         fcp_start: out Bit = o.fcp_start;
         fcp_ready: out Bit = o.fcp_ready;
+        fcp_done: out Bit = o.fcp_done;
         fcp_valid: in Bit = i.fcp_valid;
         fcp_data: in Bits<W> = i.fcp_data;
         fcp_keep: in Bits<K> = i.fcp_keep;

@@ -5,7 +5,9 @@
 //! (`next_due`, `on_sent`, `tick`, `restart`) and [`Fcp::encode`] makes the bytes. The
 //! adapter here only applies the RTL's documented cycle contract around them: the
 //! *next* and *pending* registers, one clock from the inputs to the pending FCP, the
-//! first word in the `fcp_start` clock.
+//! first word in the `fcp_start` clock. The scheduler counts a period from the clock the
+//! FCP's last beat moves (`fcp_done`, [`FcpScheduler::on_done`]) with the port's mux's
+//! start-to-last-beat time as its done lag ([`start_to_done`], docs/spec.md §10).
 
 use crate::blocks::{twin_box, Backend, SimBuildError};
 use crate::CycleSim;
@@ -15,7 +17,7 @@ use iblink_model::port::LinkState;
 use iblink_model::scheduler::FcpScheduler;
 use iblink_model::sl2vl::{VlCap, DATA_VLS};
 use iblink_rtl::catalog::fcp_tx_variant;
-use iblink_rtl::fcp_tx::{FcpTxIn, FcpTxOut, FcpTxTwin, WIDTHS};
+use iblink_rtl::fcp_tx::{start_to_done, FcpTxIn, FcpTxOut, FcpTxTwin, WIDTHS};
 use iblink_rtl::link::{LINK_ACTIVE, LINK_ARM, LINK_DOWN, LINK_INIT};
 use iblink_rtl::tx_credits::VL_CAPS;
 use rand::{Rng, SeedableRng};
@@ -71,6 +73,11 @@ pub struct Tally {
     /// pipeline stalls with the wire, docs/spec.md §10); clocks the mux stalled.
     pub second_held: u64,
     pub stalled: u64,
+    /// FCPs whose last beat moved (`fcp_done`), and those of them that moved later than
+    /// a wire that never stalls would have (a stall between start and last beat: their
+    /// VL's periods count from the later clock, docs/spec.md §10).
+    pub done: u64,
+    pub done_late: u64,
     /// FCPs per VL.
     pub per_vl: [u64; DATA_VLS],
 }
@@ -95,6 +102,8 @@ pub struct FcpTxModelSim {
     prev_fccl: [u16; DATA_VLS],
     /// For the tally only: the FCCL of each VL's last FCP, and the last `eop` clock.
     sent_fccl: [u16; DATA_VLS],
+    /// For the tally only: the start clocks of the FCPs on their way, oldest first.
+    flying: std::collections::VecDeque<u64>,
     last_eop: Option<u64>,
     clock: u64,
     pub tally: Tally,
@@ -116,6 +125,7 @@ impl FcpTxModelSim {
             second: None,
             prev_fccl: [0; DATA_VLS],
             sent_fccl: [0; DATA_VLS],
+            flying: Default::default(),
             last_eop: None,
             clock: 0,
             tally: Tally::default(),
@@ -136,14 +146,12 @@ impl FcpTxModelSim {
     /// is never 0 when compared; see the RTL's doc).
     fn scheduler(&self, refresh: u16, gap: u16) -> FcpScheduler {
         FcpScheduler::new(self.cap, refresh as u32, (gap as u32).max(1))
+            .with_done_lag(start_to_done(self.lanes * 8))
     }
 
     fn count_gap_holds(&mut self, s: &FcpScheduler, fccl: &[u16; DATA_VLS]) {
         let held = (0..self.cap.get()).any(|v| {
-            let t = s.since_last(v);
-            fccl[v as usize] != self.sent_fccl[v as usize]
-                && t < s.min_gap_clocks()
-                && t < s.refresh_clocks()
+            fccl[v as usize] != self.sent_fccl[v as usize] && !s.gap_passed(v) && !s.refresh_due(v)
         });
         self.tally.min_gap_holds += held as u64;
     }
@@ -216,7 +224,7 @@ impl CycleSim for FcpTxModelSim {
             let t = &mut self.tally;
             t.fcps += 1;
             t.per_vl[f.vl as usize] += 1;
-            if sched.since_last(f.vl) >= sched.refresh_clocks() {
+            if sched.refresh_due(f.vl) {
                 t.refresh += 1;
             } else if f.fccl != self.sent_fccl[f.vl as usize] {
                 t.on_change += 1;
@@ -240,6 +248,17 @@ impl CycleSim for FcpTxModelSim {
             self.last_eop = Some(self.clock);
         }
         self.tally.stray_starts += (i.fcp_start && !pending) as u64;
+        if i.fcp_done && !restart_all {
+            if let Some(p) = self.flying.pop_front() {
+                self.tally.done += 1;
+                self.tally.done_late += (self.clock > p + start_to_done(self.lanes * 8) as u64) as u64;
+            }
+        }
+        if restart_all {
+            self.flying.clear();
+        } else if take {
+            self.flying.push_back(self.clock);
+        }
         self.tally.second_held += (!take && self.second.is_some() && !i.fcp_ready) as u64;
         self.tally.stalled += !i.fcp_ready as u64;
         self.tally.waits += (pending && !take) as u64;
@@ -266,6 +285,12 @@ impl CycleSim for FcpTxModelSim {
             return o;
         }
         self.count_gap_holds(&sched, &fccl);
+
+        // The oldest FCP on its way has its last beat moving now: its VL's periods count
+        // from here (before this clock's start, which restarts its own VL's).
+        if i.fcp_done {
+            sched.on_done();
+        }
 
         // The next VL: the reference's next_due with the FCPs ahead of it already sent
         // (the one starting now, and the one pending after this edge), on the previous
@@ -414,6 +439,9 @@ pub struct FcpTxStimulus {
     busy_left: u32,
     /// The mux's `fcp_ready`: its pipeline stalls with the wire (docs/spec.md §10).
     wire: super::ReadyPhases,
+    /// The FCPs started and not yet on the wire, oldest first: the moving clocks until
+    /// each one's last beat moves (`fcp_done`; [`start_to_done`] after its start).
+    flight: std::collections::VecDeque<u32>,
     pub stats: StimulusStats,
 }
 
@@ -436,6 +464,7 @@ impl FcpTxStimulus {
             delay_left: None,
             busy_left: 0,
             wire: super::ReadyPhases::new(2_000..20_000, 0.3..0.95, 300, 10..300, false),
+            flight: Default::default(),
             stats: StimulusStats::default(),
         }
     }
@@ -469,7 +498,7 @@ impl FcpTxStimulus {
                 min_gap_clocks: r.gen_range(60..=200),
             },
         };
-        self.policy = match r.gen_range(0..4) {
+        self.policy = match r.gen_range(0..5) {
             0 => MuxPolicy::Immediate,
             1 => MuxPolicy::Delay {
                 max: r.gen_range(1..=3),
@@ -542,7 +571,7 @@ impl Iterator for FcpTxStimulus {
             };
             self.stats.link_changes += 1;
         }
-        if self.link == LINK_DOWN && r.gen_ratio(1, 20) {
+        if self.link == LINK_DOWN && r.gen_ratio(1, 24) {
             self.link = LINK_INIT;
             self.stats.link_changes += 1;
         }
@@ -610,8 +639,24 @@ impl Iterator for FcpTxStimulus {
             }
         }
         // A stray grant while nothing is pending must be ignored.
-        if !pending && i.fcp_ready && self.rng.gen_ratio(1, 200) {
+        if !pending && i.fcp_ready && self.rng.gen_ratio(1, 100) {
             i.fcp_start = true;
+        }
+        // The mux's wire: an FCP's last beat moves in the start_to_done-th moving clock
+        // after its start; a restart (the mux's reset) drops the FCPs on their way.
+        if i.fcp_ready {
+            for left in self.flight.iter_mut() {
+                *left -= 1;
+            }
+            if self.flight.front() == Some(&0) {
+                self.flight.pop_front();
+                i.fcp_done = true;
+            }
+        }
+        if i.restart || i.link_state == LINK_DOWN {
+            self.flight.clear();
+        } else if i.fcp_start && pending {
+            self.flight.push_back(start_to_done(self.width_bits));
         }
         // FCTBS moving on its own (other policies).
         if !matches!(self.policy, MuxPolicy::Traffic { .. })

@@ -414,6 +414,7 @@ impl CycleSim for PortCycleModel {
             fccl: rco.fccl,
             fcp_start: lto.fcp_start,
             fcp_ready: lto.fcp_ready,
+            fcp_done: lto.fcp_done,
         });
         if lto.fcp_start || self.fcp_second.is_some() {
             assert!(

@@ -212,6 +212,8 @@ impl CycleSim for LinkTxModelSim {
             vl15_take: live && pick == Some(ItemKind::Vl15),
             fcp_start: live && pick == Some(ItemKind::Fcp),
             fcp_ready: true,
+            // The wire word moves (it waits only in the branch above): an FCP's last beat.
+            fcp_done: self.tx.valid && self.tx.link && self.tx.eop,
             take: live && pick == Some(ItemKind::Data),
             src_rd: live && read,
             src_vl: self.src_vl,

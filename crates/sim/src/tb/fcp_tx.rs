@@ -51,6 +51,9 @@ pub fn run(vls: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRepor
             Gate::at_least("clocks an FCP waited for the mux", t.waits, min),
             Gate::at_least("stray fcp_start", t.stray_starts, min),
             Gate::at_least("clocks the mux stalled (fcp_ready low)", t.stalled, 50 * min),
+            // docs/spec.md §10: periods count from the last beat, however late it moved.
+            Gate::at_least("FCPs whose last beat moved (fcp_done)", t.done, 10 * min),
+            Gate::at_least("...of them later than on a wire that never stalls", t.done_late, min),
             Gate::at_least("clocks in LINK_DOWN", t.down_clocks, min),
             Gate::at_least("FCCL changes", s.fccl_changes, min),
             Gate::at_least("FCCL reverts", s.fccl_reverts, 2 * min),

@@ -166,6 +166,8 @@ pub fn run_wire(vls: usize, width: usize, seed: u64, o: &TbOptions, stalls: bool
                 Gate::at_least("  a first word", s.tx_stalled_first, per_m(1_000)),
                 Gate::at_least("  an FCP word", s.tx_stalled_fcp, per_m(200)),
                 Gate::at_least("stalls of 100+ clocks", s.tx_long_stalls, per_m(5)),
+                // docs/spec.md §10: their VL's FCP periods count from the later last beat.
+                Gate::at_least("FCPs whose last beat a stall delayed", model.fcp_tx_tally().done_late, per_m(100)),
             ]);
         }
         g

@@ -265,3 +265,51 @@ fn restart_burst_spec_example_and_back_to_back() {
         }
     }
 }
+
+/// docs/spec.md §10: a VL's refresh counts from the clock its FCP's last beat moves on the
+/// wire (`fcp_done`), `L`, and ends at `L + c - D`, `D` being the clocks from the FCP's
+/// start to its last beat on a wire that never stalls (the mux's start to `tx_sop`,
+/// `START_TO_SOP`, then one clock a word after the first); its FCP is pending 2 clocks
+/// after it falls due (the block's latency). On a wire that never stalls (`L = p + D`)
+/// that is `p + c + 2`, as when the period counted from the start; a stall of `k` clocks
+/// between the start and the last beat moves it by `k`. A period of `D` clocks or less
+/// counts from the start whatever the wire does.
+#[test]
+fn refresh_counts_from_the_last_beat() {
+    for width in [32usize, 64] {
+        let words = FCP_BYTES.div_ceil(width / 8) as u64;
+        let d = iblink_rtl::link_tx::START_TO_SOP as u64 + words - 1;
+        for b in Backend::ALL {
+            for (refresh, stall) in [(40u16, 0u64), (40, 7), (d as u16 + 1, 0), (d as u16 + 1, 3), (3, 7), (d as u16, 9)] {
+                let mut s = sim(1, width, b);
+                let who = format!("{} w{width} refresh {refresh} stall {stall}", s.backend());
+                let cfg = TimerConfig { refresh_clocks: refresh, min_gap_clocks: 1000 };
+                // A restart makes VL0 due: it is pending 3 clocks later and starts then (p).
+                let mut i = quiet(LINK_ARM, cfg);
+                i.restart = true;
+                s.step(&i);
+                for _ in 0..2 {
+                    s.step(&quiet(LINK_ARM, cfg));
+                }
+                let p = 3u64;
+                let last = p + d + stall;
+                let mut pending_at = None;
+                for t in p..p + 200 {
+                    let mut i = quiet(LINK_ARM, cfg);
+                    i.fcp_start = t == p;
+                    // The wire stalls after the FCP's words are taken, before its last beat.
+                    i.fcp_ready = !(t >= p + words && t < p + words + stall);
+                    i.fcp_done = t == last;
+                    let o = s.step(&i);
+                    if t == p {
+                        assert!(o.fcp_pending && o.fcp_sop, "{who}: VL0 not started at {p}: {o:?}");
+                    } else if pending_at.is_none() && o.fcp_pending {
+                        pending_at = Some(t);
+                    }
+                }
+                let due = if refresh as u64 > d { last + refresh as u64 - d } else { p + refresh as u64 };
+                assert_eq!(pending_at, Some(due + 2), "{who}");
+            }
+        }
+    }
+}

@@ -29,6 +29,9 @@
 //     an independent check: a word offered under tx_ready low is offered again, unchanged,
 //     in the next clock (valid, data, keep, sop, eop, link), unless a reset drops it.
 //     The wire monitor (4) follows the words that move.
+//  7. The FCP's last beat (docs/spec.md §10): fcp_done is high exactly in a clock where
+//     the model's word on the wire is an FCP's last word and it moves (tx_ready): the
+//     clock the FCP framer's periods count from.
 //
 // The model below (h_*) is the contract's slot sequencer written from the spec: a start
 // in clock s makes clocks s+1 .. s+n the item's slots, n = ceil(wire bytes / W), and the
@@ -63,7 +66,7 @@ localparam KW = DATA_WIDTH / 8;              // byte lanes
 localparam KL = (DATA_WIDTH == 64) ? 3 : 2;  // log2(KW)
 localparam LB = (DATA_WIDTH == 64) ? 10 : 11; // the DUT's a_left width
 
-wire vl15_take, fcp_start, fcp_ready, take, src_rd;
+wire vl15_take, fcp_start, fcp_ready, fcp_done, take, src_rd;
 wire [3:0] src_vl;
 wire tx_valid, tx_sop, tx_eop, tx_link, fcp_framing_error;
 wire [DATA_WIDTH-1:0] tx_data;
@@ -73,7 +76,7 @@ wire [15:0] vl15_starts, fcp_starts, data_starts;
 iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH)) dut (
     .clock(clock), .reset(reset), .link_active(link_active),
     .vl15_valid(vl15_valid), .vl15_len(vl15_len), .vl15_take(vl15_take),
-    .fcp_pending(fcp_pending), .fcp_start(fcp_start), .fcp_ready(fcp_ready), .fcp_valid(fcp_valid),
+    .fcp_pending(fcp_pending), .fcp_start(fcp_start), .fcp_ready(fcp_ready), .fcp_done(fcp_done), .fcp_valid(fcp_valid),
     .fcp_data(fcp_data), .fcp_keep(fcp_keep), .fcp_sop(fcp_sop), .fcp_eop(fcp_eop),
     .offer_valid(offer_valid), .offer_vl(offer_vl), .offer_len(offer_len), .take(take),
     .src_rd(src_rd), .src_vl(src_vl), .src_data(src_data),
@@ -194,6 +197,8 @@ always @(*) begin
     assert(tx_sop == (d3_v && d3_sop));
     assert(tx_eop == (d3_v && d3_eop));
     assert(tx_link == (d3_v && d3_link));
+    // 7. The FCP's last beat moves.
+    assert(fcp_done == (d3_v && d3_eop && d3_link && tx_ready));
     assert(tx_keep == (d3_v ? d3_keep : {KW{1'b0}}));
     if (d3_v) assert(((tx_data ^ d3_data) & lanes(d3_dkeep)) == {DATA_WIDTH{1'b0}});
     // Bytes past tx_keep are 0 (all 0 when tx_valid is 0).
