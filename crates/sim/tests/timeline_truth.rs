@@ -60,7 +60,8 @@ fn link(name: &str, mut s: Scenario) {
         let c = sys.clock;
         let outs = sys.step();
         for (d, o) in [outs.0, outs.1].iter().enumerate() {
-            if !o.tx_valid || o.tx_link {
+            // A word counts in the clock it moves: the PHY takes it (docs/spec.md §10).
+            if !o.tx_valid || o.tx_link || !s.phy_ready(d, c, wb) {
                 continue;
             }
             if o.tx_sop {

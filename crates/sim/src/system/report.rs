@@ -53,7 +53,7 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
     type RunFig = fn(&DirReport) -> String;
     type ModelFig = fn(&ModelSummary, usize) -> Option<String>;
     type Apart = fn(&DirReport, &ModelSummary, usize) -> bool;
-    let rows: [(&str, RunFig, ModelFig, Option<Apart>); 15] = [
+    let rows: [(&str, RunFig, ModelFig, Option<Apart>); 16] = [
         (
             "measured window, clocks",
             |x| x.window_clocks.to_string(),
@@ -78,6 +78,12 @@ pub fn summary_table(r: &RunReport, s: &Scenario) -> String {
             |x| pct(x.fcp_overhead()),
             |m, k| Some(pct(ratio(m.fcp_clocks[k], m.window_clocks))),
             Some(|x, m, k| Comparison::points_apart(x.fcp_overhead(), ratio(m.fcp_clocks[k], m.window_clocks))),
+        ),
+        (
+            "PHY stalls (lost line time)",
+            |x| pct(x.phy_stall_share()),
+            |_, _| None,
+            None,
         ),
         (
             "idle clocks while a VL eligible",

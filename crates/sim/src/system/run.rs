@@ -133,6 +133,9 @@ pub struct DirReport {
     pub busy_bins: Vec<u32>,
     pub data_clocks: u64,
     pub fcp_clocks: u64,
+    /// Clocks the PHY held the sender's `tx_ready` low (`[wire] phy_stall`): line time
+    /// its own symbols took, no word of the port's moved.
+    pub phy_stall_clocks: u64,
     /// Clocks in LinkActive with no word sent while a data VL was eligible (for at least
     /// the grace clocks); the first few such clocks.
     pub idle_while_eligible: u64,
@@ -185,6 +188,10 @@ impl DirReport {
     }
     pub fn fcp_overhead(&self) -> f64 {
         self.fcp_clocks as f64 / self.window_clocks.max(1) as f64
+    }
+    /// The share of the clocks the PHY's stalls took.
+    pub fn phy_stall_share(&self) -> f64 {
+        self.phy_stall_clocks as f64 / self.window_clocks.max(1) as f64
     }
     /// Each data VL's share of the data blocks sent.
     pub fn shares(&self, vls: usize) -> Vec<f64> {
@@ -612,9 +619,12 @@ impl SystemRun {
         let s = &self.scenario;
         let ledger = &self.dirs[side].ledger;
         let u = &mut self.sides[side];
+        // The PHY's stalls (docs/spec.md §10).
+        let tx_ready = s.phy_ready(side, c, self.width_bytes as u64);
         let mut i = LinkPortIn {
             reset,
             link_state: state,
+            tx_ready,
             ..Default::default()
         };
         if let Some((bytes, k)) = &u.cur {
@@ -787,6 +797,9 @@ impl SystemRun {
 
     /// Side `s`'s transmitter: pops, the word stream into the channel, measurements.
     fn transmit(&mut self, s: usize, _i: &LinkPortIn, o: &LinkPortOut, measuring: bool, active: bool) {
+        if measuring && !_i.tx_ready {
+            self.dirs[s].rep.phy_stall_clocks += 1;
+        }
         let c = self.clock;
         let vls = self.vls;
         let u = &mut self.sides[s];
@@ -826,8 +839,9 @@ impl SystemRun {
                 None => d.rep.anomalies += 1,
             }
         }
-        // The word into the channel; a data item's fate is drawn at its first word.
-        let w = LinkWord::from_tx(o);
+        // The word into the channel (only a word that moves: the PHY takes it with
+        // tx_ready); a data item's fate is drawn at its first word.
+        let w = LinkWord::from_tx(o).filter(|_| _i.tx_ready);
         // The timeline's throughput: the bytes of each data or VL15 word in the clock it
         // goes on the wire, by the VL its packet's LRH names (docs/spec.md §3: the high
         // nibble of the first byte).

@@ -19,6 +19,12 @@
 //! data_loss = 0.0           # probability per data / VL15 packet
 //! bit_flip = 0.0            # probability per item of one flipped bit
 //!
+//! [wire]                    # the PHY under each port's transmit stream (docs/spec.md §10)
+//! phy_stall = "skip"        # tx_ready low 1 clock every 4608 symbol times (a SKIP ordered
+//!                           # set: 1152 clocks at 32 bits, 576 at 64); "none" never stalls;
+//!                           # { every_clocks = N, clocks = K }: K clocks low every N (B's
+//!                           # phase half a period after A's)
+//!
 //! [[fault]]                 # a window that overrides the channel's probabilities
 //! from = 100000
 //! to = 300000
@@ -119,6 +125,36 @@ impl Default for ChannelSpec {
     }
 }
 
+/// The PHY's stalls of each port's transmit wire (`[wire] phy_stall`): `tx_ready` low
+/// while the PHY sends its own symbols (an IB PHY's SKIP ordered sets), docs/spec.md §10.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PhyStall {
+    /// The default (`"skip"`): one clock every [`SKIP_SYMBOLS`] symbol times, as a PHY
+    /// inserting a SKIP ordered set (4 symbols a lane, less than a clock's line time at
+    /// either width, so one clock) that often.
+    #[default]
+    Skip,
+    /// `{ every_clocks = N, clocks = K }`: `tx_ready` low for `K` clocks every `N`.
+    Every { every_clocks: u64, clocks: u64 },
+    /// `"none"`: a wire that never stalls.
+    None,
+}
+
+/// Symbol times between the SKIP ordered sets of the default PHY (the interval IBA's
+/// physical layer gives for clock compensation; a symbol time is a byte, docs/spec.md §1).
+pub const SKIP_SYMBOLS: u64 = 4608;
+
+impl PhyStall {
+    /// `(every_clocks, clocks)` at `width_bytes` a clock; `None` for a wire that never stalls.
+    pub fn period(&self, width_bytes: u64) -> Option<(u64, u64)> {
+        match *self {
+            PhyStall::Skip => Some((SKIP_SYMBOLS / width_bytes, 1)),
+            PhyStall::Every { every_clocks, clocks } => Some((every_clocks, clocks)),
+            PhyStall::None => None,
+        }
+    }
+}
+
 /// A receive-side stall: the higher layer at `side` takes nothing from `vls` in `[from, to)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stall {
@@ -157,6 +193,8 @@ pub struct Scenario {
     pub sl2vl: [u8; 16],
     pub traffic: Vec<TrafficSpec>,
     pub drain: DrainSpec,
+    /// `[wire] phy_stall`: the PHY's stalls of each port's `tx_ready`.
+    pub phy_stall: PhyStall,
 }
 
 fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
@@ -254,7 +292,7 @@ impl Scenario {
             "",
             &[
                 "name", "port", "cycles", "seed", "activate_after", "arm_clocks", "sample_every", "channel", "fault", "resync", "sl2vl",
-                "traffic", "drain",
+                "traffic", "drain", "wire",
             ],
         )?;
         let port = match top.get("port") {
@@ -294,6 +332,29 @@ impl Scenario {
                 if let Some(v) = t.get(k) {
                     *slot = prob(v, &format!("channel.{k}"))?;
                 }
+            }
+        }
+
+        let mut phy_stall = PhyStall::default();
+        if let Some(w) = top.get("wire") {
+            let t = table(w, "wire", &["phy_stall"])?;
+            if let Some(v) = t.get("phy_stall") {
+                let f = "wire.phy_stall";
+                phy_stall = match v {
+                    Value::String(x) if x == "skip" => PhyStall::Skip,
+                    Value::String(x) if x == "none" => PhyStall::None,
+                    Value::Table(_) => {
+                        let t = table(v, f, &["every_clocks", "clocks"])?;
+                        let need = |k: &str| t.get(k).ok_or_else(|| err(format!("{f}.{k}"), "missing"));
+                        let every_clocks = int(need("every_clocks")?, &format!("{f}.every_clocks"), 2, 1 << 32)? as u64;
+                        let clocks = int(need("clocks")?, &format!("{f}.clocks"), 1, 1 << 32)? as u64;
+                        if clocks >= every_clocks {
+                            return Err(err(format!("{f}.clocks"), format!("{clocks} is not below every_clocks = {every_clocks}")));
+                        }
+                        PhyStall::Every { every_clocks, clocks }
+                    }
+                    _ => return Err(err(f, format!("{v} is not \"skip\", \"none\" or {{ every_clocks = N, clocks = K }}"))),
+                };
             }
         }
 
@@ -450,6 +511,7 @@ impl Scenario {
             sl2vl,
             traffic,
             drain,
+            phy_stall,
         })
     }
 
@@ -461,6 +523,16 @@ impl Scenario {
             s.name = path.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default();
         }
         Ok(s)
+    }
+
+    /// The PHY's `tx_ready` for side `side` (0: A, 1: B) in clock `clock` at `width_bytes`
+    /// a clock (`[wire] phy_stall`): low for the last `K` clocks of every `N`, side B's
+    /// phase half a period after A's.
+    pub fn phy_ready(&self, side: usize, clock: u64, width_bytes: u64) -> bool {
+        self.phy_stall.period(width_bytes).is_none_or(|(n, k)| {
+            let phase = if side == 0 { 0 } else { n / 2 };
+            (clock + phase) % n < n - k
+        })
     }
 
     /// The VL an SL's packets travel on.
