@@ -106,6 +106,21 @@ impl LinkTxModelSim {
         let lane_mask = ((1u16 << self.lanes) - 1) as u8;
         i.fcp_valid && i.fcp_sop == (k == 0) && i.fcp_eop == (k + 1 == n) && i.fcp_keep & lane_mask == keep_of(bytes as u32)
     }
+
+    /// The item started last clock is counted (the counters show it a clock late).
+    fn count_start(&mut self) {
+        if let Some(k) = self.started_prev.take() {
+            self.starts[k as usize] = self.starts[k as usize].wrapping_add(1);
+        }
+    }
+
+    /// A reset: the item in progress, the pipeline and the wire word are dropped.
+    fn drop_all(&mut self) {
+        self.item = None;
+        self.pipe = [None; PIPE];
+        self.tx = LinkWord::default();
+        self.fcp_error = false;
+    }
 }
 
 fn lanes_of(word: u64, n: usize, out: &mut Vec<u8>) {
@@ -132,15 +147,10 @@ impl CycleSim for LinkTxModelSim {
                 data_starts: self.starts[2],
                 ..Default::default()
             };
-            if let Some(k) = self.started_prev.take() {
-                self.starts[k as usize] = self.starts[k as usize].wrapping_add(1);
-            }
+            self.count_start();
             self.last_boundary = false;
             if i.reset {
-                self.item = None;
-                self.pipe = [None; PIPE];
-                self.tx = LinkWord::default();
-                self.fcp_error = false;
+                self.drop_all();
             }
             return out;
         }
@@ -225,17 +235,12 @@ impl CycleSim for LinkTxModelSim {
         };
         // The clock edge.
         self.fcp_prev = i.fcp_data;
-        if let Some(k) = self.started_prev.take() {
-            self.starts[k as usize] = self.starts[k as usize].wrapping_add(1);
-        }
+        self.count_start();
         if live {
             self.started_prev = pick;
         }
         if i.reset {
-            self.item = None;
-            self.pipe = [None; PIPE];
-            self.tx = LinkWord::default();
-            self.fcp_error = false;
+            self.drop_all();
             return out;
         }
         self.tx = self.pipe[PIPE - 1].unwrap_or_default();
