@@ -41,8 +41,7 @@ wire_ints! {
     bool => u8, u16, u32, u64;
 }
 
-/// One instance input and what drives it (`src` is `top` for a top-level input, `high`
-/// for a constant 1).
+/// One instance input and what drives it (`src` is `top` for a top-level input).
 #[derive(Clone, Copy, Debug)]
 pub struct Conn {
     pub dst: &'static str,
@@ -186,9 +185,6 @@ impl Description {
         let top_port = |name: &str| top.iter().find(|p| p.name == name).cloned();
         // Net names: an instance output is `<inst>_<port>`; a top-level input is itself.
         let net_of = |src: &str, path: &str| -> Result<(String, usize), NetlistError> {
-            if src == "high" {
-                return Ok(("1'b1".into(), 1));
-            }
             if src == "top" {
                 let p = top_port(&norm(path)).filter(|p| p.dir == Dir::Input).ok_or_else(|| NetlistError::Top {
                     module: err_mod.clone(),
@@ -409,14 +405,11 @@ pub fn composed_variant(
 }
 
 
-/// `src` of a connection: a top-level input (`top.x`), a constant 1 (`high.bit`) or an
-/// instance output.
+/// `src` of a connection: a top-level input (`top.x`) or an instance output.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __netlist_src {
     ($t:ident, $o:ident, top $(. $p:ident)+) => { $t $(. $p)+ };
-    // A constant 1 (`high.bit`): an input the composition holds high.
-    ($t:ident, $o:ident, high . bit) => { true };
     ($t:ident, $o:ident, $s:ident $(. $p:ident)+) => { $o.$s $(. $p)+ };
 }
 
