@@ -11,17 +11,7 @@ HERE = Path(__file__).resolve().parent
 
 def header_ports(module):
     """(direction, name) of each port in the module's ANSI header."""
-    text = (HDL / f"{module}.v").read_text()
-    head = text[text.index(f"module {module} ") :]
-    # The port list is the parenthesised list that follows the parameters, if any.
-    body = head[: head.index(");")]
-    ports = []
-    for line in body.splitlines():
-        code = line.split("//")[0].strip().rstrip(",")
-        m = re.match(r"(input|output)\s+(?:wire|reg)?\s*(?:signed\s*)?(?:\[[^\]]*\])?\s*(\w+)$", code)
-        if m:
-            ports.append((m.group(1), m.group(2)))
-    return ports
+    return [(d, n) for d, _, n in header_port_decls(module)[0]]
 
 
 def build_root():
