@@ -8,10 +8,13 @@
 // wire) -> the MAC; the MAC -> iblink_pause_rx (priorities held) and the receive buffers
 // (iblink_eth_rxbuf), whose fill levels drive iblink_pfc_tx. One module for every
 // configuration: the queues, the width and the memories are parameters; the flow-control
-// configuration comes in on the cfg_* ports. The MAC may stall the transmit stream any
-// clock (tx_ready; a word and tx_valid hold while it is low, docs/spec.md §10). Each
-// instance's module documents its ports and cycle contract; the rules of the whole are in
-// docs/pfc.md. Files: iblink_eth_port.f.
+// configuration comes in on the cfg_* ports. Streams are AXI4-Stream (a beat moves when
+// tvalid and tready are high, and holds while tready is low): s_axis_tx_* (one per
+// queue, packed: queue q's beat at [q]) from the user, m_axis_mac_* to the MAC (which may
+// stall it any clock, docs/spec.md §10), s_axis_mac_* from the MAC (no tready: a MAC's
+// receive side cannot wait; tuser on the last beat marks a bad frame), m_axis_rx_* (one
+// per queue) to the user. Each instance's module documents its ports and cycle
+// contract; the rules of the whole are in docs/pfc.md. Files: iblink_eth_port.f.
 `default_nettype none
 module iblink_eth_port #(
     // Queues, 1 to 8 (each a set of priorities, docs/spec.md §9)
@@ -38,36 +41,36 @@ module iblink_eth_port #(
     input  wire [15:0]   cfg_tx_words,
     input  wire [QUEUES-1:0] hw_level,
     input  wire [QUEUES-1:0] sw_req,
-    input  wire [QUEUES-1:0] s_valid,
-    input  wire [DATA_WIDTH*QUEUES-1:0] s_data,
-    input  wire [DATA_WIDTH/8*QUEUES-1:0] s_keep,
-    input  wire [QUEUES-1:0] s_last,
-    output wire [QUEUES-1:0] s_ready,
-    output wire          tx_valid,
-    output wire [DATA_WIDTH-1:0] tx_data,
-    output wire [DATA_WIDTH/8-1:0] tx_keep,
-    output wire          tx_last,
-    input  wire          tx_ready,
-    input  wire          rx_valid,
-    input  wire [DATA_WIDTH-1:0] rx_data,
-    input  wire [DATA_WIDTH/8-1:0] rx_keep,
-    input  wire          rx_last,
-    input  wire          rx_user,
-    input  wire [QUEUES-1:0] rd_en,
-    output wire [QUEUES-1:0] rd_valid,
-    output wire [DATA_WIDTH*QUEUES-1:0] rd_data,
-    output wire [DATA_WIDTH/8*QUEUES-1:0] rd_keep,
-    output wire [QUEUES-1:0] rd_last,
+    input  wire [DATA_WIDTH*QUEUES-1:0] s_axis_tx_tdata,
+    input  wire [DATA_WIDTH/8*QUEUES-1:0] s_axis_tx_tkeep,
+    input  wire [QUEUES-1:0] s_axis_tx_tvalid,
+    output wire [QUEUES-1:0] s_axis_tx_tready,
+    input  wire [QUEUES-1:0] s_axis_tx_tlast,
+    output wire [DATA_WIDTH-1:0] m_axis_mac_tdata,
+    output wire [DATA_WIDTH/8-1:0] m_axis_mac_tkeep,
+    output wire          m_axis_mac_tvalid,
+    input  wire          m_axis_mac_tready,
+    output wire          m_axis_mac_tlast,
+    input  wire [DATA_WIDTH-1:0] s_axis_mac_tdata,
+    input  wire [DATA_WIDTH/8-1:0] s_axis_mac_tkeep,
+    input  wire          s_axis_mac_tvalid,
+    input  wire          s_axis_mac_tlast,
+    input  wire          s_axis_mac_tuser,
+    output wire [DATA_WIDTH*QUEUES-1:0] m_axis_rx_tdata,
+    output wire [DATA_WIDTH/8*QUEUES-1:0] m_axis_rx_tkeep,
+    output wire [QUEUES-1:0] m_axis_rx_tvalid,
+    input  wire [QUEUES-1:0] m_axis_rx_tready,
+    output wire [QUEUES-1:0] m_axis_rx_tlast,
     output wire [16*QUEUES-1:0] fill_bytes,
     output wire [QUEUES-1:0] drop,
     output wire          rx_bad,
     output wire [7:0]    paused
 );
 
-wire [QUEUES-1:0] rxb_rd_valid;
-wire [DATA_WIDTH*QUEUES-1:0] rxb_rd_data;
-wire [DATA_WIDTH/8*QUEUES-1:0] rxb_rd_keep;
-wire [QUEUES-1:0] rxb_rd_last;
+wire [DATA_WIDTH*QUEUES-1:0] rxb_m_axis_tdata;
+wire [DATA_WIDTH/8*QUEUES-1:0] rxb_m_axis_tkeep;
+wire [QUEUES-1:0] rxb_m_axis_tvalid;
+wire [QUEUES-1:0] rxb_m_axis_tlast;
 wire [16*QUEUES-1:0] rxb_fill_bytes;
 wire [QUEUES-1:0] rxb_drop;
 wire rxb_bad;
@@ -87,11 +90,11 @@ wire pfr_tx_valid;
 wire [DATA_WIDTH-1:0] pfr_tx_data;
 wire pfr_tx_last;
 wire pfr_frame_done;
-wire [QUEUES-1:0] txq_s_ready;
-wire txq_tx_valid;
-wire [DATA_WIDTH-1:0] txq_tx_data;
-wire [DATA_WIDTH/8-1:0] txq_tx_keep;
-wire txq_tx_last;
+wire [QUEUES-1:0] txq_s_axis_tready;
+wire txq_m_axis_tvalid;
+wire [DATA_WIDTH-1:0] txq_m_axis_tdata;
+wire [DATA_WIDTH/8-1:0] txq_m_axis_tkeep;
+wire txq_m_axis_tlast;
 wire txq_tx_busy;
 
 iblink_eth_rxbuf #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(RX_ADDR_BITS)) rxb (
@@ -99,16 +102,16 @@ iblink_eth_rxbuf #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(RX_ADDR_
     .reset(reset),
     .cfg_priorities(cfg_priorities),
     .cfg_size_words(cfg_size_words),
-    .rx_valid(rx_valid),
-    .rx_data(rx_data),
-    .rx_keep(rx_keep),
-    .rx_last(rx_last),
-    .rx_user(rx_user),
-    .rd_en(rd_en),
-    .rd_valid(rxb_rd_valid),
-    .rd_data(rxb_rd_data),
-    .rd_keep(rxb_rd_keep),
-    .rd_last(rxb_rd_last),
+    .s_axis_tdata(s_axis_mac_tdata),
+    .s_axis_tkeep(s_axis_mac_tkeep),
+    .s_axis_tvalid(s_axis_mac_tvalid),
+    .s_axis_tlast(s_axis_mac_tlast),
+    .s_axis_tuser(s_axis_mac_tuser),
+    .m_axis_tdata(rxb_m_axis_tdata),
+    .m_axis_tkeep(rxb_m_axis_tkeep),
+    .m_axis_tvalid(rxb_m_axis_tvalid),
+    .m_axis_tready(m_axis_rx_tready),
+    .m_axis_tlast(rxb_m_axis_tlast),
     .fill_bytes(rxb_fill_bytes),
     .drop(rxb_drop),
     .bad(rxb_bad)
@@ -117,11 +120,11 @@ iblink_eth_rxbuf #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(RX_ADDR_
 iblink_pause_rx #(.DATA_WIDTH(DATA_WIDTH), .COUNT_BITS(16)) prx (
     .clock(clock),
     .reset(reset),
-    .rx_valid(rx_valid),
-    .rx_data(rx_data),
-    .rx_keep(rx_keep),
-    .rx_last(rx_last),
-    .rx_user(rx_user),
+    .rx_valid(s_axis_mac_tvalid),
+    .rx_data(s_axis_mac_tdata),
+    .rx_keep(s_axis_mac_tkeep),
+    .rx_last(s_axis_mac_tlast),
+    .rx_user(s_axis_mac_tuser),
     .paused(prx_paused),
     .cnt_pause(prx_cnt_pause),
     .cnt_pfc(prx_cnt_pfc),
@@ -166,7 +169,7 @@ iblink_pfc_frame #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH)) pfr (
     .tx_valid(pfr_tx_valid),
     .tx_data(pfr_tx_data),
     .tx_last(pfr_tx_last),
-    .tx_ready(tx_ready),
+    .tx_ready(m_axis_mac_tready),
     .frame_done(pfr_frame_done)
 );
 
@@ -175,32 +178,32 @@ iblink_eth_txq #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(TX_ADDR_BI
     .reset(reset),
     .cfg_priorities(cfg_priorities),
     .cfg_tx_words(cfg_tx_words),
-    .s_valid(s_valid),
-    .s_data(s_data),
-    .s_keep(s_keep),
-    .s_last(s_last),
+    .s_axis_tvalid(s_axis_tx_tvalid),
+    .s_axis_tdata(s_axis_tx_tdata),
+    .s_axis_tkeep(s_axis_tx_tkeep),
+    .s_axis_tlast(s_axis_tx_tlast),
     .paused(prx_paused),
     .ctrl(pfr_tx_valid),
     .ctrl_data(pfr_tx_data),
     .ctrl_last(pfr_tx_last),
-    .s_ready(txq_s_ready),
-    .tx_valid(txq_tx_valid),
-    .tx_data(txq_tx_data),
-    .tx_keep(txq_tx_keep),
-    .tx_last(txq_tx_last),
-    .tx_ready(tx_ready),
+    .s_axis_tready(txq_s_axis_tready),
+    .m_axis_tvalid(txq_m_axis_tvalid),
+    .m_axis_tdata(txq_m_axis_tdata),
+    .m_axis_tkeep(txq_m_axis_tkeep),
+    .m_axis_tlast(txq_m_axis_tlast),
+    .m_axis_tready(m_axis_mac_tready),
     .tx_busy(txq_tx_busy)
 );
 
-assign s_ready = txq_s_ready;
-assign tx_valid = txq_tx_valid;
-assign tx_data = txq_tx_data;
-assign tx_keep = txq_tx_keep;
-assign tx_last = txq_tx_last;
-assign rd_valid = rxb_rd_valid;
-assign rd_data = rxb_rd_data;
-assign rd_keep = rxb_rd_keep;
-assign rd_last = rxb_rd_last;
+assign s_axis_tx_tready = txq_s_axis_tready;
+assign m_axis_mac_tdata = txq_m_axis_tdata;
+assign m_axis_mac_tkeep = txq_m_axis_tkeep;
+assign m_axis_mac_tvalid = txq_m_axis_tvalid;
+assign m_axis_mac_tlast = txq_m_axis_tlast;
+assign m_axis_rx_tdata = rxb_m_axis_tdata;
+assign m_axis_rx_tkeep = rxb_m_axis_tkeep;
+assign m_axis_rx_tvalid = rxb_m_axis_tvalid;
+assign m_axis_rx_tlast = rxb_m_axis_tlast;
 assign fill_bytes = rxb_fill_bytes;
 assign drop = rxb_drop;
 assign rx_bad = rxb_bad;

@@ -6,16 +6,16 @@
 `default_nettype none
 // iblink_eth_txq: the per-queue transmit queues of an Ethernet flow-control port and
 // their scheduler (docs/spec.md §9). Each queue takes one word a clock from its user
-// (s_valid/s_ready) while it holds fewer than cfg_tx_words words; a frame may go from
+// (s_axis_tvalid/s_axis_tready) while it holds fewer than cfg_tx_words words; a frame may go from
 // the clock after its last word was taken (store and forward). In a clock with no frame
 // on the wire and no PAUSE/PFC word on it (ctrl, the frame builder's tx_valid), the next
 // queue in round-robin order after the last one served that holds a whole frame and none
 // of whose priorities is paused starts one, its first word on tx_* in that clock; a
 // frame once started (its first word offered) is sent whole. tx_* is the wire, an
-// AXI4-Stream beat (docs/spec.md §10): a word moves in a clock with tx_valid and tx_ready
-// both high, and while tx_ready is low the word offered and tx_valid hold; a word leaves
+// AXI4-Stream beat (docs/spec.md §10): a word moves in a clock with m_axis_tvalid and m_axis_tready
+// both high, and while m_axis_tready is low the word offered and m_axis_tvalid hold; a word leaves
 // its queue in the clock it moves. It is the data word, else the PAUSE/PFC word (the port
-// never has both; the builder holds its word under the same tx_ready). tx_busy (a data
+// never has both; the builder holds its word under the same m_axis_tready). tx_busy (a data
 // word offered that is not a last word moving now) is iblink_pfc_tx's busy: a waiting
 // PAUSE/PFC frame is taken in the clock a data frame's last word moves and follows it
 // back to back.
@@ -23,8 +23,8 @@
 // A queue's memory is read every clock at the word it will show next, with the word
 // being written passed straight through when it is that one, so the queue's oldest word
 // is always in a register and a frame goes back to back after another with a registered
-// block RAM read. s_keep marks the valid byte lanes of a frame's last word (from lane 0
-// up); the other words are whole. tx_data and tx_keep mean something only while tx_valid.
+// block RAM read. s_axis_tkeep marks the valid byte lanes of a frame's last word (from lane 0
+// up); the other words are whole. m_axis_tdata and m_axis_tkeep mean something only while m_axis_tvalid.
 module iblink_eth_txq #(
     // Queues, 1 to 8
     parameter QUEUES = 4,
@@ -43,11 +43,11 @@ module iblink_eth_txq #(
     input  wire [15:0]                    cfg_tx_words,
 
     // Users: one frame stream per queue, byte lane i at [8i+7:8i] of its word
-    input  wire [QUEUES-1:0]              s_valid,
-    input  wire [DATA_WIDTH*QUEUES-1:0]   s_data,
-    input  wire [DATA_WIDTH/8*QUEUES-1:0] s_keep,
-    input  wire [QUEUES-1:0]              s_last,
-    output wire [QUEUES-1:0]              s_ready,
+    input  wire [QUEUES-1:0]              s_axis_tvalid,
+    input  wire [DATA_WIDTH*QUEUES-1:0]   s_axis_tdata,
+    input  wire [DATA_WIDTH/8*QUEUES-1:0] s_axis_tkeep,
+    input  wire [QUEUES-1:0]              s_axis_tlast,
+    output wire [QUEUES-1:0]              s_axis_tready,
 
     // Priorities held by received PAUSE/PFC frames; a PAUSE/PFC word for the wire (the
     // frame builder's tx_valid, tx_data, tx_last: whole words)
@@ -56,12 +56,12 @@ module iblink_eth_txq #(
     input  wire [DATA_WIDTH-1:0]          ctrl_data,
     input  wire                           ctrl_last,
 
-    // The wire: a data word, else the PAUSE/PFC word; it moves when tx_ready is high
-    output wire                           tx_valid,
-    output wire [DATA_WIDTH-1:0]          tx_data,
-    output wire [DATA_WIDTH/8-1:0]        tx_keep,
-    output wire                           tx_last,
-    input  wire                           tx_ready,
+    // The wire: a data word, else the PAUSE/PFC word; it moves when m_axis_tready is high
+    output wire                           m_axis_tvalid,
+    output wire [DATA_WIDTH-1:0]          m_axis_tdata,
+    output wire [DATA_WIDTH/8-1:0]        m_axis_tkeep,
+    output wire                           m_axis_tlast,
+    input  wire                           m_axis_tready,
     output wire                           tx_busy
 );
 
@@ -106,11 +106,11 @@ wire [SW-1:0] word = head[SW*sel +: SW];
 
 wire data_valid = sending || start;
 // The word offered is the frame's last and it moves now.
-wire last_moves = word[SW-1] && tx_ready;
-assign tx_valid = data_valid || ctrl;
-assign tx_data = data_valid ? word[DATA_WIDTH-1:0] : ctrl_data;
-assign tx_keep = data_valid ? word[DATA_WIDTH +: BYTES] : {BYTES{1'b1}};
-assign tx_last = data_valid ? word[SW-1] : ctrl_last;
+wire last_moves = word[SW-1] && m_axis_tready;
+assign m_axis_tvalid = data_valid || ctrl;
+assign m_axis_tdata = data_valid ? word[DATA_WIDTH-1:0] : ctrl_data;
+assign m_axis_tkeep = data_valid ? word[DATA_WIDTH +: BYTES] : {BYTES{1'b1}};
+assign m_axis_tlast = data_valid ? word[SW-1] : ctrl_last;
 assign tx_busy = data_valid && !last_moves;
 
 // Power-up as after reset.
@@ -144,24 +144,24 @@ generate
       reg  [ADDR_BITS:0] rd_ptr;
       reg  [15:0] frames;
       wire [ADDR_BITS:0] held = wr_ptr - rd_ptr;
-      assign s_ready[g] = {{(15-ADDR_BITS){1'b0}}, held} < cfg_tx_words;
-      wire take = s_valid[g] && s_ready[g];
-      wire pop = data_valid && tx_ready && sel == g;
+      assign s_axis_tready[g] = {{(15-ADDR_BITS){1'b0}}, held} < cfg_tx_words;
+      wire take = s_axis_tvalid[g] && s_axis_tready[g];
+      wire pop = data_valid && m_axis_tready && sel == g;
       wire go = start && pick == g;
 
       // The word as stored: data, lanes (whole but on the last word), last.
-      wire [BYTES-1:0] keep_in = s_keep[BYTES*g +: BYTES];
+      wire [BYTES-1:0] keep_in = s_axis_tkeep[BYTES*g +: BYTES];
       reg  [BYTES-1:0] keep_n;
       reg              run;
       integer l;
       always @(*) begin
          run = 1'b1;
          for (l = 0; l < BYTES; l = l + 1) begin
-            run = run && (keep_in[l] || !s_last[g]);
+            run = run && (keep_in[l] || !s_axis_tlast[g]);
             keep_n[l] = run;
          end
       end
-      wire [SW-1:0] wr_word = {s_last[g], keep_n, s_data[DATA_WIDTH*g +: DATA_WIDTH]};
+      wire [SW-1:0] wr_word = {s_axis_tlast[g], keep_n, s_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH]};
       wire [ADDR_BITS-1:0] wa = wr_ptr[ADDR_BITS-1:0];
       wire [ADDR_BITS-1:0] ra = rd_ptr[ADDR_BITS-1:0] + {{(ADDR_BITS-1){1'b0}}, pop};
 
@@ -183,7 +183,7 @@ generate
          end else begin
             if (take) wr_ptr <= wr_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
             if (pop) rd_ptr <= rd_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
-            frames <= frames + {15'd0, take && s_last[g]} - {15'd0, go};
+            frames <= frames + {15'd0, take && s_axis_tlast[g]} - {15'd0, go};
          end
       end
 

@@ -28,7 +28,7 @@ async def frames_whole_and_in_order(dut):
 
     dut.reset.value = 1
     dut.cfg_tx_words.value = 256
-    for name in ["cfg_priorities", "s_valid", "s_data", "s_keep", "s_last", "paused", "ctrl", "ctrl_data", "ctrl_last", "tx_ready"]:
+    for name in ["cfg_priorities", "s_axis_tvalid", "s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "paused", "ctrl", "ctrl_data", "ctrl_last", "m_axis_tready"]:
         getattr(dut, name).value = 0
     cocotb.start_soon(Clock(dut.clock, 10, unit="ns").start())
     for _ in range(3):
@@ -53,13 +53,13 @@ async def frames_whole_and_in_order(dut):
                 sd |= d << (width * q)
                 sk |= ((1 << c) - 1) << (n * q)
                 sl |= int(last) << q
-        dut.s_valid.value = sv
-        dut.s_data.value = sd
-        dut.s_keep.value = sk
-        dut.s_last.value = sl
-        beat, ready = await wire.clock(dut, clk, ["tx_data", "tx_keep", "tx_last"])
+        dut.s_axis_tvalid.value = sv
+        dut.s_axis_tdata.value = sd
+        dut.s_axis_tkeep.value = sk
+        dut.s_axis_tlast.value = sl
+        beat, ready = await wire.clock(dut, clk, ["m_axis_tdata", "m_axis_tkeep", "m_axis_tlast"], "m_axis_tvalid", "m_axis_tready")
         valid = beat is not None
-        taken = int(dut.s_ready.value) & sv
+        taken = int(dut.s_axis_tready.value) & sv
         await RisingEdge(dut.clock)
         for q in range(queues):
             if taken >> q & 1:

@@ -19,7 +19,7 @@ from iblink_tb import StallingReady
 
 # Every port of iblink_eth_port this bench uses: its role here -> the port's name. The
 # wrapper (iblink_tb.twin_top) brings each out as a_<name> and b_<name>, so a rename of
-# the port (e.g. to s_axis_* / m_axis_*) is made here and nowhere else.
+# a port is made here and nowhere else. Every stream is AXI4-Stream (docs/pfc.md).
 PORT = {
     "cfg_pfc": "cfg_pfc",
     "cfg_zero_on_release": "cfg_zero_on_release",
@@ -35,29 +35,29 @@ PORT = {
     "hw_level": "hw_level",
     "sw_req": "sw_req",
     # the users' transmit streams, one lane per queue
-    "user_valid": "s_valid",
-    "user_data": "s_data",
-    "user_keep": "s_keep",
-    "user_last": "s_last",
-    "user_ready": "s_ready",
+    "user_valid": "s_axis_tx_tvalid",
+    "user_data": "s_axis_tx_tdata",
+    "user_keep": "s_axis_tx_tkeep",
+    "user_last": "s_axis_tx_tlast",
+    "user_ready": "s_axis_tx_tready",
     # to the MAC
-    "tx_valid": "tx_valid",
-    "tx_data": "tx_data",
-    "tx_keep": "tx_keep",
-    "tx_last": "tx_last",
-    "tx_ready": "tx_ready",
+    "tx_valid": "m_axis_mac_tvalid",
+    "tx_data": "m_axis_mac_tdata",
+    "tx_keep": "m_axis_mac_tkeep",
+    "tx_last": "m_axis_mac_tlast",
+    "tx_ready": "m_axis_mac_tready",
     # from the MAC
-    "rx_valid": "rx_valid",
-    "rx_data": "rx_data",
-    "rx_keep": "rx_keep",
-    "rx_last": "rx_last",
-    "rx_user": "rx_user",
-    # the receive buffers' readers
-    "rd_en": "rd_en",
-    "rd_valid": "rd_valid",
-    "rd_data": "rd_data",
-    "rd_keep": "rd_keep",
-    "rd_last": "rd_last",
+    "rx_valid": "s_axis_mac_tvalid",
+    "rx_data": "s_axis_mac_tdata",
+    "rx_keep": "s_axis_mac_tkeep",
+    "rx_last": "s_axis_mac_tlast",
+    "rx_user": "s_axis_mac_tuser",
+    # the receive buffers' readers, one stream per queue
+    "rd_ready": "m_axis_rx_tready",
+    "rd_valid": "m_axis_rx_tvalid",
+    "rd_data": "m_axis_rx_tdata",
+    "rd_keep": "m_axis_rx_tkeep",
+    "rd_last": "m_axis_rx_tlast",
     "fill_bytes": "fill_bytes",
     "drop": "drop",
     "rx_bad": "rx_bad",
@@ -70,7 +70,7 @@ W = 64
 WB = W // 8
 MASKS = [0x03, 0x1C, 0xE0]  # priorities 0-1, 2-4, 5-7: sharing none (docs/spec.md §9)
 SLOW = 1  # B reads this queue slowly
-SLOW_READ = 0.15  # odds a clock that B's reader of the slow queue asks for a word
+SLOW_READ = 0.15  # odds a clock that the reader of B's slow queue is ready (tready)
 PT = [300, 100, 300]  # pause quanta per queue; a quantum is 512 bit times: 8 clocks at 64 bits
 REFRESH_QUANTA = 20
 LATENCY = 24  # clocks each way on the wire
@@ -239,7 +239,7 @@ async def back_to_back(dut):
         port.set("cfg_rfd", pack([RFD] * QUEUES, 16))
         port.set("hw_level", 0)
         port.set("sw_req", 0)
-        for k in ("user_valid", "user_data", "user_keep", "user_last", "rx_valid", "rx_data", "rx_keep", "rx_last", "rx_user", "tx_ready", "rd_en"):
+        for k in ("user_valid", "user_data", "user_keep", "user_last", "rx_valid", "rx_data", "rx_keep", "rx_last", "rx_user", "tx_ready", "rd_ready"):
             port.set(k, 0)
     # RX-fill triggers on every queue of B (the fast ones never reach RFA); none on A,
     # which receives no data.
@@ -267,6 +267,7 @@ async def back_to_back(dut):
     rd_frame = [bytearray() for _ in range(QUEUES)]
     got = [0] * QUEUES
     rd_bytes_window = [0] * QUEUES
+    rd_held = [None] * QUEUES  # a beat offered to a reader that was not ready
     max_fill_slow = 0
     paused_clocks = 0
     paused_full_clocks = 0
@@ -311,9 +312,10 @@ async def back_to_back(dut):
             port.set("rx_keep", beat[1] if beat else 0)
             port.set("rx_last", beat[2] if beat else 0)
             port.set("rx_user", beat[3] if beat else 0)
-        slow_ask = int(rng.random() < SLOW_READ) if traffic else 1
-        b.set("rd_en", ((1 << QUEUES) - 1) & ~(1 << SLOW) | slow_ask << SLOW)
-        a.set("rd_en", (1 << QUEUES) - 1)
+        slow_ready = int(rng.random() < SLOW_READ) if traffic else 1
+        b_ready = ((1 << QUEUES) - 1) & ~(1 << SLOW) | slow_ready << SLOW
+        b.set("rd_ready", b_ready)
+        a.set("rd_ready", (1 << QUEUES) - 1)
 
         await ReadOnly()
 
@@ -373,8 +375,15 @@ async def back_to_back(dut):
         assert not d, f"clock {clk}: drop pulses (B's queues in bits 0-{QUEUES - 1}, A's above): {d:#x}; slow queue fill {lane(b.get('fill_bytes'), SLOW, 16)} bytes, RFA {RFA}"
         fill_slow = lane(b.get("fill_bytes"), SLOW, 16)
         max_fill_slow = max(max_fill_slow, fill_slow)
-        # B's readers.
-        rv = b.get("rd_valid")
+        # B's readers: a word moves when offered (tvalid) to a ready reader; one offered
+        # to a reader that is not ready is offered again, unchanged (AXI4-Stream).
+        offered = b.get("rd_valid")
+        odata, okeep, olast = b.get("rd_data"), b.get("rd_keep"), b.get("rd_last")
+        for q in range(QUEUES):
+            beat = (lane(odata, q, W), lane(okeep, q, WB), olast >> q & 1) if offered >> q & 1 else None
+            assert rd_held[q] is None or beat == rd_held[q], f"clock {clk}: queue {q}: a beat offered under tready low changed: {rd_held[q]} -> {beat}"
+            rd_held[q] = beat if beat is not None and not b_ready >> q & 1 else None
+        rv = offered & b_ready
         if rv:
             rdata, rkeep, rlast = b.get("rd_data"), b.get("rd_keep"), b.get("rd_last")
             for q in range(QUEUES):
@@ -445,7 +454,7 @@ async def back_to_back(dut):
     m = (1 + STALL_MAX) / 2
     f = m / (STALL_COOL + (1 - STALL_P) / STALL_P + m)
     wire_rate = (1 - f) * WB * mean_len / (mean_len + MAC_OVERHEAD)
-    # The slow queue gets what its reader takes: a word a clock asked, less the unused
+    # The slow queue gets what its reader takes: a word a clock it is ready, less the unused
     # lanes of last words (mean frame of L bytes in ceil(L/8) words).
     mean_words = sum(-(-n // WB) for n in range(FRAME_MIN, FRAME_MAX + 1)) / (FRAME_MAX - FRAME_MIN + 1)
     slow_rate = SLOW_READ * WB * mean_len / (mean_words * WB)

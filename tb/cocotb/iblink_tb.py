@@ -115,16 +115,16 @@ class StallingReady:
         self.left = max(0, self.left - 1)
         return ready
 
-    async def clock(self, dut, clk, fields):
-        """Drive `dut.tx_ready` for this clock, then read the beat offered (the `fields`
-        while `dut.tx_valid`, else None) once the clock's inputs have settled, and check
-        it; returns (beat, ready)."""
+    async def clock(self, dut, clk, fields, valid="tx_valid", ready_port="tx_ready"):
+        """Drive the ready port for this clock, then read the beat offered (the `fields`
+        while the valid port is high, else None) once the clock's inputs have settled,
+        and check it; returns (beat, ready)."""
         from cocotb.triggers import ReadOnly
 
         ready = self.next()
-        dut.tx_ready.value = ready
+        getattr(dut, ready_port).value = ready
         await ReadOnly()
-        beat = tuple(int(getattr(dut, f).value) for f in fields) if int(dut.tx_valid.value) else None
+        beat = tuple(int(getattr(dut, f).value) for f in fields) if int(getattr(dut, valid).value) else None
         self.check(clk, beat, ready)
         return beat, ready
 

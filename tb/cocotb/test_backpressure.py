@@ -2,9 +2,9 @@
 from the Rust code: a beat moves when valid and ready are both high; while ready is low
 the beat's valid and contents hold; nothing is lost, duplicated or reordered.
 
-- iblink_eth_txq: two queues take random frames from their users; the wire's tx_ready is
+- iblink_eth_txq: two queues take random frames from their users; the wire's m_axis_tready is
   random, with long stalls; every frame comes out whole, each queue's in order, and a
-  beat offered while tx_ready is low is offered again unchanged.
+  beat offered while m_axis_tready is low is offered again unchanged.
 - iblink_pfc_frame: PAUSE/PFC frames built under random stalls; each frame's 64 bytes are
   read back with scapy (EtherType 0x8808, opcode, enable vector, pause times as
   docs/spec.md §9 gives them) and their FCS checked with zlib's CRC-32.

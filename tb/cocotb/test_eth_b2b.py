@@ -21,10 +21,11 @@ from the Rust code.
   reader takes, each fast queue at least 90 % of its share of what the wire can carry
   (from the MAC's gap and stalls, not from a previous run), and all of them at least
   95 % of that.
-- A frame marked bad on its last beat (rx_user) injected on each wire, a data frame into
-  B and a PFC frame naming every priority into A: `rx_bad` pulses once on each port,
-  nothing of it is read, A holds no priority for it.
-- The AXI4-Stream hold rule on both wires: a beat offered while tx_ready is low is
+- A frame marked bad on its last beat (s_axis_mac_tuser) injected on each wire, a data
+  frame into B and a PFC frame naming every priority into A: `rx_bad` pulses once on
+  each port, nothing of it is read, A holds no priority for it.
+- The AXI4-Stream hold rule on both wires (m_axis_mac) and on B's receive streams
+  (m_axis_rx, the slow reader's tready random): a beat offered while tready is low is
   offered again, unchanged.
 
 It found that iblink_eth_rxbuf wrote a word at `mem[commit_ptr + idx]`, relying on the

@@ -176,12 +176,12 @@ fn verilator_back_end_equals_the_model() {
     s.cycles = 150_000;
     let sent: Vec<u64> = EthRun::model(&s, true).finish().frames.iter().filter(|f| f.1 == 1 && (from..to).contains(&f.0)).map(|f| f.0).collect();
     let b = std::fs::read_to_string(dir.path().join("port_b.vcd")).unwrap();
-    let (up, first) = rises(&b, "tx_valid", 10);
+    let (up, first) = rises(&b, "m_axis_mac_tvalid", 10);
     assert_eq!(first, from * 10, "the file starts at the window");
-    // tx_valid rises once per frame unless frames go back to back: where the frame's first
+    // m_axis_mac_tvalid rises once per frame unless frames go back to back: where the frame's first
     // word is offered, which the MAC takes after the preamble and gap it still owes (at
     // most 5 clocks at 32 bits: docs/pfc.md, Headroom).
-    assert!(!up.is_empty() && up.iter().all(|c| sent.iter().any(|f| (*c..=c + 5).contains(f))), "port B's tx_valid rises {up:?}, frames {sent:?}");
+    assert!(!up.is_empty() && up.iter().all(|c| sent.iter().any(|f| (*c..=c + 5).contains(f))), "port B's m_axis_mac_tvalid rises {up:?}, frames {sent:?}");
     assert!(std::fs::metadata(dir.path().join("port_a.vcd")).unwrap().len() > 0);
 }
 
@@ -214,9 +214,9 @@ fn plot_and_waveform_window_of_an_ethernet_run() {
     let in_window: Vec<u64> = pfc.iter().copied().filter(|c| (from..to).contains(c)).collect();
     assert!(in_window.len() >= 2, "a pause and a release in the window: {pfc:?}");
     let b = std::fs::read_to_string(base.join("port_b.vcd")).unwrap();
-    let (up, first) = rises(&b, "tx_valid", 10_000);
+    let (up, first) = rises(&b, "m_axis_mac_tvalid", 10_000);
     assert_eq!(first, from * 10_000, "the file starts at the window");
-    assert_eq!(up, in_window, "port B's tx_valid rises at its PFC frames");
+    assert_eq!(up, in_window, "port B's m_axis_mac_tvalid rises at its PFC frames");
     let last: u64 = b.lines().filter_map(|l| l.strip_prefix('#')).map(|t| t.parse().unwrap()).max().unwrap();
     assert!(last < to * 10_000, "nothing after the window: {last}");
     let a = std::fs::read_to_string(base.join("port_a.vcd")).unwrap();

@@ -49,7 +49,7 @@ fn short_runs_of_several_blocks_pass_with_table_and_waveforms() {
     let out = passes(&["tb", "iblink_pfc_tx_q4_w32", "--param", "mode=pause", "--cycles", "5000"], "iblink_pfc_tx_q4_w32", "frame_start");
     assert!(out.contains("QUEUES=4, DATA_WIDTH=32, TARGET=GENERIC; mode=pause, zero_on_release=1") && out.contains("seed 0x5 (the lockstep test's)"), "{out}");
     // A reactive stimulus (the transmit queues react to the block's outputs).
-    passes(&["tb", "eth_txq", "--param", "QUEUES=3", "--param", "DATA_WIDTH=32", "--cycles", "3000", "--seed", "7"], "iblink_eth_txq_q3_w32", "s_ready");
+    passes(&["tb", "eth_txq", "--param", "QUEUES=3", "--param", "DATA_WIDTH=32", "--cycles", "3000", "--seed", "7"], "iblink_eth_txq_q3_w32", "s_axis_tready");
     // The CRC unit keeps its spec vectors before the random run.
     let out = passes(&["tb", "crc16", "--width", "16", "--cycles", "3000"], "iblink_crc16_w16", "crc_valid");
     assert!(out.contains("docs/spec.md §3 vectors (123456789 -> 0a3d, 10 00 00 00 -> 0558): 6 of 6 right in model, rtl, verilator"), "{out}");

@@ -22,11 +22,14 @@
 //!   its last word it is stored whole if it is at most 1522 bytes long and its words fit
 //!   in the buffer's free space at the start of that clock, else dropped and counted.
 //!   Buffers hold whole words: a frame takes `ceil(len / (W/8))` of them, and the fill
-//!   level (words stored and not yet read, in bytes) is what the RX-fill trigger
-//!   compares, as it stands at the start of each clock.
-//! * Reading: in a clock its user asks, a queue takes the oldest stored word (of a frame
-//!   stored before that clock) and gives it in the next clock (a registered read, as a
-//!   block RAM does); the fill level falls by a word.
+//!   level (words stored and not yet moved to the reader, in bytes) is what the RX-fill
+//!   trigger compares, as it stands at the start of each clock.
+//! * Reading (one AXI4-Stream per queue): a queue offers its oldest stored word, which
+//!   moves in a clock where the reader is ready, and holds until then. In a clock where
+//!   it offers nothing or its word moves, the queue reads its next stored word (of a
+//!   frame stored before that clock), offered from the next clock (a registered read, as
+//!   a block RAM does): a reader that stays ready takes a word a clock. The fill level
+//!   falls by a word in the clock after a word moves.
 
 use crate::config::ConfigError;
 use crate::ethernet::{ETHERTYPE_MAC_CONTROL, PAUSE_DA};
@@ -148,8 +151,9 @@ pub struct EthPortIn {
     pub rx: Option<Word>,
     /// With the last word: the MAC marks the frame bad (docs/spec.md §10).
     pub rx_bad: bool,
-    /// Per queue (bit q), the user reads a word of its receive buffer.
-    pub rx_read: u8,
+    /// Per queue (bit q), the reader takes the word its receive buffer offers, if any
+    /// (AXI4-Stream `tready`).
+    pub rx_ready: u8,
     /// Hardware flow-control level and software requests per queue (docs/spec.md §9).
     pub hw: u8,
     pub sw: u8,
@@ -157,7 +161,7 @@ pub struct EthPortIn {
 
 impl Default for EthPortIn {
     fn default() -> Self {
-        Self { tx: [None; MAX_QUEUES], tx_ready: true, rx: None, rx_bad: false, rx_read: 0, hw: 0, sw: 0 }
+        Self { tx: [None; MAX_QUEUES], tx_ready: true, rx: None, rx_bad: false, rx_ready: 0, hw: 0, sw: 0 }
     }
 }
 
@@ -170,7 +174,7 @@ pub struct EthPortOut {
     pub tx_taken: u8,
     /// The word sent on the wire.
     pub wire: Option<Word>,
-    /// The word each queue gave its reader.
+    /// The word each queue offers its reader (`tvalid`); it moves when `rx_ready`.
     pub rx_word: [Option<Word>; MAX_QUEUES],
     /// Priorities held by received PAUSE/PFC frames (bit p: priority p).
     pub paused: u8,
@@ -321,8 +325,8 @@ struct RxBuffer {
 pub struct RxBuffersIn {
     /// The word arriving from the wire.
     pub rx: Option<Word>,
-    /// Per queue (bit q), the user asks for a word.
-    pub read: u8,
+    /// Per queue (bit q), the reader takes the word offered, if any.
+    pub ready: u8,
     /// With the last word: the MAC marks the frame bad (docs/spec.md §10).
     pub bad: bool,
 }
@@ -330,7 +334,7 @@ pub struct RxBuffersIn {
 /// One clock's outputs of the receive buffers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RxBuffersOut {
-    /// The word each queue gives: the one asked for in the clock before.
+    /// The word each queue offers; it moves when the reader is ready.
     pub word: [Option<Word>; MAX_QUEUES],
     /// Fill level per queue at the start of the clock, bytes (whole words).
     pub fill: [u32; MAX_QUEUES],
@@ -341,15 +345,16 @@ pub struct RxBuffersOut {
 }
 
 /// The per-queue receive buffers: data frames sorted by their 802.1Q priority, stored
-/// whole at their last word when they fit, read a word at a time (see the module's
+/// whole at their last word when they fit, offered a word at a time (see the module's
 /// rules). Fill levels count whole words: a frame takes `ceil(len / (W/8))` of them.
 #[derive(Clone, Debug)]
 pub struct RxBuffers {
     cfg: EthPortConfig,
     bufs: Vec<RxBuffer>,
     receiving: Vec<u8>,
-    /// The words asked for last clock, given now.
+    /// The word each queue offers (read from its memory, not yet moved).
     out: [Option<Word>; MAX_QUEUES],
+    /// Words stored and not yet moved, the offered one included.
     fill_words: [u32; MAX_QUEUES],
 }
 
@@ -360,17 +365,19 @@ impl RxBuffers {
 
     pub fn tick(&mut self, i: &RxBuffersIn) -> RxBuffersOut {
         let wb = self.cfg.word_bytes() as u32;
-        let mut o = RxBuffersOut { word: std::mem::take(&mut self.out), ..Default::default() };
+        let mut o = RxBuffersOut { word: self.out, ..Default::default() };
         for (f, w) in o.fill.iter_mut().zip(&self.fill_words) {
             *f = w * wb;
         }
-        // Reads: words of frames stored before this clock, given next clock.
+        // The offered words that move; a queue whose word moved or that offers none reads
+        // its next word of a frame stored before this clock, offered from the next.
         for (q, b) in self.bufs.iter_mut().enumerate() {
-            if i.read >> q & 1 == 1 {
-                if let Some(w) = b.words.pop_front() {
-                    self.out[q] = Some(w);
-                    self.fill_words[q] -= 1;
-                }
+            let moved = self.out[q].is_some() && i.ready >> q & 1 == 1;
+            if moved {
+                self.fill_words[q] -= 1;
+            }
+            if moved || self.out[q].is_none() {
+                self.out[q] = b.words.pop_front();
             }
         }
         let Some(w) = i.rx else { return o };
@@ -450,7 +457,7 @@ impl EthPort {
         let nq = self.cfg.pfc.queues.len();
         let mut o = EthPortOut::default();
         let bad = i.rx_bad && i.rx.is_some_and(|w| w.last);
-        let rb = self.rx_buffers.tick(&RxBuffersIn { rx: i.rx, read: i.rx_read, bad });
+        let rb = self.rx_buffers.tick(&RxBuffersIn { rx: i.rx, ready: i.rx_ready, bad });
         o.fill = rb.fill;
         o.rx_word = rb.word;
         o.rx_drop = rb.drop;
@@ -589,6 +596,27 @@ mod tests {
         let o = receive(&mut p, &[frame(Some(0), 1523), frame(Some(0), 1522)]);
         assert_eq!(o.last().unwrap().fill[0], 1528);
         assert_eq!(p.counts().rx_drops, [1, 0, 0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn a_queue_offers_its_oldest_word_from_two_clocks_after_the_store_and_holds_it_until_ready() {
+        // docs/pfc.md "Reading": a 64-byte frame (8 words) stored at its last word, clock
+        // 7; read from memory in 8, offered from 9. The reader is ready in clocks 9, 11
+        // and 12: words 0, 1, 2 move then, word 1 is offered (and held) in 10.
+        let mut p = EthPort::new(cfg());
+        let f = frame(None, 64);
+        let ws: Vec<Word> = words(&f, 8).collect();
+        let ready = [9, 11, 12];
+        let outs: Vec<EthPortOut> = (0..16)
+            .map(|t| p.tick(&EthPortIn { rx: ws.get(t).copied(), rx_ready: ready.contains(&t) as u8, ..Default::default() }))
+            .collect();
+        let offered: Vec<Option<Word>> = outs.iter().map(|o| o.rx_word[0]).collect();
+        assert_eq!(offered[..9], [None; 9]);
+        assert_eq!(offered[9..13], [Some(ws[0]), Some(ws[1]), Some(ws[1]), Some(ws[2])]);
+        assert_eq!(offered[13], Some(ws[3]), "held while not ready");
+        // The fill counts the offered word; it falls in the clock after a word moves.
+        let fill: Vec<u32> = outs.iter().map(|o| o.fill[0]).collect();
+        assert_eq!(fill[7..14], [0, 64, 64, 56, 56, 48, 40]);
     }
 
     /// The frames a port sent, with the clock of their first word.

@@ -14,11 +14,18 @@
 //! | `cfg_sa[48]`, `cfg_priorities[8Q]` | in | source address; per queue priority mask (both directions) |
 //! | `cfg_size_words[16Q]`, `cfg_tx_words[16]` | in | receive buffer sizes; transmit queue room, in words |
 //! | `hw_level[Q]`, `sw_req[Q]` | in | hardware flow-control levels, software requests |
-//! | `s_valid[Q]`, `s_data[WQ]`, `s_keep[WQ/8]`, `s_last[Q]` / `s_ready[Q]` | in / out | one transmit stream per queue |
-//! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` / `tx_ready` | out / in | to the MAC: data and PAUSE/PFC frames; a word moves when `tx_ready` is high, and holds while it is low (docs/spec.md §10) |
-//! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | from the MAC |
-//! | `rx_user` | in | with `rx_last`: the MAC marks the frame bad (FCS or PHY error): dropped, never buffered or acted on |
-//! | `rd_en[Q]` / `rd_valid[Q]`, `rd_data[WQ]`, `rd_keep[WQ/8]`, `rd_last[Q]` | in / out | readers of the receive buffers (a word the clock after the ask) |
+//!
+//! Every stream is AXI4-Stream (a beat moves when `tvalid` and `tready` are high; it holds
+//! while `tready` is low; `tkeep` marks the valid lanes, from lane 0 up, of a last beat;
+//! per-queue streams packed, queue q's beat at `[q]`):
+//!
+//! | port | dir | meaning |
+//! |---|---|---|
+//! | `s_axis_tx_tdata[WQ]`, `s_axis_tx_tkeep[WQ/8]`, `s_axis_tx_tvalid[Q]`, `s_axis_tx_tlast[Q]` / `s_axis_tx_tready[Q]` | in / out | one transmit stream per queue, from the user |
+//! | `m_axis_mac_tdata[W]`, `m_axis_mac_tkeep[W/8]`, `m_axis_mac_tvalid`, `m_axis_mac_tlast` / `m_axis_mac_tready` | out / in | to the MAC: data and PAUSE/PFC frames (docs/spec.md §10) |
+//! | `s_axis_mac_tdata[W]`, `s_axis_mac_tkeep[W/8]`, `s_axis_mac_tvalid`, `s_axis_mac_tlast` | in | from the MAC; no `tready` (a MAC's receive side cannot wait) |
+//! | `s_axis_mac_tuser` | in | with `tlast`: the MAC marks the frame bad (FCS or PHY error): dropped, never buffered or acted on |
+//! | `m_axis_rx_tdata[WQ]`, `m_axis_rx_tkeep[WQ/8]`, `m_axis_rx_tvalid[Q]`, `m_axis_rx_tlast[Q]` / `m_axis_rx_tready[Q]` | out / in | one receive stream per queue, to the user: its buffer's oldest word |
 //! | `fill_bytes[16Q]`, `drop[Q]`, `paused[8]` | out | buffer fill levels, frames dropped, priorities held |
 //! | `rx_bad` | out | a frame marked bad ended this clock |
 
@@ -49,30 +56,30 @@ pub struct EthPortTopIn {
     pub cfg_tx_words: u16,
     pub hw_level: u8,
     pub sw_req: u8,
-    pub s_valid: u8,
-    pub s_data: [u64; 8],
-    pub s_keep: [u8; 8],
-    pub s_last: u8,
-    pub tx_ready: bool,
-    pub rx_valid: bool,
-    pub rx_data: u64,
-    pub rx_keep: u8,
-    pub rx_last: bool,
-    pub rx_user: bool,
-    pub rd_en: u8,
+    pub s_axis_tx_tvalid: u8,
+    pub s_axis_tx_tdata: [u64; 8],
+    pub s_axis_tx_tkeep: [u8; 8],
+    pub s_axis_tx_tlast: u8,
+    pub m_axis_mac_tready: bool,
+    pub s_axis_mac_tvalid: bool,
+    pub s_axis_mac_tdata: u64,
+    pub s_axis_mac_tkeep: u8,
+    pub s_axis_mac_tlast: bool,
+    pub s_axis_mac_tuser: bool,
+    pub m_axis_rx_tready: u8,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EthPortTopOut {
-    pub s_ready: u8,
-    pub tx_valid: bool,
-    pub tx_data: u64,
-    pub tx_keep: u8,
-    pub tx_last: bool,
-    pub rd_valid: u8,
-    pub rd_data: [u64; 8],
-    pub rd_keep: [u8; 8],
-    pub rd_last: u8,
+    pub s_axis_tx_tready: u8,
+    pub m_axis_mac_tvalid: bool,
+    pub m_axis_mac_tdata: u64,
+    pub m_axis_mac_tkeep: u8,
+    pub m_axis_mac_tlast: bool,
+    pub m_axis_rx_tvalid: u8,
+    pub m_axis_rx_tdata: [u64; 8],
+    pub m_axis_rx_tkeep: [u8; 8],
+    pub m_axis_rx_tlast: u8,
     pub fill_bytes: [u16; 8],
     pub drop: u8,
     pub rx_bad: bool,
@@ -87,20 +94,20 @@ crate::netlist! {
             reset <- top.reset;
             cfg_priorities <- top.cfg_priorities;
             cfg_size_words <- top.cfg_size_words;
-            rx_valid <- top.rx_valid;
-            rx_data <- top.rx_data;
-            rx_keep <- top.rx_keep;
-            rx_last <- top.rx_last;
-            rd_en <- top.rd_en;
-            rx_user <- top.rx_user;
+            s_axis_tdata <- top.s_axis_mac_tdata;
+            s_axis_tkeep <- top.s_axis_mac_tkeep;
+            s_axis_tvalid <- top.s_axis_mac_tvalid;
+            s_axis_tlast <- top.s_axis_mac_tlast;
+            s_axis_tuser <- top.s_axis_mac_tuser;
+            m_axis_tready <- top.m_axis_rx_tready;
         }
         prx: PauseRxTwin {
             reset <- top.reset;
-            rx_valid <- top.rx_valid;
-            rx_data <- top.rx_data;
-            rx_keep <- top.rx_keep;
-            rx_last <- top.rx_last;
-            rx_user <- top.rx_user;
+            rx_valid <- top.s_axis_mac_tvalid;
+            rx_data <- top.s_axis_mac_tdata;
+            rx_keep <- top.s_axis_mac_tkeep;
+            rx_last <- top.s_axis_mac_tlast;
+            rx_user <- top.s_axis_mac_tuser;
         }
         ptx: PfcTxTwin {
             reset <- top.reset;
@@ -126,33 +133,33 @@ crate::netlist! {
             frame_start <- ptx.frame_start;
             frame_queues <- ptx.frame_queues;
             frame_zero <- ptx.frame_zero;
-            tx_ready <- top.tx_ready;
+            tx_ready <- top.m_axis_mac_tready;
         }
         txq: EthTxqTwin {
             reset <- top.reset;
             cfg_priorities <- top.cfg_priorities;
             cfg_tx_words <- top.cfg_tx_words;
-            s_valid <- top.s_valid;
-            s_data <- top.s_data;
-            s_keep <- top.s_keep;
-            s_last <- top.s_last;
+            s_axis_tdata <- top.s_axis_tx_tdata;
+            s_axis_tkeep <- top.s_axis_tx_tkeep;
+            s_axis_tvalid <- top.s_axis_tx_tvalid;
+            s_axis_tlast <- top.s_axis_tx_tlast;
             paused <- prx.paused;
             ctrl <- pfr.tx_valid;
             ctrl_data <- pfr.tx_data;
             ctrl_last <- pfr.tx_last;
-            tx_ready <- top.tx_ready;
+            m_axis_tready <- top.m_axis_mac_tready;
         }
     }
     top(o) {
-        "s_ready" o.s_ready => txq.s_ready;
-        "tx_valid" o.tx_valid => txq.tx_valid;
-        "tx_data" o.tx_data => txq.tx_data;
-        "tx_keep" o.tx_keep => txq.tx_keep;
-        "tx_last" o.tx_last => txq.tx_last;
-        "rd_valid" o.rd_valid => rxb.rd_valid;
-        "rd_data" o.rd_data => rxb.rd_data;
-        "rd_keep" o.rd_keep => rxb.rd_keep;
-        "rd_last" o.rd_last => rxb.rd_last;
+        "s_axis_tx_tready" o.s_axis_tx_tready => txq.s_axis_tready;
+        "m_axis_mac_tdata" o.m_axis_mac_tdata => txq.m_axis_tdata;
+        "m_axis_mac_tkeep" o.m_axis_mac_tkeep => txq.m_axis_tkeep;
+        "m_axis_mac_tvalid" o.m_axis_mac_tvalid => txq.m_axis_tvalid;
+        "m_axis_mac_tlast" o.m_axis_mac_tlast => txq.m_axis_tlast;
+        "m_axis_rx_tdata" o.m_axis_rx_tdata => rxb.m_axis_tdata;
+        "m_axis_rx_tkeep" o.m_axis_rx_tkeep => rxb.m_axis_tkeep;
+        "m_axis_rx_tvalid" o.m_axis_rx_tvalid => rxb.m_axis_tvalid;
+        "m_axis_rx_tlast" o.m_axis_rx_tlast => rxb.m_axis_tlast;
         "fill_bytes" o.fill_bytes => rxb.fill_bytes;
         "drop" o.drop => rxb.drop;
         "rx_bad" o.rx_bad => rxb.bad;
@@ -190,10 +197,13 @@ const HEADER: &str = "//
 // wire) -> the MAC; the MAC -> iblink_pause_rx (priorities held) and the receive buffers
 // (iblink_eth_rxbuf), whose fill levels drive iblink_pfc_tx. One module for every
 // configuration: the queues, the width and the memories are parameters; the flow-control
-// configuration comes in on the cfg_* ports. The MAC may stall the transmit stream any
-// clock (tx_ready; a word and tx_valid hold while it is low, docs/spec.md §10). Each
-// instance's module documents its ports and cycle contract; the rules of the whole are in
-// docs/pfc.md. Files: iblink_eth_port.f.
+// configuration comes in on the cfg_* ports. Streams are AXI4-Stream (a beat moves when
+// tvalid and tready are high, and holds while tready is low): s_axis_tx_* (one per
+// queue, packed: queue q's beat at [q]) from the user, m_axis_mac_* to the MAC (which may
+// stall it any clock, docs/spec.md §10), s_axis_mac_* from the MAC (no tready: a MAC's
+// receive side cannot wait; tuser on the last beat marks a bad frame), m_axis_rx_* (one
+// per queue) to the user. Each instance's module documents its ports and cycle
+// contract; the rules of the whole are in docs/pfc.md. Files: iblink_eth_port.f.
 ";
 
 /// The configuration's name.
@@ -277,10 +287,10 @@ fn composed(
 fn masked(o: EthPortTopOut, queues: usize) -> EthPortTopOut {
     let r = crate::eth_rxbuf::masked(
         crate::eth_rxbuf::EthRxbufOut {
-            rd_valid: o.rd_valid,
-            rd_data: o.rd_data,
-            rd_keep: o.rd_keep,
-            rd_last: o.rd_last,
+            m_axis_tdata: o.m_axis_rx_tdata,
+            m_axis_tkeep: o.m_axis_rx_tkeep,
+            m_axis_tvalid: o.m_axis_rx_tvalid,
+            m_axis_tlast: o.m_axis_rx_tlast,
             fill_bytes: o.fill_bytes,
             drop: o.drop,
             bad: o.rx_bad,
@@ -288,14 +298,22 @@ fn masked(o: EthPortTopOut, queues: usize) -> EthPortTopOut {
         queues,
     );
     let t = crate::eth_txq::masked(crate::eth_txq::EthTxqOut {
-        s_ready: o.s_ready,
-        tx_valid: o.tx_valid,
-        tx_data: o.tx_data,
-        tx_keep: o.tx_keep,
-        tx_last: o.tx_last,
+        s_axis_tready: o.s_axis_tx_tready,
+        m_axis_tdata: o.m_axis_mac_tdata,
+        m_axis_tkeep: o.m_axis_mac_tkeep,
+        m_axis_tvalid: o.m_axis_mac_tvalid,
+        m_axis_tlast: o.m_axis_mac_tlast,
         tx_busy: false,
     });
-    EthPortTopOut { tx_data: t.tx_data, tx_keep: t.tx_keep, tx_last: t.tx_last, rd_data: r.rd_data, rd_keep: r.rd_keep, rd_last: r.rd_last, ..o }
+    EthPortTopOut {
+        m_axis_mac_tdata: t.m_axis_tdata,
+        m_axis_mac_tkeep: t.m_axis_tkeep,
+        m_axis_mac_tlast: t.m_axis_tlast,
+        m_axis_rx_tdata: r.m_axis_tdata,
+        m_axis_rx_tkeep: r.m_axis_tkeep,
+        m_axis_rx_tlast: r.m_axis_tlast,
+        ..o
+    }
 }
 
 crate::hdl_block! {
@@ -328,26 +346,26 @@ crate::hdl_block! {
         cfg_tx_words: in Bits<16> = i.cfg_tx_words;
         hw_level: in Bits<Q> = i.hw_level;
         sw_req: in Bits<Q> = i.sw_req;
-        s_valid: in Bits<Q> = i.s_valid;
-        s_data: in Bits<D> = i.s_data, each W;
-        s_keep: in Bits<KQ> = i.s_keep, each K;
-        s_last: in Bits<Q> = i.s_last;
-        s_ready: out Bits<Q> = o.s_ready;
-        tx_valid: out Bit = o.tx_valid;
-        tx_data: out Bits<W> = o.tx_data;
-        tx_keep: out Bits<K> = o.tx_keep;
-        tx_last: out Bit = o.tx_last;
-        tx_ready: in Bit = i.tx_ready;
-        rx_valid: in Bit = i.rx_valid;
-        rx_data: in Bits<W> = i.rx_data;
-        rx_keep: in Bits<K> = i.rx_keep;
-        rx_last: in Bit = i.rx_last;
-        rx_user: in Bit = i.rx_user;
-        rd_en: in Bits<Q> = i.rd_en;
-        rd_valid: out Bits<Q> = o.rd_valid;
-        rd_data: out Bits<D> = o.rd_data, each W;
-        rd_keep: out Bits<KQ> = o.rd_keep, each K;
-        rd_last: out Bits<Q> = o.rd_last;
+        s_axis_tx_tdata: in Bits<D> = i.s_axis_tx_tdata, each W;
+        s_axis_tx_tkeep: in Bits<KQ> = i.s_axis_tx_tkeep, each K;
+        s_axis_tx_tvalid: in Bits<Q> = i.s_axis_tx_tvalid;
+        s_axis_tx_tready: out Bits<Q> = o.s_axis_tx_tready;
+        s_axis_tx_tlast: in Bits<Q> = i.s_axis_tx_tlast;
+        m_axis_mac_tdata: out Bits<W> = o.m_axis_mac_tdata;
+        m_axis_mac_tkeep: out Bits<K> = o.m_axis_mac_tkeep;
+        m_axis_mac_tvalid: out Bit = o.m_axis_mac_tvalid;
+        m_axis_mac_tready: in Bit = i.m_axis_mac_tready;
+        m_axis_mac_tlast: out Bit = o.m_axis_mac_tlast;
+        s_axis_mac_tdata: in Bits<W> = i.s_axis_mac_tdata;
+        s_axis_mac_tkeep: in Bits<K> = i.s_axis_mac_tkeep;
+        s_axis_mac_tvalid: in Bit = i.s_axis_mac_tvalid;
+        s_axis_mac_tlast: in Bit = i.s_axis_mac_tlast;
+        s_axis_mac_tuser: in Bit = i.s_axis_mac_tuser;
+        m_axis_rx_tdata: out Bits<D> = o.m_axis_rx_tdata, each W;
+        m_axis_rx_tkeep: out Bits<KQ> = o.m_axis_rx_tkeep, each K;
+        m_axis_rx_tvalid: out Bits<Q> = o.m_axis_rx_tvalid;
+        m_axis_rx_tready: in Bits<Q> = i.m_axis_rx_tready;
+        m_axis_rx_tlast: out Bits<Q> = o.m_axis_rx_tlast;
         fill_bytes: out Bits<S> = o.fill_bytes, each 16;
         drop: out Bits<Q> = o.drop;
         rx_bad: out Bit = o.rx_bad;

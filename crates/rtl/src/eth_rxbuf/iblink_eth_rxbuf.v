@@ -1,24 +1,31 @@
 `default_nettype none
 // iblink_eth_rxbuf: the per-queue receive buffers of an Ethernet flow-control port
-// (docs/spec.md §9). Frames from the MAC are sorted by their 802.1Q priority (PCP; 0 when
-// untagged) into the queue whose priority mask holds it (queue 0 when none does). A
-// frame to the PAUSE address 01-80-C2-00-00-01 or with EtherType 0x8808 is for the
-// PAUSE/PFC receive side and is not stored. A frame the MAC marks bad (rx_user with its
-// last word: FCS or PHY error, docs/spec.md §10) is not stored and bad is high in that
-// clock. Any other data frame is stored whole at its last word if it is at most 1522
-// bytes long and its words fit in its queue's free space (cfg_size_words less the words
-// held at the start of that clock); otherwise it is dropped and drop[q] is high in that
-// clock. fill_bytes is what each queue holds (whole
-// words, in bytes) at the start of the clock: the RX-fill trigger of iblink_pfc_tx reads
-// it. A reader asks with rd_en[q] and gets the oldest stored word in the next clock
-// (rd_valid[q]), a registered read as a block RAM does.
+// (docs/spec.md §9). Frames from the MAC (s_axis_*) are sorted by their 802.1Q priority
+// (PCP; 0 when untagged) into the queue whose priority mask holds it (queue 0 when none
+// does). A frame to the PAUSE address 01-80-C2-00-00-01 or with EtherType 0x8808 is for
+// the PAUSE/PFC receive side and is not stored. A frame the MAC marks bad (s_axis_tuser
+// with its last word: FCS or PHY error, docs/spec.md §10) is not stored and bad is high
+// in that clock. Any other data frame is stored whole at its last word if it is at most
+// 1522 bytes long and its words fit in its queue's free space (cfg_size_words less the
+// words held at the start of that clock); otherwise it is dropped and drop[q] is high in
+// that clock. fill_bytes is what each queue holds (whole words, in bytes, the word
+// offered on its stream included) at the start of the clock: the RX-fill trigger of
+// iblink_pfc_tx reads it. The MAC's stream has no tready: a MAC's receive side cannot
+// wait.
+//
+// Each queue offers its oldest stored word on its own AXI4-Stream (m_axis_*, queue q's
+// beat at [q]): the word moves in a clock where m_axis_tvalid[q] and m_axis_tready[q]
+// are high, and it holds until then. In a clock where a queue offers nothing or its word
+// moves, it reads its next stored word (of a frame stored before that clock) from its
+// block RAM, offered from the next clock: a reader holding tready high takes a word a
+// clock (docs/pfc.md, "Reading").
 //
 // Every word is written, as it arrives, into every queue's memory just past what that
 // queue holds; the queue the frame belongs to keeps it at the last word by moving its
 // commit pointer, the others write over it with the next frame. So a queue's memory has
 // room for cfg_size_words and one maximum frame: cfg_size_words <= 2^ADDR_BITS - 1522/W*8.
-// rx_keep marks the valid byte lanes of the last word (from lane 0 up); the other words
-// are whole. rd_data and rd_keep mean something only while rd_valid.
+// s_axis_tkeep marks the valid byte lanes of the last word (from lane 0 up); the other
+// words are whole. m_axis_tdata and m_axis_tkeep mean something only while tvalid.
 module iblink_eth_rxbuf #(
     // Queues, 1 to 8
     parameter QUEUES = 4,
@@ -36,26 +43,26 @@ module iblink_eth_rxbuf #(
     input  wire [8*QUEUES-1:0]            cfg_priorities,
     input  wire [16*QUEUES-1:0]           cfg_size_words,
 
-    // Received frames from the MAC, byte lane i at rx_data[8i+7:8i], lane 0 first
-    input  wire                           rx_valid,
-    input  wire [DATA_WIDTH-1:0]          rx_data,
-    input  wire [DATA_WIDTH/8-1:0]        rx_keep,
-    input  wire                           rx_last,
-    // With rx_last: the MAC marks the frame bad
-    input  wire                           rx_user,
+    // Received frames from the MAC, byte lane i at s_axis_tdata[8i+7:8i], lane 0 first
+    input  wire [DATA_WIDTH-1:0]          s_axis_tdata,
+    input  wire [DATA_WIDTH/8-1:0]        s_axis_tkeep,
+    input  wire                           s_axis_tvalid,
+    input  wire                           s_axis_tlast,
+    // With tlast: the MAC marks the frame bad
+    input  wire                           s_axis_tuser,
 
-    // Readers: ask in one clock, the word comes in the next
-    input  wire [QUEUES-1:0]              rd_en,
-    output wire [QUEUES-1:0]              rd_valid,
-    output wire [DATA_WIDTH*QUEUES-1:0]   rd_data,
-    output wire [DATA_WIDTH/8*QUEUES-1:0] rd_keep,
-    output wire [QUEUES-1:0]              rd_last,
+    // One stream per queue: the stored frames, oldest first
+    output wire [DATA_WIDTH*QUEUES-1:0]   m_axis_tdata,
+    output wire [DATA_WIDTH/8*QUEUES-1:0] m_axis_tkeep,
+    output wire [QUEUES-1:0]              m_axis_tvalid,
+    input  wire [QUEUES-1:0]              m_axis_tready,
+    output wire [QUEUES-1:0]              m_axis_tlast,
 
     // Bytes held per queue (whole words), at [16q+15:16q]
     output wire [16*QUEUES-1:0]           fill_bytes,
     // A data frame ending this clock did not fit in queue q (or was over 1522 bytes)
     output wire [QUEUES-1:0]              drop,
-    // A frame marked bad (rx_user) ended this clock: not stored
+    // A frame marked bad (s_axis_tuser) ended this clock: not stored
     output wire                           bad
 );
 
@@ -81,16 +88,16 @@ integer w;
 always @(*) begin
    head = hdr;
    for (w = 0; w < HDR_WORDS; w = w + 1)
-      if ({23'd0, idx} == w) head[DATA_WIDTH*w +: DATA_WIDTH] = rx_data;
+      if ({23'd0, idx} == w) head[DATA_WIDTH*w +: DATA_WIDTH] = s_axis_tdata;
 end
 
-// Valid lanes of the current word (trailing ones of rx_keep), and the frame's length.
+// Valid lanes of the current word (trailing ones of s_axis_tkeep), and the frame's length.
 reg  [3:0] lanes;
 integer l;
 always @(*) begin
    lanes = 4'd0;
    for (l = 0; l < BYTES; l = l + 1)
-      if (rx_keep[l] && {28'd0, lanes} == l) lanes = lanes + 4'd1;
+      if (s_axis_tkeep[l] && {28'd0, lanes} == l) lanes = lanes + 4'd1;
 end
 wire [12:0] len = (DATA_WIDTH == 64) ? ({1'b0, idx, 3'd0} + {9'd0, lanes}) : ({2'b0, idx, 2'd0} + {9'd0, lanes});
 localparam integer HDR_WORDS_I = HDR_WORDS;
@@ -115,34 +122,37 @@ end
 // Words each queue holds (committed, not yet read).
 wire [ADDR_BITS*QUEUES-1:0] held_all;
 
-wire        done = rx_valid && rx_last;
+wire        done = s_axis_tvalid && s_axis_tlast;
 wire [9:0]  words = {1'b0, idx} + 10'd1;
 wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
 wire [ADDR_BITS-1:0] held_sel = held_all[ADDR_BITS*qsel +: ADDR_BITS];
 wire [16:0] need = {{(17-ADDR_BITS){1'b0}}, held_sel} + {7'd0, words};
 wire        fits = !over && len <= 13'd1522 && need <= {1'b0, cfg_size_words[16*qsel +: 16]};
-wire        store = done && !ctrl && !rx_user && fits;
-assign bad = done && rx_user;
+wire        store = done && !ctrl && !s_axis_tuser && fits;
+assign bad = done && s_axis_tuser;
 
 // The word as stored: the data, its lanes, and whether it is the frame's last.
-wire [BYTES-1:0] keep_n = rx_last ? ~({BYTES{1'b1}} << lanes) : {BYTES{1'b1}};
-wire [SW-1:0]    wr_word = {rx_last, keep_n, rx_data};
-wire             wr_en = rx_valid && !over;
+wire [BYTES-1:0] keep_n = s_axis_tlast ? ~({BYTES{1'b1}} << lanes) : {BYTES{1'b1}};
+wire [SW-1:0]    wr_word = {s_axis_tlast, keep_n, s_axis_tdata};
+wire             wr_en = s_axis_tvalid && !over;
 
 genvar g;
 generate
    for (g = 0; g < QUEUES; g = g + 1) begin : queue
       reg  [SW-1:0] mem [0:(1 << ADDR_BITS) - 1];
       reg  [SW-1:0] out;
-      // One past the last stored word; the next word to read.
+      // One past the last stored word; the next word to read from memory; the word
+      // offered (or the next to offer when none is).
       reg  [ADDR_BITS-1:0] commit_ptr;
       reg  [ADDR_BITS-1:0] rd_ptr;
+      reg  [ADDR_BITS-1:0] head_ptr;
       reg  valid;
-      wire [ADDR_BITS-1:0] held = commit_ptr - rd_ptr;
-      wire take = rd_en[g] && held != {ADDR_BITS{1'b0}};
+      wire [ADDR_BITS-1:0] held = commit_ptr - head_ptr;
+      wire moved = valid && m_axis_tready[g];
+      wire load = commit_ptr != rd_ptr && (!valid || m_axis_tready[g]);
 
-      // Known from power-up (the FPGA's initial value): rd_* hold no X before the first
-      // read, in a four-state simulator too.
+      // Known from power-up (the FPGA's initial value): m_axis_* hold no X before the
+      // first word, in a four-state simulator too.
       initial out = {SW{1'b0}};
       // The write address wraps at 2^ADDR_BITS words: a wire of that width, since a
       // simulator may evaluate an index expression wider (Icarus does) and then skip a
@@ -150,38 +160,40 @@ generate
       wire [ADDR_BITS-1:0] wr_addr = commit_ptr + {{(ADDR_BITS-9){1'b0}}, idx};
       always @(posedge clock) begin
          if (wr_en) mem[wr_addr] <= wr_word;
-         if (take) out <= mem[rd_ptr];
+         if (load) out <= mem[rd_ptr];
       end
 
       always @(posedge clock) begin
          if (reset) begin
             commit_ptr <= {ADDR_BITS{1'b0}};
             rd_ptr <= {ADDR_BITS{1'b0}};
+            head_ptr <= {ADDR_BITS{1'b0}};
             valid <= 1'b0;
          end else begin
             if (store && qsel == g) commit_ptr <= commit_ptr + words_a;
-            if (take) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
-            valid <= take;
+            if (load) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
+            if (moved) head_ptr <= head_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
+            if (load) valid <= 1'b1;
+            else if (moved) valid <= 1'b0;
          end
       end
 
       assign held_all[ADDR_BITS*g +: ADDR_BITS] = held;
-      assign rd_valid[g] = valid;
-
-      assign rd_data[DATA_WIDTH*g +: DATA_WIDTH] = out[DATA_WIDTH-1:0];
-      assign rd_keep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
-      assign rd_last[g] = out[SW-1];
+      assign m_axis_tvalid[g] = valid;
+      assign m_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH] = out[DATA_WIDTH-1:0];
+      assign m_axis_tkeep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
+      assign m_axis_tlast[g] = out[SW-1];
       assign fill_bytes[16*g +: 16] = {{(16-ADDR_BITS){1'b0}}, held} << KB;
-      assign drop[g] = done && !ctrl && !rx_user && !fits && qsel == g;
+      assign drop[g] = done && !ctrl && !s_axis_tuser && !fits && qsel == g;
    end
 endgenerate
 
 always @(posedge clock) begin
-   if (rx_valid) hdr <= head;
+   if (s_axis_tvalid) hdr <= head;
    if (reset || done) begin
       idx <= 9'd0;
       over <= 1'b0;
-   end else if (rx_valid) begin
+   end else if (s_axis_tvalid) begin
       if (idx == LAST_WORD) over <= 1'b1;
       else if (!over) idx <= idx + 9'd1;
    end

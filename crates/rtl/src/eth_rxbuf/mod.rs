@@ -1,7 +1,7 @@
 //! The per-queue receive buffers of the Ethernet flow-control port (docs/spec.md §9): data
 //! frames sorted by their 802.1Q priority, stored whole at their last word when they fit
-//! (PAUSE/PFC frames are left to `pause_rx`), read a word a clock with a registered read;
-//! the fill levels feed `pfc_tx`'s RX-fill triggers.
+//! (PAUSE/PFC frames are left to `pause_rx`), offered on one AXI4-Stream per queue from a
+//! registered read; the fill levels feed `pfc_tx`'s RX-fill triggers.
 //!
 //! In this folder: the Verilog module `iblink_eth_rxbuf.v` (parameters `QUEUES`,
 //! `DATA_WIDTH`, `ADDR_BITS`), and here its Rust cycle twin [`EthRxbufTwin`], the
@@ -13,21 +13,21 @@
 //! |---|---|---|
 //! | `reset` | in | synchronous: buffers emptied, the frame in progress forgotten |
 //! | `cfg_priorities[8Q]`, `cfg_size_words[16Q]` | in | per queue: priority mask, size in words (static) |
-//! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | received frames, lane 0 first; `rx_keep` from lane 0 up on the last word |
-//! | `rx_user` | in | with `rx_last`: the MAC marks the frame bad (not stored) |
-//! | `rd_en[Q]` | in | a reader asks for a word |
-//! | `rd_valid[Q]`, `rd_data[WQ]`, `rd_keep[WQ/8]`, `rd_last[Q]` | out | the word asked for in the clock before |
-//! | `fill_bytes[16Q]` | out | bytes held per queue (whole words) at the start of the clock |
+//! | `s_axis_tdata[W]`, `s_axis_tkeep[W/8]`, `s_axis_tvalid`, `s_axis_tlast` | in | received frames, lane 0 first; `tkeep` from lane 0 up on the last word; no `tready` (a MAC's receive side cannot wait) |
+//! | `s_axis_tuser` | in | with `tlast`: the MAC marks the frame bad (not stored) |
+//! | `m_axis_tdata[WQ]`, `m_axis_tkeep[WQ/8]`, `m_axis_tvalid[Q]`, `m_axis_tlast[Q]` / `m_axis_tready[Q]` | out / in | one stream per queue: its oldest stored word |
+//! | `fill_bytes[16Q]` | out | bytes held per queue (whole words, the offered one included) at the start of the clock |
 //! | `drop[Q]` | out | a data frame ending this clock did not fit (or was over 1522 bytes) |
 //! | `bad` | out | a frame marked bad ended this clock |
 //!
 //! # Cycle contract
 //! A data frame is stored at its last word when it is at most 1522 bytes and
 //! `ceil(len / (W/8))` words fit in `cfg_size_words` less what the queue holds at the
-//! start of that clock; a reader's word is one of a frame stored before the clock it asks
-//! in, and comes in the next clock. `rd_data` and `rd_keep` mean something only while
-//! `rd_valid`, and `rd_data` only in its valid lanes: every back end's binding shows 0
-//! elsewhere.
+//! start of that clock. A queue's word moves in a clock where its `tvalid` and `tready`
+//! are high; in a clock where it offers nothing or its word moves, it reads its next
+//! word of a frame stored before that clock, offered from the next clock. `m_axis_tdata`
+//! and `m_axis_tkeep` mean something only while `tvalid`, and `tdata` only in its valid
+//! lanes: every back end's binding shows 0 elsewhere.
 
 use crate::bits::{lane_mask, mask};
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
@@ -70,21 +70,21 @@ pub struct EthRxbufIn {
     pub reset: bool,
     pub cfg_priorities: [u8; 8],
     pub cfg_size_words: [u16; 8],
-    pub rx_valid: bool,
-    pub rx_data: u64,
-    pub rx_keep: u8,
-    pub rx_last: bool,
-    pub rx_user: bool,
-    pub rd_en: u8,
+    pub s_axis_tdata: u64,
+    pub s_axis_tkeep: u8,
+    pub s_axis_tvalid: bool,
+    pub s_axis_tlast: bool,
+    pub s_axis_tuser: bool,
+    pub m_axis_tready: u8,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EthRxbufOut {
-    pub rd_valid: u8,
     /// Per queue; 0 unless valid, and in the valid lanes only.
-    pub rd_data: [u64; 8],
-    pub rd_keep: [u8; 8],
-    pub rd_last: u8,
+    pub m_axis_tdata: [u64; 8],
+    pub m_axis_tkeep: [u8; 8],
+    pub m_axis_tvalid: u8,
+    pub m_axis_tlast: u8,
     pub fill_bytes: [u16; 8],
     pub drop: u8,
     pub bad: bool,
@@ -106,6 +106,8 @@ pub struct EthRxbufTwin {
     out: Vec<Stored>,
     commit: Vec<usize>,
     rd: Vec<usize>,
+    /// The word offered, or the next to offer.
+    head: Vec<usize>,
     valid: u8,
 }
 
@@ -133,6 +135,7 @@ impl EthRxbufTwin {
             out: vec![(0, 0, false); queues],
             commit: vec![0; queues],
             rd: vec![0; queues],
+            head: vec![0; queues],
             valid: 0,
         }
     }
@@ -142,7 +145,7 @@ impl EthRxbufTwin {
     }
 
     fn held(&self, q: usize) -> usize {
-        self.commit[q].wrapping_sub(self.rd[q]) & ((1 << self.addr_bits) - 1)
+        self.commit[q].wrapping_sub(self.head[q]) & ((1 << self.addr_bits) - 1)
     }
 
     /// The header with the current word in place.
@@ -151,14 +154,14 @@ impl EthRxbufTwin {
         let n = self.bytes();
         if self.idx < 16 / n {
             for b in 0..n {
-                h[self.idx * n + b] = (i.rx_data >> (8 * b)) as u8;
+                h[self.idx * n + b] = (i.s_axis_tdata >> (8 * b)) as u8;
             }
         }
         h
     }
 
     fn lanes(&self, i: &EthRxbufIn) -> usize {
-        ((i.rx_keep as u64 & mask(self.bytes())) as u8).trailing_ones() as usize
+        ((i.s_axis_tkeep as u64 & mask(self.bytes())) as u8).trailing_ones() as usize
     }
 
     fn decide(&self, i: &EthRxbufIn) -> Decision {
@@ -172,7 +175,7 @@ impl EthRxbufTwin {
         let queue = (0..self.queues).find(|&q| i.cfg_priorities[q] >> prio & 1 == 1).unwrap_or(0);
         let words = self.idx + 1;
         let fits = !self.over && len <= MAX_FRAME_BYTES && self.held(queue) + words <= i.cfg_size_words[queue] as usize;
-        Decision { done: i.rx_valid && i.rx_last, ctrl, queue, fits, words }
+        Decision { done: i.s_axis_tvalid && i.s_axis_tlast, ctrl, queue, fits, words }
     }
 }
 
@@ -182,21 +185,21 @@ impl Twin for EthRxbufTwin {
 
     fn eval(&self, i: &EthRxbufIn) -> EthRxbufOut {
         let n = self.bytes();
-        let mut o = EthRxbufOut { rd_valid: self.valid, ..Default::default() };
+        let mut o = EthRxbufOut { m_axis_tvalid: self.valid, ..Default::default() };
         for q in 0..self.queues {
             if self.valid >> q & 1 == 1 {
                 let (d, k, l) = self.out[q];
-                o.rd_data[q] = d & lane_mask(k);
-                o.rd_keep[q] = k;
-                o.rd_last |= (l as u8) << q;
+                o.m_axis_tdata[q] = d & lane_mask(k);
+                o.m_axis_tkeep[q] = k;
+                o.m_axis_tlast |= (l as u8) << q;
             }
             o.fill_bytes[q] = (self.held(q) * n) as u16;
         }
         let d = self.decide(i);
-        if d.done && !d.ctrl && !i.rx_user && !d.fits {
+        if d.done && !d.ctrl && !i.s_axis_tuser && !d.fits {
             o.drop = 1 << d.queue;
         }
-        o.bad = d.done && i.rx_user;
+        o.bad = d.done && i.s_axis_tuser;
         o
     }
 
@@ -204,13 +207,16 @@ impl Twin for EthRxbufTwin {
         let d = self.decide(i);
         let a = (1 << self.addr_bits) - 1;
         let lanes = self.lanes(i);
-        let keep = if i.rx_last { (mask(lanes) & mask(self.bytes())) as u8 } else { mask(self.bytes()) as u8 };
-        let word = (i.rx_data & mask(self.width), keep, i.rx_last);
-        let wr = i.rx_valid && !self.over;
+        let keep = if i.s_axis_tlast { (mask(lanes) & mask(self.bytes())) as u8 } else { mask(self.bytes()) as u8 };
+        let word = (i.s_axis_tdata & mask(self.width), keep, i.s_axis_tlast);
+        let wr = i.s_axis_tvalid && !self.over;
         let head = self.head(i);
         for q in 0..self.queues {
-            let take = i.rd_en >> q & 1 == 1 && self.held(q) != 0;
-            if take {
+            let valid = self.valid >> q & 1 == 1;
+            let ready = i.m_axis_tready >> q & 1 == 1;
+            let moved = valid && ready;
+            let load = self.commit[q] != self.rd[q] && (!valid || ready);
+            if load {
                 self.out[q] = self.mem[q][self.rd[q]];
             }
             if wr {
@@ -220,24 +226,29 @@ impl Twin for EthRxbufTwin {
             if i.reset {
                 self.commit[q] = 0;
                 self.rd[q] = 0;
+                self.head[q] = 0;
                 self.valid &= !(1 << q);
                 continue;
             }
-            if d.done && !d.ctrl && !i.rx_user && d.fits && d.queue == q {
+            if d.done && !d.ctrl && !i.s_axis_tuser && d.fits && d.queue == q {
                 self.commit[q] = (self.commit[q] + d.words) & a;
             }
-            if take {
+            if load {
                 self.rd[q] = (self.rd[q] + 1) & a;
             }
-            self.valid = (self.valid & !(1 << q)) | ((take as u8) << q);
+            if moved {
+                self.head[q] = (self.head[q] + 1) & a;
+            }
+            let still = load || (valid && !moved);
+            self.valid = (self.valid & !(1 << q)) | ((still as u8) << q);
         }
-        if i.rx_valid {
+        if i.s_axis_tvalid {
             self.hdr = head;
         }
         if i.reset || d.done {
             self.idx = 0;
             self.over = false;
-        } else if i.rx_valid {
+        } else if i.s_axis_tvalid {
             if self.idx == max_words(self.width) - 1 {
                 self.over = true;
             } else if !self.over {
@@ -261,16 +272,16 @@ crate::hdl_block! {
         reset: in Bit = i.reset;
         cfg_priorities: in Bits<P> = i.cfg_priorities, each 8;
         cfg_size_words: in Bits<S> = i.cfg_size_words, each 16;
-        rx_valid: in Bit = i.rx_valid;
-        rx_data: in Bits<W> = i.rx_data;
-        rx_keep: in Bits<K> = i.rx_keep;
-        rx_last: in Bit = i.rx_last;
-        rx_user: in Bit = i.rx_user;
-        rd_en: in Bits<Q> = i.rd_en;
-        rd_valid: out Bits<Q> = o.rd_valid;
-        rd_data: out Bits<D> = o.rd_data, each W;
-        rd_keep: out Bits<KQ> = o.rd_keep, each K;
-        rd_last: out Bits<Q> = o.rd_last;
+        s_axis_tdata: in Bits<W> = i.s_axis_tdata;
+        s_axis_tkeep: in Bits<K> = i.s_axis_tkeep;
+        s_axis_tvalid: in Bit = i.s_axis_tvalid;
+        s_axis_tlast: in Bit = i.s_axis_tlast;
+        s_axis_tuser: in Bit = i.s_axis_tuser;
+        m_axis_tdata: out Bits<D> = o.m_axis_tdata, each W;
+        m_axis_tkeep: out Bits<KQ> = o.m_axis_tkeep, each K;
+        m_axis_tvalid: out Bits<Q> = o.m_axis_tvalid;
+        m_axis_tready: in Bits<Q> = i.m_axis_tready;
+        m_axis_tlast: out Bits<Q> = o.m_axis_tlast;
         fill_bytes: out Bits<S> = o.fill_bytes, each 16;
         drop: out Bits<Q> = o.drop;
         bad: out Bit = o.bad;
@@ -321,12 +332,12 @@ pub fn sized_variant(queues: usize, width: usize, memory_bytes: usize) -> Varian
 /// only in its lanes.
 pub(crate) fn masked(mut o: EthRxbufOut, queues: usize) -> EthRxbufOut {
     for q in 0..8 {
-        if q >= queues || o.rd_valid >> q & 1 == 0 {
-            o.rd_data[q] = 0;
-            o.rd_keep[q] = 0;
-            o.rd_last &= !(1 << q);
+        if q >= queues || o.m_axis_tvalid >> q & 1 == 0 {
+            o.m_axis_tdata[q] = 0;
+            o.m_axis_tkeep[q] = 0;
+            o.m_axis_tlast &= !(1 << q);
         } else {
-            o.rd_data[q] &= lane_mask(o.rd_keep[q]);
+            o.m_axis_tdata[q] &= lane_mask(o.m_axis_tkeep[q]);
         }
     }
     o

@@ -12,12 +12,12 @@
 //! |---|---|---|
 //! | `reset` | in | synchronous: queues emptied |
 //! | `cfg_priorities[8Q]`, `cfg_tx_words[16]` | in | per queue priority mask; words a queue holds at most (static) |
-//! | `s_valid[Q]`, `s_data[WQ]`, `s_keep[WQ/8]`, `s_last[Q]` | in | one frame stream per queue |
-//! | `s_ready[Q]` | out | the queue takes the offered word this clock |
+//! | `s_axis_tvalid[Q]`, `s_axis_tdata[WQ]`, `s_axis_tkeep[WQ/8]`, `s_axis_tlast[Q]` | in | one frame stream per queue |
+//! | `s_axis_tready[Q]` | out | the queue takes the offered word this clock |
 //! | `paused[8]` | in | priorities held (from `pause_rx`) |
-//! | `ctrl`, `ctrl_data[W]`, `ctrl_last` | in | a PAUSE/PFC word for the wire (the builder's `tx_valid`, `tx_data`, `tx_last`) |
-//! | `tx_valid`, `tx_data[W]`, `tx_keep[W/8]`, `tx_last` | out | the wire: the data word, else the PAUSE/PFC word |
-//! | `tx_ready` | in | the wire takes the word offered this clock (AXI4-Stream) |
+//! | `ctrl`, `ctrl_data[W]`, `ctrl_last` | in | a PAUSE/PFC word for the wire (the builder's `m_axis_tvalid`, `m_axis_tdata`, `m_axis_tlast`) |
+//! | `m_axis_tvalid`, `m_axis_tdata[W]`, `m_axis_tkeep[W/8]`, `m_axis_tlast` | out | the wire: the data word, else the PAUSE/PFC word |
+//! | `m_axis_tready` | in | the wire takes the word offered this clock (AXI4-Stream) |
 //! | `tx_busy` | out | a data word offered that is not a last word moving now: `pfc_tx`'s `busy` |
 //!
 //! # Cycle contract
@@ -25,9 +25,9 @@
 //! clock with no frame on the wire and `ctrl` low, from the next queue in round-robin
 //! order after the last one served that holds a whole frame and none of whose
 //! priorities is paused in that clock; its first word is on `tx_*` in that clock, and the
-//! frame is committed then (docs/spec.md §10): a word offered holds until `tx_ready`
+//! frame is committed then (docs/spec.md §10): a word offered holds until `m_axis_tready`
 //! takes it, and leaves its queue (freeing room) in the clock it moves.
-//! `tx_data` and `tx_keep` mean something only while `tx_valid`, `tx_data` only in its
+//! `m_axis_tdata` and `m_axis_tkeep` mean something only while `m_axis_tvalid`, `m_axis_tdata` only in its
 //! valid lanes: every back end's binding shows 0 elsewhere.
 
 use crate::bits::{lane_mask, mask};
@@ -58,25 +58,25 @@ pub struct EthTxqIn {
     pub reset: bool,
     pub cfg_priorities: [u8; 8],
     pub cfg_tx_words: u16,
-    pub s_valid: u8,
-    pub s_data: [u64; 8],
-    pub s_keep: [u8; 8],
-    pub s_last: u8,
+    pub s_axis_tvalid: u8,
+    pub s_axis_tdata: [u64; 8],
+    pub s_axis_tkeep: [u8; 8],
+    pub s_axis_tlast: u8,
     pub paused: u8,
     pub ctrl: bool,
     pub ctrl_data: u64,
     pub ctrl_last: bool,
-    pub tx_ready: bool,
+    pub m_axis_tready: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EthTxqOut {
-    pub s_ready: u8,
-    pub tx_valid: bool,
+    pub s_axis_tready: u8,
+    pub m_axis_tvalid: bool,
     /// 0 unless valid, and in the valid lanes only.
-    pub tx_data: u64,
-    pub tx_keep: u8,
-    pub tx_last: bool,
+    pub m_axis_tdata: u64,
+    pub m_axis_tkeep: u8,
+    pub m_axis_tlast: bool,
     pub tx_busy: bool,
 }
 
@@ -150,19 +150,19 @@ impl Twin for EthTxqTwin {
     type Out = EthTxqOut;
 
     fn eval(&self, i: &EthTxqIn) -> EthTxqOut {
-        let mut o = EthTxqOut { s_ready: self.ready(i), ..Default::default() };
+        let mut o = EthTxqOut { s_axis_tready: self.ready(i), ..Default::default() };
         if let Some((q, _)) = self.sel(i) {
             let (d, k, l) = self.head(q);
-            o.tx_valid = true;
-            o.tx_data = d & lane_mask(k);
-            o.tx_keep = k;
-            o.tx_last = l;
-            o.tx_busy = !(l && i.tx_ready);
+            o.m_axis_tvalid = true;
+            o.m_axis_tdata = d & lane_mask(k);
+            o.m_axis_tkeep = k;
+            o.m_axis_tlast = l;
+            o.tx_busy = !(l && i.m_axis_tready);
         } else if i.ctrl {
-            o.tx_valid = true;
-            o.tx_data = i.ctrl_data & mask(self.width);
-            o.tx_keep = mask(self.width / 8) as u8;
-            o.tx_last = i.ctrl_last;
+            o.m_axis_tvalid = true;
+            o.m_axis_tdata = i.ctrl_data & mask(self.width);
+            o.m_axis_tkeep = mask(self.width / 8) as u8;
+            o.m_axis_tlast = i.ctrl_last;
         }
         o
     }
@@ -175,11 +175,11 @@ impl Twin for EthTxqTwin {
         let a = (1 << self.addr_bits) - 1;
         let p = mask(self.addr_bits + 1) as usize;
         for q in 0..self.queues {
-            let take = i.s_valid >> q & 1 == 1 && ready >> q & 1 == 1;
-            let last = i.s_last >> q & 1 == 1;
+            let take = i.s_axis_tvalid >> q & 1 == 1 && ready >> q & 1 == 1;
+            let last = i.s_axis_tlast >> q & 1 == 1;
             if take {
-                let lanes = if last { (i.s_keep[q] as u64 & mask(n)).trailing_ones() as usize } else { n };
-                self.mem[q][self.wr[q] & a] = (i.s_data[q] & mask(self.width), mask(lanes) as u8, last);
+                let lanes = if last { (i.s_axis_tkeep[q] as u64 & mask(n)).trailing_ones() as usize } else { n };
+                self.mem[q][self.wr[q] & a] = (i.s_axis_tdata[q] & mask(self.width), mask(lanes) as u8, last);
             }
             if i.reset {
                 self.wr[q] = 0;
@@ -191,7 +191,7 @@ impl Twin for EthTxqTwin {
                 self.wr[q] = (self.wr[q] + 1) & p;
             }
             let go = sel == Some((q, true));
-            if i.tx_ready && sel.is_some_and(|(s, _)| s == q) {
+            if i.m_axis_tready && sel.is_some_and(|(s, _)| s == q) {
                 self.rd[q] = (self.rd[q] + 1) & p;
             }
             self.frames[q] = self.frames[q].wrapping_add((take && last) as u16).wrapping_sub(go as u16);
@@ -203,7 +203,7 @@ impl Twin for EthTxqTwin {
             return;
         }
         if let Some((q, start, last)) = sent {
-            self.sending = !(last && i.tx_ready);
+            self.sending = !(last && i.m_axis_tready);
             self.cur = q;
             if start {
                 self.last_served = q;
@@ -226,20 +226,20 @@ crate::hdl_block! {
         reset: in Bit = i.reset;
         cfg_priorities: in Bits<P> = i.cfg_priorities, each 8;
         cfg_tx_words: in Bits<16> = i.cfg_tx_words;
-        s_valid: in Bits<Q> = i.s_valid;
-        s_data: in Bits<D> = i.s_data, each W;
-        s_keep: in Bits<KQ> = i.s_keep, each K;
-        s_last: in Bits<Q> = i.s_last;
+        s_axis_tvalid: in Bits<Q> = i.s_axis_tvalid;
+        s_axis_tdata: in Bits<D> = i.s_axis_tdata, each W;
+        s_axis_tkeep: in Bits<KQ> = i.s_axis_tkeep, each K;
+        s_axis_tlast: in Bits<Q> = i.s_axis_tlast;
         paused: in Bits<8> = i.paused;
         ctrl: in Bit = i.ctrl;
         ctrl_data: in Bits<W> = i.ctrl_data;
         ctrl_last: in Bit = i.ctrl_last;
-        s_ready: out Bits<Q> = o.s_ready;
-        tx_valid: out Bit = o.tx_valid;
-        tx_data: out Bits<W> = o.tx_data;
-        tx_keep: out Bits<K> = o.tx_keep;
-        tx_last: out Bit = o.tx_last;
-        tx_ready: in Bit = i.tx_ready;
+        s_axis_tready: out Bits<Q> = o.s_axis_tready;
+        m_axis_tvalid: out Bit = o.m_axis_tvalid;
+        m_axis_tdata: out Bits<W> = o.m_axis_tdata;
+        m_axis_tkeep: out Bits<K> = o.m_axis_tkeep;
+        m_axis_tlast: out Bit = o.m_axis_tlast;
+        m_axis_tready: in Bit = i.m_axis_tready;
         tx_busy: out Bit = o.tx_busy;
     }
 }
@@ -288,12 +288,12 @@ pub fn sized_variant(queues: usize, width: usize, memory_bytes: usize) -> Varian
 
 /// The outputs as every binding shows them.
 pub(crate) fn masked(mut o: EthTxqOut) -> EthTxqOut {
-    if o.tx_valid {
-        o.tx_data &= lane_mask(o.tx_keep);
+    if o.m_axis_tvalid {
+        o.m_axis_tdata &= lane_mask(o.m_axis_tkeep);
     } else {
-        o.tx_data = 0;
-        o.tx_keep = 0;
-        o.tx_last = false;
+        o.m_axis_tdata = 0;
+        o.m_axis_tkeep = 0;
+        o.m_axis_tlast = false;
     }
     o
 }

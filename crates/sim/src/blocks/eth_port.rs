@@ -88,11 +88,13 @@ pub struct EthPortModelSim {
     pub counts: EthPortCounts,
     pub pfc: TxCounts,
     pub paused_clocks: u64,
+    /// Clocks a received word waited for its reader (tvalid, tready low), over the queues.
+    pub rx_waits: u64,
 }
 
 impl EthPortModelSim {
     pub fn new(queues: usize, width: usize) -> Self {
-        Self { queues, width, model: None, counts: Default::default(), pfc: Default::default(), paused_clocks: 0 }
+        Self { queues, width, model: None, counts: Default::default(), pfc: Default::default(), paused_clocks: 0, rx_waits: 0 }
     }
 
     /// Fold the counts of a model about to go into the totals.
@@ -133,29 +135,30 @@ impl CycleSim for EthPortModelSim {
     fn step(&mut self, i: &EthPortTopIn) -> EthPortTopOut {
         let (nq, w) = (self.queues, self.width);
         let m = self.model.get_or_insert_with(|| EthPort::new(model_config(nq, w, i)));
-        let mut pi = EthPortIn { rx_read: i.rd_en, hw: i.hw_level, sw: i.sw_req, tx_ready: i.tx_ready, ..Default::default() };
+        let mut pi = EthPortIn { rx_ready: i.m_axis_rx_tready, hw: i.hw_level, sw: i.sw_req, tx_ready: i.m_axis_mac_tready, ..Default::default() };
         for q in 0..nq {
-            if i.s_valid >> q & 1 == 1 {
-                pi.tx[q] = Some(lanes_word(i.s_data[q], i.s_keep[q], i.s_last >> q & 1 == 1, w));
+            if i.s_axis_tx_tvalid >> q & 1 == 1 {
+                pi.tx[q] = Some(lanes_word(i.s_axis_tx_tdata[q], i.s_axis_tx_tkeep[q], i.s_axis_tx_tlast >> q & 1 == 1, w));
             }
         }
-        pi.rx = i.rx_valid.then(|| lanes_word(i.rx_data, i.rx_keep, i.rx_last, w));
-        pi.rx_bad = i.rx_valid && i.rx_user;
+        pi.rx = i.s_axis_mac_tvalid.then(|| lanes_word(i.s_axis_mac_tdata, i.s_axis_mac_tkeep, i.s_axis_mac_tlast, w));
+        pi.rx_bad = i.s_axis_mac_tvalid && i.s_axis_mac_tuser;
         let o = m.tick(&pi);
-        let mut out = EthPortTopOut { s_ready: o.tx_room, drop: o.rx_drop, rx_bad: o.rx_bad, paused: o.paused, ..Default::default() };
+        let mut out = EthPortTopOut { s_axis_tx_tready: o.tx_room, drop: o.rx_drop, rx_bad: o.rx_bad, paused: o.paused, ..Default::default() };
         if let Some(x) = o.wire {
-            out.tx_valid = true;
-            out.tx_data = x.data;
-            out.tx_keep = keep_of(x.len);
-            out.tx_last = x.last;
+            out.m_axis_mac_tvalid = true;
+            out.m_axis_mac_tdata = x.data;
+            out.m_axis_mac_tkeep = keep_of(x.len);
+            out.m_axis_mac_tlast = x.last;
         }
         for q in 0..nq {
             out.fill_bytes[q] = o.fill[q] as u16;
             if let Some(x) = o.rx_word[q] {
-                out.rd_valid |= 1 << q;
-                out.rd_data[q] = x.data;
-                out.rd_keep[q] = keep_of(x.len);
-                out.rd_last |= (x.last as u8) << q;
+                out.m_axis_rx_tvalid |= 1 << q;
+                out.m_axis_rx_tdata[q] = x.data;
+                out.m_axis_rx_tkeep[q] = keep_of(x.len);
+                out.m_axis_rx_tlast |= (x.last as u8) << q;
+                self.rx_waits += (i.m_axis_rx_tready >> q & 1 == 0) as u64;
             }
         }
         self.paused_clocks += (o.paused != 0) as u64;
@@ -258,7 +261,7 @@ impl EthPortStimulus {
         let n = self.width / 8;
         let mut i = self.cfg;
         let r = &mut self.rng;
-        let taken = prev.map_or(0, |o| o.s_ready) & self.offered;
+        let taken = prev.map_or(0, |o| o.s_axis_tx_tready) & self.offered;
         self.offered = 0;
         for q in 0..self.queues {
             if taken >> q & 1 == 1 {
@@ -274,10 +277,10 @@ impl EthPortStimulus {
                 self.cur[q] = self.frame[q].pop_front();
             }
             if let Some((d, k, l)) = self.cur[q] {
-                i.s_valid |= 1 << q;
-                i.s_data[q] = d;
-                i.s_keep[q] = k;
-                i.s_last |= (l as u8) << q;
+                i.s_axis_tx_tvalid |= 1 << q;
+                i.s_axis_tx_tdata[q] = d;
+                i.s_axis_tx_tkeep[q] = k;
+                i.s_axis_tx_tlast |= (l as u8) << q;
                 self.offered |= 1 << q;
             }
         }
@@ -302,13 +305,13 @@ impl EthPortStimulus {
             self.rx = frame_words(&f, n);
         }
         if let Some((d, k, l)) = self.rx.pop_front() {
-            i.rx_valid = true;
-            i.rx_data = d;
-            i.rx_keep = k;
-            i.rx_last = l;
+            i.s_axis_mac_tvalid = true;
+            i.s_axis_mac_tdata = d;
+            i.s_axis_mac_tkeep = k;
+            i.s_axis_mac_tlast = l;
             // The MAC marks one frame in twenty bad on its last word (on other words the
             // mark means nothing).
-            i.rx_user = r.gen_ratio(1, 20);
+            i.s_axis_mac_tuser = r.gen_ratio(1, 20);
         }
         if self.phase == 0 {
             self.phase = r.gen_range(200..3000);
@@ -319,16 +322,16 @@ impl EthPortStimulus {
         }
         self.phase -= 1;
         for q in 0..self.queues {
-            i.rd_en |= (r.gen_bool(self.read_p[q]) as u8) << q;
+            i.m_axis_rx_tready |= (r.gen_bool(self.read_p[q]) as u8) << q;
         }
         i.hw_level = self.hw & ((1u16 << self.queues) - 1) as u8;
         if r.gen_ratio(1, 3000) {
             i.sw_req = 1 << r.gen_range(0..self.queues);
         }
         i.reset = r.gen_ratio(1, 300_000);
-        let last_moved = self.ready && prev.is_some_and(|o| o.tx_valid && o.tx_last);
-        i.tx_ready = self.wire.next(r, last_moved);
-        self.ready = i.tx_ready;
+        let last_moved = self.ready && prev.is_some_and(|o| o.m_axis_mac_tvalid && o.m_axis_mac_tlast);
+        i.m_axis_mac_tready = self.wire.next(r, last_moved);
+        self.ready = i.m_axis_mac_tready;
         i
     }
 }
@@ -423,31 +426,31 @@ impl CycleSim for RtlPort {
         self.inner.stop_vcd()
     }
     fn step(&mut self, i: &EthPortIn) -> EthPortOut {
-        let mut t = EthPortTopIn { hw_level: i.hw, sw_req: i.sw, rd_en: i.rx_read, tx_ready: i.tx_ready, ..self.cfg };
+        let mut t = EthPortTopIn { hw_level: i.hw, sw_req: i.sw, m_axis_rx_tready: i.rx_ready, m_axis_mac_tready: i.tx_ready, ..self.cfg };
         for q in 0..self.queues {
             if let Some(x) = i.tx[q] {
-                t.s_valid |= 1 << q;
-                t.s_data[q] = x.data;
-                t.s_keep[q] = keep_of(x.len);
-                t.s_last |= (x.last as u8) << q;
+                t.s_axis_tx_tvalid |= 1 << q;
+                t.s_axis_tx_tdata[q] = x.data;
+                t.s_axis_tx_tkeep[q] = keep_of(x.len);
+                t.s_axis_tx_tlast |= (x.last as u8) << q;
             }
         }
         if let Some(x) = i.rx {
-            t.rx_valid = true;
-            t.rx_data = x.data;
-            t.rx_keep = keep_of(x.len);
-            t.rx_last = x.last;
-            t.rx_user = i.rx_bad;
+            t.s_axis_mac_tvalid = true;
+            t.s_axis_mac_tdata = x.data;
+            t.s_axis_mac_tkeep = keep_of(x.len);
+            t.s_axis_mac_tlast = x.last;
+            t.s_axis_mac_tuser = i.rx_bad;
         }
         let o = self.inner.step(&t);
-        let mut out = EthPortOut { tx_room: o.s_ready, tx_taken: o.s_ready & t.s_valid, paused: o.paused, rx_drop: o.drop, rx_bad: o.rx_bad, ..Default::default() };
-        if o.tx_valid {
-            out.wire = Some(lanes_word(o.tx_data, o.tx_keep, o.tx_last, self.width));
+        let mut out = EthPortOut { tx_room: o.s_axis_tx_tready, tx_taken: o.s_axis_tx_tready & t.s_axis_tx_tvalid, paused: o.paused, rx_drop: o.drop, rx_bad: o.rx_bad, ..Default::default() };
+        if o.m_axis_mac_tvalid {
+            out.wire = Some(lanes_word(o.m_axis_mac_tdata, o.m_axis_mac_tkeep, o.m_axis_mac_tlast, self.width));
         }
         for q in 0..self.queues {
             out.fill[q] = o.fill_bytes[q] as u32;
-            if o.rd_valid >> q & 1 == 1 {
-                out.rx_word[q] = Some(lanes_word(o.rd_data[q], o.rd_keep[q], o.rd_last >> q & 1 == 1, self.width));
+            if o.m_axis_rx_tvalid >> q & 1 == 1 {
+                out.rx_word[q] = Some(lanes_word(o.m_axis_rx_tdata[q], o.m_axis_rx_tkeep[q], o.m_axis_rx_tlast >> q & 1 == 1, self.width));
             }
         }
         out

@@ -38,18 +38,19 @@ pub struct EthRxbufModelSim {
     queues: usize,
     width: usize,
     model: Option<RxBuffers>,
-    /// Counts for coverage: frames stored and dropped, words read, clocks a queue was
-    /// at least 7/8 full.
+    /// Counts for coverage: frames stored and dropped, words moved to the readers, clocks
+    /// a word waited for its reader, clocks a queue was at least 7/8 full.
     pub stored: u64,
     pub dropped: u64,
     pub marked: u64,
     pub read: u64,
+    pub waited: u64,
     pub nearly_full: u64,
 }
 
 impl EthRxbufModelSim {
     pub fn new(queues: usize, width: usize) -> Self {
-        Self { queues, width, model: None, stored: 0, dropped: 0, marked: 0, read: 0, nearly_full: 0 }
+        Self { queues, width, model: None, stored: 0, dropped: 0, marked: 0, read: 0, waited: 0, nearly_full: 0 }
     }
 }
 
@@ -64,18 +65,20 @@ impl CycleSim for EthRxbufModelSim {
         let sizes = (0..nq).map(|q| i.cfg_size_words[q] as u32 * (w as u32 / 8)).collect();
         let m = self.model.get_or_insert_with(|| RxBuffers::new(model_config(w, &i.cfg_priorities[..nq], sizes, 0)));
         let n = w / 8;
-        let rx = i.rx_valid.then(|| lanes_word(i.rx_data, i.rx_keep, i.rx_last, w));
-        let o = m.tick(&RxBuffersIn { rx, read: i.rd_en, bad: i.rx_user });
+        let rx = i.s_axis_tvalid.then(|| lanes_word(i.s_axis_tdata, i.s_axis_tkeep, i.s_axis_tlast, w));
+        let o = m.tick(&RxBuffersIn { rx, ready: i.m_axis_tready, bad: i.s_axis_tuser });
         let mut out = EthRxbufOut { drop: o.drop, bad: o.bad, ..Default::default() };
         self.marked += o.bad as u64;
         for q in 0..nq {
             out.fill_bytes[q] = o.fill[q] as u16;
             if let Some(w) = o.word[q] {
-                out.rd_valid |= 1 << q;
-                out.rd_data[q] = w.data;
-                out.rd_keep[q] = keep_of(w.len);
-                out.rd_last |= (w.last as u8) << q;
-                self.read += 1;
+                out.m_axis_tvalid |= 1 << q;
+                out.m_axis_tdata[q] = w.data;
+                out.m_axis_tkeep[q] = keep_of(w.len);
+                out.m_axis_tlast |= (w.last as u8) << q;
+                let ready = i.m_axis_tready >> q & 1 == 1;
+                self.read += ready as u64;
+                self.waited += !ready as u64;
             }
             self.nearly_full += (o.fill[q] * 8 >= i.cfg_size_words[q] as u32 * n as u32 * 7) as u64;
         }
@@ -217,7 +220,7 @@ impl Iterator for EthRxbufStimulus {
         }
         self.phase_left -= 1;
         for q in 0..self.queues {
-            i.rd_en |= (self.rng.gen_bool(self.read_p[q]) as u8) << q;
+            i.m_axis_tready |= (self.rng.gen_bool(self.read_p[q]) as u8) << q;
         }
         i.reset = self.rng.gen_ratio(1, 200_000);
         if self.words.is_empty() && self.rng.gen_bool(0.3) {
@@ -245,15 +248,15 @@ impl Iterator for EthRxbufStimulus {
         }
         if !self.words.is_empty() && self.rng.gen_bool(0.95) {
             let (d, k, l) = self.words.pop_front().unwrap();
-            i.rx_valid = true;
-            i.rx_data = d;
-            i.rx_keep = if l { k } else { self.rng.gen() };
-            i.rx_last = l;
+            i.s_axis_tvalid = true;
+            i.s_axis_tdata = d;
+            i.s_axis_tkeep = if l { k } else { self.rng.gen() };
+            i.s_axis_tlast = l;
             // The MAC marks one frame in ten bad on its last word (the mark on other
             // words means nothing, and is set as often).
-            i.rx_user = self.rng.gen_ratio(1, 10);
+            i.s_axis_tuser = self.rng.gen_ratio(1, 10);
         } else {
-            i.rx_data = self.rng.gen();
+            i.s_axis_tdata = self.rng.gen();
         }
         Some(i)
     }

@@ -68,36 +68,36 @@ impl CycleSim for EthTxqModelSim {
     fn step(&mut self, i: &EthTxqIn) -> EthTxqOut {
         let (nq, w) = (self.queues, self.width);
         let m = self.model.get_or_insert_with(|| TxQueues::new(model_config(w, &i.cfg_priorities[..nq], vec![0; nq], i.cfg_tx_words as u32 * (w as u32 / 8))));
-        let tx = std::array::from_fn(|q| (q < nq && i.s_valid >> q & 1 == 1).then(|| lanes_word(i.s_data[q], i.s_keep[q], i.s_last >> q & 1 == 1, w)));
+        let tx = std::array::from_fn(|q| (q < nq && i.s_axis_tvalid >> q & 1 == 1).then(|| lanes_word(i.s_axis_tdata[q], i.s_axis_tkeep[q], i.s_axis_tlast >> q & 1 == 1, w)));
         for q in 0..nq {
             self.held += (m.has_frame(q) && i.paused & i.cfg_priorities[q] != 0) as u64;
         }
         // The builder's words are whole.
         let ctrl = i.ctrl.then(|| lanes_word(i.ctrl_data, u8::MAX, i.ctrl_last, w));
-        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl, ready: i.tx_ready });
-        self.refused += (i.s_valid & !o.room & ((1u16 << nq) - 1) as u8).count_ones() as u64;
+        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl, ready: i.m_axis_tready });
+        self.refused += (i.s_axis_tvalid & !o.room & ((1u16 << nq) - 1) as u8).count_ones() as u64;
         if o.started.is_some() {
             self.started += 1;
             self.back_to_back += self.last_word_moved as u64;
         }
         let data = o.wire.is_some() && !i.ctrl;
         let first = o.started.is_some() || self.first_waiting;
-        if !i.tx_ready {
+        if !i.m_axis_tready {
             self.stalled_data += data as u64;
             self.stalled_first += (data && first) as u64;
             self.stalled_last += (data && o.wire.is_some_and(|w| w.last)) as u64;
             self.stalled_ctrl += i.ctrl as u64;
         }
-        self.first_waiting = data && first && !i.tx_ready;
-        self.stall_run = if data && !i.tx_ready { self.stall_run + 1 } else { 0 };
+        self.first_waiting = data && first && !i.m_axis_tready;
+        self.stall_run = if data && !i.m_axis_tready { self.stall_run + 1 } else { 0 };
         self.long_stalls += (self.stall_run == 100) as u64;
-        self.last_word_moved = i.tx_ready && o.wire.is_some_and(|w| w.last);
-        let mut out = EthTxqOut { s_ready: o.room, tx_busy: o.busy, ..Default::default() };
+        self.last_word_moved = i.m_axis_tready && o.wire.is_some_and(|w| w.last);
+        let mut out = EthTxqOut { s_axis_tready: o.room, tx_busy: o.busy, ..Default::default() };
         if let Some(wd) = o.wire {
-            out.tx_valid = true;
-            out.tx_data = wd.data;
-            out.tx_keep = keep_of(wd.len);
-            out.tx_last = wd.last;
+            out.m_axis_tvalid = true;
+            out.m_axis_tdata = wd.data;
+            out.m_axis_tkeep = keep_of(wd.len);
+            out.m_axis_tlast = wd.last;
         }
         if i.reset {
             self.model = None;
@@ -123,7 +123,7 @@ pub fn eth_txq_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>) 
 /// holding a word until it is taken, with pauses; priorities go through phases of being
 /// paused; a PAUSE/PFC frame (8 or 16 words of `ctrl`) starts now and then where the
 /// port's would, when no data frame was in progress (`tx_busy` low), its words held
-/// until they move. The wire's `tx_ready` goes through phases (docs/spec.md §10): always
+/// until they move. The wire's `m_axis_tready` goes through phases (docs/spec.md §10): always
 /// high, random (high 30 to 95 % of clocks), stalls of 100 to 2,000 clocks, and an
 /// inter-frame gap of 1 to 3 clocks after every last word that moves. Random masks and a
 /// room of 200 to 600 words (a frame always fits); the odd reset.
@@ -180,7 +180,7 @@ impl EthTxqStimulus {
         let mut i = self.cfg;
         let r = &mut self.rng;
         // Words taken last clock.
-        let taken = prev.map_or(0, |o| o.s_ready) & self.offered;
+        let taken = prev.map_or(0, |o| o.s_axis_tready) & self.offered;
         for q in 0..self.queues {
             if taken >> q & 1 == 1 {
                 self.cur[q] = None;
@@ -205,10 +205,10 @@ impl EthTxqStimulus {
             if let Some((d, k, l)) = self.cur[q] {
                 // A user may also let its word go for a clock (valid low) and come back.
                 if r.gen_bool(0.9) {
-                    i.s_valid |= 1 << q;
-                    i.s_data[q] = d;
-                    i.s_keep[q] = k;
-                    i.s_last |= (l as u8) << q;
+                    i.s_axis_tvalid |= 1 << q;
+                    i.s_axis_tdata[q] = d;
+                    i.s_axis_tkeep[q] = k;
+                    i.s_axis_tlast |= (l as u8) << q;
                     self.offered |= 1 << q;
                 }
             }
@@ -238,9 +238,9 @@ impl EthTxqStimulus {
         }
         self.ctrl_offered = i.ctrl;
         // The wire's ready.
-        let last_moved = prev.is_some_and(|o| o.tx_valid && o.tx_last) && self.ready;
-        i.tx_ready = self.wire.next(r, last_moved);
-        self.ready = i.tx_ready;
+        let last_moved = prev.is_some_and(|o| o.m_axis_tvalid && o.m_axis_tlast) && self.ready;
+        i.m_axis_tready = self.wire.next(r, last_moved);
+        self.ready = i.m_axis_tready;
         i.reset = r.gen_ratio(1, 200_000);
         if i.reset {
             self.ctrl_cur = None;

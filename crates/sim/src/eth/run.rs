@@ -220,9 +220,9 @@ pub struct EthRun<'a> {
     macs: [Mac; 2],
     /// Reader tokens per side and queue (per mille bytes).
     read_tokens: [[u64; MAX_QUEUES]; 2],
-    /// Per side, the queues asked for a word this clock and last clock (the word comes a
-    /// clock after the ask; an ask is paid a word's tokens, refunded for what did not come).
-    asked: [[u8; 2]; 2],
+    /// Per side, the queues whose reader is ready this clock (`tready`: paid a word's
+    /// tokens, refunded for what did not move).
+    asked: [u8; 2],
     /// Frames being read per side and queue.
     reading: [[Vec<u8>; MAX_QUEUES]; 2],
     /// Frames being sent per side (for the capture and the counts), and the clock and
@@ -348,7 +348,7 @@ impl<'a> EthRun<'a> {
             wire: [0, 1].map(|_| VecDeque::from(vec![None; lat])),
             macs: [Mac::new(s.mac_overhead_bytes); 2],
             read_tokens: [[0; MAX_QUEUES]; 2],
-            asked: [[0; 2]; 2],
+            asked: [0; 2],
             reading: Default::default(),
             sending: [None, None],
             sending_words: [vec![], vec![]],
@@ -399,7 +399,7 @@ impl<'a> EthRun<'a> {
         }
         for side in 0..2 {
             ins[side].rx = self.wire[1 - side].pop_front().flatten();
-            self.asked[side] = [0, self.asked[side][0]];
+            self.asked[side] = 0;
             for q in 0..nq {
                 let rate = if traffic { self.s.drain_rate[q] } else { 1000 };
                 if self.stalled(side, q) {
@@ -408,8 +408,8 @@ impl<'a> EthRun<'a> {
                 let tk = &mut self.read_tokens[side][q];
                 *tk = (*tk + rate as u64 * wb as u64).min(2 * wb as u64 * 1000);
                 if rate >= 1000 || *tk >= wb as u64 * 1000 {
-                    ins[side].rx_read |= 1 << q;
-                    self.asked[side][0] |= 1 << q;
+                    ins[side].rx_ready |= 1 << q;
+                    self.asked[side] |= 1 << q;
                     *tk = tk.saturating_sub(wb as u64 * 1000);
                 }
             }
@@ -418,11 +418,18 @@ impl<'a> EthRun<'a> {
             i.tx_ready = self.macs[side].ready(wb as u32);
         }
         let outs = [self.ports[0].step(&ins[0]), self.ports[1].step(&ins[1])];
-        // What the MACs took: a word offered while tx_ready is low stays with its port.
+        // What the MACs took: a word offered while tx_ready is low stays with its port;
+        // and what the readers took: a word offered to a reader that is not ready stays.
         let outs = [0, 1].map(|side| {
             let moved = outs[side].wire.filter(|_| ins[side].tx_ready);
             self.macs[side].clock(moved, wb as u32);
-            EthPortOut { wire: moved, ..outs[side] }
+            let mut rx_word = outs[side].rx_word;
+            for (q, w) in rx_word.iter_mut().enumerate() {
+                if ins[side].rx_ready >> q & 1 == 0 {
+                    *w = None;
+                }
+            }
+            EthPortOut { wire: moved, rx_word, ..outs[side] }
         });
         for g in &mut self.gens {
             if outs[g.side].tx_taken >> g.queue & 1 == 1 {
@@ -499,7 +506,7 @@ impl<'a> EthRun<'a> {
             if traffic {
                 self.report.dirs[side][q].paused_clocks += held as u64;
             }
-            if self.asked[side][1] >> q & 1 == 1 {
+            if self.asked[side] >> q & 1 == 1 {
                 let got = o.rx_word[q].map_or(0, |w| w.len as u64);
                 self.read_tokens[side][q] += (wb - got) * 1000;
             }

@@ -58,8 +58,9 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
             Gate::at_least("frames marked bad by the MAC, dropped", c.rx_bad, min),
             Gate::at_least("clocks a queue was held", c.held[..q].iter().sum(), 100 * min),
             Gate::at_least("clocks a priority was paused", model.paused_clocks, n / 50),
-            Gate::at_least("clocks a data word waited for tx_ready", c.data_stalls, 100 * min),
-            Gate::at_least("clocks a PAUSE/PFC word waited for tx_ready", c.ctrl_stalls, min),
+            Gate::at_least("clocks a data word waited for m_axis_mac_tready", c.data_stalls, 100 * min),
+            Gate::at_least("clocks a PAUSE/PFC word waited for m_axis_mac_tready", c.ctrl_stalls, min),
+            Gate::at_least("clocks a received word waited for m_axis_rx_tready", model.rx_waits, 100 * min),
             Gate::info("releases", p.releases),
             Gate::info("software requests sent", p.sw_sent),
         ]);

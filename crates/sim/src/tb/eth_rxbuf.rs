@@ -69,8 +69,9 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
         let mut g = vec![
             Gate::at_least("frames stored", m.stored, 10 * min),
             Gate::at_least("frames dropped", inner.dropped, min),
-            Gate::at_least("frames marked bad by the MAC (rx_user), not stored", inner.marked, min),
-            Gate::at_least("words read", inner.read, 100 * min),
+            Gate::at_least("frames marked bad by the MAC (s_axis_tuser), not stored", inner.marked, min),
+            Gate::at_least("words moved to the readers", inner.read, 100 * min),
+            Gate::at_least("clocks a word waited for its reader (tready low)", inner.waited, 100 * min),
             Gate::at_least("nearly-full clocks", inner.nearly_full, 10 * min),
         ];
         for k in [RxFrameKind::Tagged, RxFrameKind::Untagged, RxFrameKind::Runt, RxFrameKind::Oversize, RxFrameKind::Control] {

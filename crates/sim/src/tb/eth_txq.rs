@@ -45,10 +45,10 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
             Gate::at_least("frames back to back", m.back_to_back, min),
             Gate::at_least("clocks a frame was held by a pause", m.held, 10 * min),
             Gate::at_least("words refused", m.refused, 10 * min),
-            Gate::at_least("clocks a data word waited for tx_ready", m.stalled_data, 100 * min),
+            Gate::at_least("clocks a data word waited for m_axis_tready", m.stalled_data, 100 * min),
             Gate::at_least("of them a frame's first word", m.stalled_first, 10 * min),
             Gate::at_least("of them a frame's last word", m.stalled_last, 10 * min),
-            Gate::at_least("clocks a PAUSE/PFC word waited for tx_ready", m.stalled_ctrl, min),
+            Gate::at_least("clocks a PAUSE/PFC word waited for m_axis_tready", m.stalled_ctrl, min),
             Gate::at_least("stalls of 100 clocks or more", m.long_stalls, min),
         ]
     }))
