@@ -5,9 +5,9 @@
 //! queues and receive buffer, the link peer (its receive buffers and FCPs, its data
 //! packets, losses and corruption), the subnet manager (configuration writes) and the
 //! link state machine, in phases of traffic (flood, mixed, large, congested, faulty,
-//! sparse, silent). Alongside it checks the port's grants against the docs/spec.md §4
-//! credit rule on its own (see [`StimStats::credit_violations`]) and counts what it
-//! covered ([`StimStats`]).
+//! sparse, silent), on a transmit wire that stalls in phases (docs/spec.md §10).
+//! Alongside it checks the port's grants against the docs/spec.md §4 credit rule on its
+//! own (see [`StimStats::credit_violations`]) and counts what it covered ([`StimStats`]).
 
 use crate::blocks::link_rx::data_packet;
 use iblink_model::credits::{RxCredits, TxCredits};
@@ -69,18 +69,27 @@ enum Phase {
     Silent,
 }
 
-const STABLE_PHASES: [(Phase, u32); 4] = [
-    (Phase::SmallFlood, 5),
-    (Phase::Mixed, 3),
-    (Phase::Large, 1),
+/// The phases of a stable stretch: mostly minimum-size floods, the most blocks per
+/// clock, so that the hot VL's FCTBS and ABR wrap in the line time the wire's stalls
+/// leave. No Large phase (a block per 16 clocks at best); Mixed still has a few large
+/// packets.
+const STABLE_PHASES: [(Phase, u32); 3] = [
+    (Phase::SmallFlood, 8),
+    (Phase::Mixed, 1),
     (Phase::Faulty, 1),
 ];
+
+/// Percent of the clocks spent in stable stretches: a LinkActive stretch is stable while
+/// the share so far is below it. Steadier from seed to seed than a random draw: the long
+/// stretches neither crowd out the link events, resets and failsafe resyncs of the rest
+/// nor leave too few FCTBS wraps.
+const STABLE_SHARE_PCT: u64 = 60;
 
 const PHASES: [(Phase, u32); 7] = [
     (Phase::SmallFlood, 4),
     (Phase::Mixed, 4),
     (Phase::Large, 2),
-    (Phase::Congested, 2),
+    (Phase::Congested, 3),
     (Phase::Faulty, 2),
     (Phase::Sparse, 1),
     (Phase::Silent, 3),
@@ -204,7 +213,8 @@ pub struct PortStimulus {
     ls_left: u64,
     reset_left: u32,
     /// A long LinkActive stretch without resets and with heavy traffic (FCTBS and ABR
-    /// only wrap when 4096 blocks of one VL pass without a resync).
+    /// only wrap when 4096 blocks of one VL pass without a resync); see
+    /// [`STABLE_SHARE_PCT`].
     stable: bool,
     /// A configuration write that must be presented while the port is held in reset
     /// (refresh period and on-change gap: the FCP framer's model takes them only with a
@@ -249,12 +259,11 @@ pub struct PortStimulus {
     /// Draws for the credit checker's cases (tight FCPs, an empty queue's length), apart
     /// from `rng` so that they leave the rest of the stimulus as it was.
     crng: ChaCha8Rng,
-    /// The wire's `tx_ready` (docs/spec.md §10), drawn from its own generator so that
-    /// it leaves the rest of the stimulus as it was; the current stall's length.
+    /// The wire's `tx_ready` (docs/spec.md §10), drawn from its own generator; the
+    /// current stall's length.
     wire: super::ReadyPhases,
     wrng: ChaCha8Rng,
     stall_run: u64,
-    stalls: bool,
     /// The first credit violation: clock and what failed.
     pub first_violation: Option<String>,
     pub stats: StimStats,
@@ -315,16 +324,9 @@ impl PortStimulus {
             wire: super::ReadyPhases::new(2_000..20_000, 0.85..0.99, 2_000, 20..300, true),
             wrng: ChaCha8Rng::seed_from_u64(seed ^ 0x7e4d_9000_0000_0000),
             stall_run: 0,
-            stalls: false,
             first_violation: None,
             stats: StimStats::default(),
         }
-    }
-
-    /// With `on`, the transmit wire stalls (`tx_ready` in phases); else it never does.
-    pub fn stalling(mut self, on: bool) -> Self {
-        self.stalls = on;
-        self
     }
 
     /// This clock's inputs, given the outputs of the previous clock (`None` first).
@@ -356,7 +358,7 @@ impl PortStimulus {
         // The wire: always ready, random (high 85 to 99 %), stalls of 20 to 300 clocks, or a gap of 1 to 3
         // clocks after every last word that moves.
         let last_moved = prev.is_some_and(|o| o.tx_valid && o.tx_eop) && self.last.tx_ready;
-        i.tx_ready = !self.stalls || self.wire.next(&mut self.wrng, last_moved);
+        i.tx_ready = self.wire.next(&mut self.wrng, last_moved);
         if self.reset_left > 0 {
             self.reset_left -= 1;
         }
@@ -624,7 +626,9 @@ impl PortStimulus {
             LINK_ARM => r.gen_range(10..300),
             // A stable stretch: long enough for the hot VL's FCTBS and ABR to wrap (4096
             // blocks at up to one block every 16 clocks at 32 bits, every 8 at 64).
-            _ if r.gen_ratio(1, 4) => r.gen_range(150_000..300_000) * 4 / self.lanes as u64,
+            _ if self.stats.stable_clocks * 100 < STABLE_SHARE_PCT * self.clock => {
+                r.gen_range(150_000..300_000) * 4 / self.lanes as u64
+            }
             // Short enough that link-state events are not rare in a million clocks; the
             // stable stretches above carry the FCTBS/ABR wraps.
             _ => r.gen_range(4_000..30_000),
