@@ -11,12 +11,14 @@
 // defaults are the tables `iblink emit` uses: a low table of weight 64 per data VL).
 // `iblink emit --config FILE` writes a wrapper that sets them from a port file. Each
 // instance's module documents its ports and cycle contract; the port's own registers and
-// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Wire side: tx_* out and
-// tx_ready in (the PHY's backpressure, AXI4-Stream: a word moves when tx_valid and
-// tx_ready, and holds while tx_ready is low; docs/spec.md §10; tie it high for a wire
-// that never stalls). The user side is not AXI4-Stream, on purpose: to arbitrate and
-// charge credits before a word moves, the arbiter must see every data VL's head packet
-// at once (txq_valid/txq_len, a packet popped with txq_pop, its words read by
+// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Wire side: AXI4-Stream,
+// m_axis_phy_* to the PHY (a word moves when tvalid and tready are high, and holds while
+// tready is low: the PHY's backpressure, docs/spec.md §10; tie tready high for a wire
+// that never stalls) and s_axis_phy_* from it (no tready); tlast ends an item, tuser[1]
+// marks its first word (an IBA start delimiter goes before it), tuser[0] every word of a
+// link packet (an FCP: SLP, not SDP). The user side is not AXI4-Stream, on purpose: to
+// arbitrate and charge credits before a word moves, the arbiter must see every data VL's
+// head packet at once (txq_valid/txq_len, a packet popped with txq_pop, its words read by
 // src_rd/src_vl/src_data), which one stream cannot show; and delivery is
 // credit-accounted (rx_out_* into the user's buffer, its blocks returned with drain), so
 // a slow reader stalls the sender through FCCL, the link's own flow control, not through
@@ -58,19 +60,17 @@ module iblink_link_port #(
     output wire          src_rd,
     output wire [3:0]    src_vl,
     input  wire [DATA_WIDTH-1:0] src_data,
-    input  wire          tx_ready,
-    output wire          tx_valid,
-    output wire [DATA_WIDTH-1:0] tx_data,
-    output wire [KEEP_WIDTH-1:0] tx_keep,
-    output wire          tx_sop,
-    output wire          tx_eop,
-    output wire          tx_link,
-    input  wire          rx_valid,
-    input  wire [DATA_WIDTH-1:0] rx_data,
-    input  wire [KEEP_WIDTH-1:0] rx_keep,
-    input  wire          rx_sop,
-    input  wire          rx_eop,
-    input  wire          rx_link,
+    output wire [DATA_WIDTH-1:0] m_axis_phy_tdata,
+    output wire [KEEP_WIDTH-1:0] m_axis_phy_tkeep,
+    output wire          m_axis_phy_tvalid,
+    input  wire          m_axis_phy_tready,
+    output wire          m_axis_phy_tlast,
+    output wire [1:0]    m_axis_phy_tuser,
+    input  wire [DATA_WIDTH-1:0] s_axis_phy_tdata,
+    input  wire [KEEP_WIDTH-1:0] s_axis_phy_tkeep,
+    input  wire          s_axis_phy_tvalid,
+    input  wire          s_axis_phy_tlast,
+    input  wire [1:0]    s_axis_phy_tuser,
     output wire          rx_out_valid,
     output wire [DATA_WIDTH-1:0] rx_out_data,
     output wire [KEEP_WIDTH-1:0] rx_out_keep,
@@ -382,7 +382,7 @@ iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) ltx (
     .src_rd(ltx_src_rd),
     .src_vl(ltx_src_vl),
     .src_data(src_data),
-    .tx_ready(tx_ready),
+    .tx_ready(m_axis_phy_tready),
     .tx_valid(ltx_tx_valid),
     .tx_data(ltx_tx_data),
     .tx_keep(ltx_tx_keep),
@@ -398,12 +398,12 @@ iblink_link_tx #(.DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) ltx (
 iblink_fcp_rx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) fcprx (
     .clock(clock),
     .reset(ctl_port_reset),
-    .rx_valid(rx_valid),
-    .rx_data(rx_data),
-    .rx_keep(rx_keep),
-    .rx_sop(rx_sop),
-    .rx_eop(rx_eop),
-    .rx_link(rx_link),
+    .rx_valid(s_axis_phy_tvalid),
+    .rx_data(s_axis_phy_tdata),
+    .rx_keep(s_axis_phy_tkeep),
+    .rx_sop(s_axis_phy_tuser[1]),
+    .rx_eop(s_axis_phy_tlast),
+    .rx_link(s_axis_phy_tuser[0]),
     .upd_valid(fcprx_upd_valid),
     .upd_op(fcprx_upd_op),
     .upd_vl(fcprx_upd_vl),
@@ -422,12 +422,12 @@ iblink_fcp_rx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) fcp
 iblink_link_rx #(.VLS(VLS), .DATA_WIDTH(DATA_WIDTH), .KEEP_WIDTH(KEEP_WIDTH)) lrx (
     .clock(clock),
     .reset(ctl_port_reset),
-    .rx_valid(rx_valid),
-    .rx_data(rx_data),
-    .rx_keep(rx_keep),
-    .rx_sop(rx_sop),
-    .rx_eop(rx_eop),
-    .rx_link(rx_link),
+    .rx_valid(s_axis_phy_tvalid),
+    .rx_data(s_axis_phy_tdata),
+    .rx_keep(s_axis_phy_tkeep),
+    .rx_sop(s_axis_phy_tuser[1]),
+    .rx_eop(s_axis_phy_tlast),
+    .rx_link(s_axis_phy_tuser[0]),
     .out_valid(lrx_out_valid),
     .out_data(lrx_out_data),
     .out_keep(lrx_out_keep),
@@ -499,12 +499,12 @@ assign txq_pop = ctl_txq_pop;
 assign vl15_pop = ltx_vl15_take;
 assign src_rd = ltx_src_rd;
 assign src_vl = ltx_src_vl;
-assign tx_valid = ltx_tx_valid;
-assign tx_data = ltx_tx_data;
-assign tx_keep = ltx_tx_keep;
-assign tx_sop = ltx_tx_sop;
-assign tx_eop = ltx_tx_eop;
-assign tx_link = ltx_tx_link;
+assign m_axis_phy_tdata = ltx_tx_data;
+assign m_axis_phy_tkeep = ltx_tx_keep;
+assign m_axis_phy_tvalid = ltx_tx_valid;
+assign m_axis_phy_tlast = ltx_tx_eop;
+assign m_axis_phy_tuser[1] = ltx_tx_sop;
+assign m_axis_phy_tuser[0] = ltx_tx_link;
 assign rx_out_valid = lrx_out_valid;
 assign rx_out_data = lrx_out_data;
 assign rx_out_keep = lrx_out_keep;

@@ -6,8 +6,9 @@ iblink_tb.twin_top from the port's header, brings both ports out side by side):
 - A's user side: per data VL a queue of IBA packets (LRH, BTH, payload, ICRC; PktLen
   words of 4 bytes), their heads on txq_valid/txq_len, popped with txq_pop, their words
   read by src_rd from queue src_vl (first word fall through).
-- The wire, both ways: a beat that moves on tx_* (tx_valid & tx_ready) is presented on
-  the other port's rx_* LATENCY clocks later. Each tx_ready stalls now and then
+- The wire, both ways: a beat that moves on m_axis_phy_* (tvalid & tready) is presented
+  on the other port's s_axis_phy_* LATENCY clocks later (tlast ends an item, tuser[1]
+  marks its first word, tuser[0] a link packet). Each tready stalls now and then
   (StallingReady, which also checks the hold rule). The wire decodes every item: data
   packets (length, VCRC) and FCPs (LPCRC, fields); on the way back it drops one FCP on
   purpose.
@@ -170,6 +171,17 @@ class Dut:
         return int(self.sig(name).value)
 
 
+def drive_rx(d, s, beat):
+    """Present a beat (data, keep, first word, last word, link packet, ...) on port s's
+    s_axis_phy_* (tuser[1]: first word, tuser[0]: link packet)."""
+    data, keep, sop, eop, link = beat[:5]
+    d.set(f"{s}_s_axis_phy_tvalid", 1)
+    d.set(f"{s}_s_axis_phy_tdata", data)
+    d.set(f"{s}_s_axis_phy_tkeep", keep)
+    d.set(f"{s}_s_axis_phy_tlast", eop)
+    d.set(f"{s}_s_axis_phy_tuser", sop << 1 | link)
+
+
 @cocotb.test()
 async def link_b2b(dut):
     vls = int(os.environ["IBLINK_VLS"])
@@ -186,9 +198,9 @@ async def link_b2b(dut):
 
     d = Dut(dut)
     for s in "ab":
-        for name in ["txq_valid", "txq_len", "vl15_valid", "vl15_len", "src_data", "rx_valid", "rx_data", "rx_keep", "rx_sop", "rx_eop", "rx_link", "drain", "drain_vl", "drain_blocks", "vl15_drain", "cfg_wr", "cfg_addr", "cfg_data"]:
+        for name in ["txq_valid", "txq_len", "vl15_valid", "vl15_len", "src_data", "s_axis_phy_tvalid", "s_axis_phy_tdata", "s_axis_phy_tkeep", "s_axis_phy_tlast", "s_axis_phy_tuser", "drain", "drain_vl", "drain_blocks", "vl15_drain", "cfg_wr", "cfg_addr", "cfg_data"]:
             d.set(f"{s}_{name}", 0)
-        d.set(f"{s}_tx_ready", 1)
+        d.set(f"{s}_m_axis_phy_tready", 1)
         d.set(f"{s}_reset", 1)
         d.set(f"{s}_link_state", LINK_DOWN)
     cocotb.start_soon(Clock(dut.clock, 10, unit="ns").start())
@@ -248,7 +260,6 @@ async def link_b2b(dut):
     ba = Wire(n, "B->A")
     wa = StallingReady(rng, 0.92, 0.01, (2, 12))
     wb = StallingReady(rng, 0.92, 0.01, (2, 12))
-    tx_fields = ["tx_data", "tx_keep", "tx_sop", "tx_eop", "tx_link"]
     link_state = LINK_INIT
     resync = 0
 
@@ -290,21 +301,15 @@ async def link_b2b(dut):
         d.set("a_src_data", words[src_vl][0] if src_vl < vls and words[src_vl] else 0)
         ready_a = wa.next()
         ready_b = wb.next()
-        d.set("a_tx_ready", ready_a)
-        d.set("b_tx_ready", ready_b)
+        d.set("a_m_axis_phy_tready", ready_a)
+        d.set("b_m_axis_phy_tready", ready_b)
         into_b = ab.pop()
         into_a = ba.pop()
         for s, beat in (("b", into_b), ("a", into_a)):
             if beat is None:
-                d.set(f"{s}_rx_valid", 0)
+                d.set(f"{s}_s_axis_phy_tvalid", 0)
             else:
-                data, keep, sop, eop, link, _ = beat
-                d.set(f"{s}_rx_valid", 1)
-                d.set(f"{s}_rx_data", data)
-                d.set(f"{s}_rx_keep", keep)
-                d.set(f"{s}_rx_sop", sop)
-                d.set(f"{s}_rx_eop", eop)
-                d.set(f"{s}_rx_link", link)
+                drive_rx(d, s, beat)
         # B drains one packet a clock, round robin, the stopped VL only outside the stop.
         drain = None
         for k in range(vls):
@@ -354,8 +359,9 @@ async def link_b2b(dut):
             assert src_vl < vls and words[src_vl], f"clock {clk}: src_rd of VL{src_vl}, whose queue is empty"
             words[src_vl].popleft()
         for s, wr, wire, ready in (("a", wa, ab, ready_a), ("b", wb, ba, ready_b)):
-            if d.get(f"{s}_tx_valid"):
-                beat = tuple(d.get(f"{s}_{f}") for f in tx_fields)
+            if d.get(f"{s}_m_axis_phy_tvalid"):
+                tuser = d.get(f"{s}_m_axis_phy_tuser")
+                beat = (d.get(f"{s}_m_axis_phy_tdata"), d.get(f"{s}_m_axis_phy_tkeep"), tuser >> 1 & 1, d.get(f"{s}_m_axis_phy_tlast"), tuser & 1)
                 if not ready:
                     wire.stalls += 1
             else:
@@ -409,17 +415,16 @@ async def link_b2b(dut):
 
     # The wires stop taking words; what is on them arrives, and its verdicts show.
     end = clk
-    d.set("a_tx_ready", 0)
-    d.set("b_tx_ready", 0)
+    d.set("a_m_axis_phy_tready", 0)
+    d.set("b_m_axis_phy_tready", 0)
     d.set("b_drain", 0)
     for _ in range(LATENCY + 6):
         for s, wire in (("b", ab), ("a", ba)):
             wire.push(clk, None)
             beat = wire.pop()
-            d.set(f"{s}_rx_valid", int(beat is not None))
+            d.set(f"{s}_s_axis_phy_tvalid", int(beat is not None))
             if beat is not None:
-                for f, x in zip(["data", "keep", "sop", "eop", "link"], beat):
-                    d.set(f"{s}_rx_{f}", x)
+                drive_rx(d, s, beat)
         await FallingEdge(dut.clock)
 
     # ---- every packet through, whole and in order; nothing dropped, overrun or bad ----

@@ -2,7 +2,7 @@
 header by iblink_tb.twin_top; link_b2b_tb.py), from docs/spec.md §1-§5 and §10 and the
 modules' headers, not from the Rust code.
 
-A sends IBA packets on every data VL to B over a wire with latency whose tx_ready stalls
+A sends IBA packets on every data VL to B over a wire with latency whose m_axis_phy_tready stalls
 now and then (both ways: B's FCPs go back to A). B drains every VL at full rate but one,
 stopped for a while. Checked:
 - every packet B delivers is whole, as A's user gave it, with the VCRC of docs/spec.md §3
@@ -19,7 +19,7 @@ stopped for a while. Checked:
   refresh, within the refresh period, the same FCCL) arrives, then resumes; every other
   FCP is counted good by its receiver; every VL gets an FCP each refresh period, and A's
   carry its FCTBS;
-- the hold rule on both wires (a beat offered under tx_ready low is offered again,
+- the hold rule on both wires (a beat offered under tready low is offered again,
   unchanged).
 """
 

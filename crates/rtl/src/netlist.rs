@@ -41,21 +41,34 @@ wire_ints! {
     bool => u8, u16, u32, u64;
 }
 
-/// One instance input and what drives it (`src` is `top` for a top-level input).
+/// Sets bit `b` of `dst` to bit 0 of `v` (a top output driven bit by bit).
+#[inline(always)]
+pub fn set_bit<T: Copy + std::ops::BitOr<Output = T>>(dst: &mut T, v: u64, b: u32)
+where
+    u64: Wire<T>,
+{
+    *dst = *dst | ((v & 1) << b).wire();
+}
+
+/// One instance input and what drives it (`src` is `top` for a top-level input; `bit`:
+/// one bit of a top-level input, `top.x[b]`).
 #[derive(Clone, Copy, Debug)]
 pub struct Conn {
     pub dst: &'static str,
     pub dst_path: &'static str,
     pub src: &'static str,
     pub src_path: &'static str,
+    pub bit: Option<u32>,
 }
 
-/// A top-level output and the instance output that drives it.
+/// A top-level output and the instance output that drives it (`bit`: one bit of the
+/// port, `"x" o.x => a.y [b]`; every bit of such a port is driven once).
 #[derive(Clone, Copy, Debug)]
 pub struct TopOut {
     pub port: &'static str,
     pub src: &'static str,
     pub src_path: &'static str,
+    pub bit: Option<u32>,
 }
 
 /// A Rust field path's Verilog port, where the two differ.
@@ -216,9 +229,12 @@ impl Description {
                 return p.width.to_string();
             }
             let hit = if p.dir == Dir::Input {
-                self.conns.iter().find(|c| c.src == "top" && norm(c.src_path) == p.name).map(|c| (c.dst, self.port_of(c.dst, c.dst_path)))
+                self.conns
+                    .iter()
+                    .find(|c| c.src == "top" && c.bit.is_none() && norm(c.src_path) == p.name)
+                    .map(|c| (c.dst, self.port_of(c.dst, c.dst_path)))
             } else {
-                self.top_outs.iter().find(|o| o.port == p.name).map(|o| (o.src, self.port_of(o.src, o.src_path)))
+                self.top_outs.iter().find(|o| o.port == p.name && o.bit.is_none()).map(|o| (o.src, self.port_of(o.src, o.src_path)))
             };
             match hit.and_then(|(inst, port)| placed.get(inst).and_then(|pl| pl.ports.iter().find(|x| x.name == port)).map(|x| (inst, x.clone()))) {
                 Some((inst, x)) => expr_of(inst, &x),
@@ -296,7 +312,11 @@ impl Description {
                     });
                 }
                 let c = drivers[0];
-                let (net, width) = net_of(c.src, c.src_path)?;
+                let (net, width) = match (net_of(c.src, c.src_path)?, c.bit) {
+                    ((n, w), Some(b)) if (b as usize) < w => (format!("{n}[{b}]"), 1),
+                    ((n, _), Some(b)) => return Err(NetlistError::Top { module: module.into(), port: format!("{n}[{b}]") }),
+                    (nw, None) => nw,
+                };
                 if width != port.width {
                     return Err(NetlistError::Width {
                         module: module.into(),
@@ -320,19 +340,31 @@ impl Description {
             let _ = writeln!(v, "{}{} {inst} (\n    {}\n);\n", p.module, param_list(params), conns.join(",\n    "));
         }
         for t in top.iter().filter(|p| p.dir == Dir::Output) {
-            let o = self
-                .top_outs
-                .iter()
-                .find(|o| o.port == t.name)
-                .ok_or_else(|| NetlistError::Top { module: module.into(), port: t.name.clone() })?;
-            let (net, width) = net_of(o.src, o.src_path)?;
-            if width != t.width {
-                return Err(NetlistError::Width { module: module.into(), net, from: width, inst: "top".into(), port: t.name.clone(), to: t.width });
+            let drivers: Vec<&TopOut> = self.top_outs.iter().filter(|o| o.port == t.name).collect();
+            if drivers.is_empty() {
+                return Err(NetlistError::Top { module: module.into(), port: t.name.clone() });
             }
-            if let Some(u) = used.get_mut(&net) {
-                *u = true;
+            // Whole, by one driver; or bit by bit, every bit once.
+            let mut bits: Vec<Option<u32>> = drivers.iter().map(|o| o.bit).collect();
+            bits.sort();
+            let whole = bits == [None];
+            if !whole && bits != (0..t.width as u32).map(Some).collect::<Vec<_>>() {
+                return Err(NetlistError::Drivers { module: module.into(), inst: "top".into(), port: t.name.clone(), count: drivers.len() });
             }
-            let _ = writeln!(v, "assign {} = {net};", t.name);
+            for o in drivers {
+                let (net, width) = net_of(o.src, o.src_path)?;
+                let (lhs, to) = match o.bit {
+                    Some(b) => (format!("{}[{b}]", t.name), 1),
+                    None => (t.name.clone(), t.width),
+                };
+                if width != to {
+                    return Err(NetlistError::Width { module: module.into(), net, from: width, inst: "top".into(), port: lhs, to });
+                }
+                if let Some(u) = used.get_mut(&net) {
+                    *u = true;
+                }
+                let _ = writeln!(v, "assign {lhs} = {net};");
+            }
         }
         for o in self.top_outs {
             if top_port(o.port).filter(|p| p.dir == Dir::Output).is_none() {
@@ -413,6 +445,30 @@ macro_rules! __netlist_src {
     ($t:ident, $o:ident, $s:ident $(. $p:ident)+) => { $o.$s $(. $p)+ };
 }
 
+/// A value, or one bit of it (`bool`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __netlist_bit {
+    ($e:expr) => { $e };
+    ($e:expr, $b:literal) => { ($e as u64) >> $b & 1 == 1 };
+}
+
+/// A top output driven whole, or one bit of it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __netlist_set {
+    ($dst:expr, $e:expr) => { $dst = $e.wire() };
+    ($dst:expr, $e:expr, $b:literal) => { $crate::netlist::set_bit(&mut $dst, $e as u64, $b) };
+}
+
+/// `Some(bit)` or `None`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __netlist_opt {
+    () => { None };
+    ($b:literal) => { Some($b) };
+}
+
 /// Describe a composition once; see the module docs. Generates the stepper struct (a
 /// [`Twin`](crate::twin::Twin) of the whole), a struct of every instance's latest
 /// outputs, and the static [`Description`] the Verilog top is rendered from.
@@ -427,9 +483,9 @@ macro_rules! netlist {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident ($tin:ty => $tout:ty), outputs $outs:ident {
-            $( $inst:ident : $ty:ty { $( $($dpath:ident).+ <- $src:ident $(. $spath:ident)+ ; )* } )*
+            $( $inst:ident : $ty:ty { $( $($dpath:ident).+ <- $src:ident $(. $spath:ident)+ $([$bit:literal])? ; )* } )*
         }
-        top($o:ident) { $( $vport:literal $dst:expr => $osrc:ident $(. $ospath:ident)+ ; )* }
+        top($o:ident) { $( $vport:literal $dst:expr => $osrc:ident $(. $ospath:ident)+ $([$obit:literal])? ; )* }
         schedule [ $( $step:ident ),* $(,)? ]
         names { $( $ninst:ident . $($npath:ident).+ = $vname:literal ; )* }
     ) => {
@@ -456,14 +512,14 @@ macro_rules! netlist {
                 pub(super) fn $inst(t: &$tin, o: &$outs) -> <$ty as $crate::twin::Twin>::In {
                     let _ = (t, o);
                     let mut i = <<$ty as $crate::twin::Twin>::In as Default>::default();
-                    $( i.$($dpath).+ = $crate::__netlist_src!(t, o, $src $(. $spath)+).wire(); )*
+                    $( i.$($dpath).+ = $crate::__netlist_bit!($crate::__netlist_src!(t, o, $src $(. $spath)+) $(, $bit)?).wire(); )*
                     i
                 }
             )*
             #[inline(always)]
             pub(super) fn top(o: &$outs) -> $tout {
                 let mut $o = <$tout as Default>::default();
-                $( $dst = $crate::__netlist_src!(t, o, $osrc $(. $ospath)+).wire(); )*
+                $( $crate::__netlist_set!($dst, $crate::__netlist_src!(t, o, $osrc $(. $ospath)+) $(, $obit)?); )*
                 $o
             }
         }
@@ -477,11 +533,13 @@ macro_rules! netlist {
                     dst_path: stringify!($($dpath).+),
                     src: stringify!($src),
                     src_path: stringify!($($spath).+),
+                    bit: $crate::__netlist_opt!($($bit)?),
                 }, )*)*],
                 top_outs: &[$( $crate::netlist::TopOut {
                     port: $vport,
                     src: stringify!($osrc),
                     src_path: stringify!($($ospath).+),
+                    bit: $crate::__netlist_opt!($($obit)?),
                 }, )*],
                 names: &[$( $crate::netlist::Name {
                     inst: stringify!($ninst),

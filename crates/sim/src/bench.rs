@@ -95,7 +95,7 @@ pub fn bench_port_pair(backend: Backend, cycles: u64) -> Result<BenchResult, cra
     let mut sum = 0u64;
     for _ in 0..cycles {
         let (a, o) = b.step();
-        sum = sum.wrapping_mul(31).wrapping_add(a.tx_data ^ o.tx_data.rotate_left(7) ^ a.rx_done as u64);
+        sum = sum.wrapping_mul(31).wrapping_add(a.m_axis_phy_tdata ^ o.m_axis_phy_tdata.rotate_left(7) ^ a.rx_done as u64);
     }
     Ok(BenchResult {
         backend: backend.name().to_string(),

@@ -61,13 +61,13 @@ fn link(name: &str, mut s: Scenario) {
         let outs = sys.step();
         for (d, o) in [outs.0, outs.1].iter().enumerate() {
             // A word counts in the clock it moves: the PHY takes it (docs/spec.md §10).
-            if !o.tx_valid || o.tx_link || !s.phy_ready(d, c, wb) {
+            if !o.m_axis_phy_tvalid || o.tx_link() || !s.phy_ready(d, c, wb) {
                 continue;
             }
-            if o.tx_sop {
-                vl[d] = (o.tx_data & 0xff) as usize >> 4;
+            if o.tx_start() {
+                vl[d] = (o.m_axis_phy_tdata & 0xff) as usize >> 4;
             }
-            let bytes = if o.tx_eop { o.tx_keep.count_ones() as u64 } else { wb };
+            let bytes = if o.m_axis_phy_tlast { o.m_axis_phy_tkeep.count_ones() as u64 } else { wb };
             want[(c / every) as usize][d][vl[d]] += bytes;
         }
     }

@@ -35,9 +35,9 @@
 //! | `txq_pop[N]` | out | one-hot pulse: that head packet started (pop its descriptor) |
 //! | `vl15_valid`, `vl15_len[11]`, `vl15_pop` | in/in/out | the same for the VL15 (management) queue |
 //! | `src_rd`, `src_vl[4]`, `src_data[W]` | out/out/in | packet words: the queue `src_vl` (15 = VL15) presents its next word on `src_data` (first-word fall-through); `src_rd` consumes it |
-//! | `tx_ready` | in | wire side: the PHY takes the word on `tx_*` this clock (AXI4-Stream backpressure, e.g. an IB PHY's SKIP ordered sets); a word holds, whole, while it is low. Items stay whole and in order, priorities are decided at item boundaries, timers count every clock (docs/spec.md §10; [`crate::link_tx`]). Tie high for a wire that never stalls |
-//! | `tx_valid/data/keep/sop/eop/link` | out | the transmit link word stream (`link` = FCP); a word moves when `tx_valid & tx_ready` |
-//! | `rx_valid/data/keep/sop/eop/link` | in | the receive link word stream |
+//! | `m_axis_phy_tdata[W]`, `m_axis_phy_tkeep[W/8]`, `m_axis_phy_tvalid`, `m_axis_phy_tlast`, `m_axis_phy_tuser[2]` | out | the transmit link word stream, AXI4-Stream: `tlast` on an item's last word, `tuser` [`TUSER_START`] on its first, [`TUSER_LINK`] on every word of a link packet (an FCP) |
+//! | `m_axis_phy_tready` | in | the PHY takes the word this clock (backpressure, e.g. an IB PHY's SKIP ordered sets); a word holds, whole, while it is low. Items stay whole and in order, priorities are decided at item boundaries, timers count every clock (docs/spec.md §10; [`crate::link_tx`]). Tie high for a wire that never stalls |
+//! | `s_axis_phy_tdata[W]`, `s_axis_phy_tkeep[W/8]`, `s_axis_phy_tvalid`, `s_axis_phy_tlast`, `s_axis_phy_tuser[2]` | in | the receive link word stream, the same encoding (no `tready`: a PHY's receive side cannot wait) |
 //! | `rx_out_valid/data/keep/sop/eop/vl`, `rx_out_abort` | out | received data and VL15 packets, VCRC kept, for the user's receive buffer ([`crate::link_rx`]) |
 //! | `rx_done`, `rx_done_status[2]` | out | the verdict on the last delivered packet (0 good, 1 VCRC, 2 length, 3 bad VL) |
 //! | `rx_commit`, `rx_overrun` | out | the clock after a good `rx_done`: keep the packet, or drop it (credit overrun, or VL15 buffer full) |
@@ -201,19 +201,17 @@ crate::hdl_block! {
         src_rd: out Bit = o.src_rd;
         src_vl: out Bits<4> = o.src_vl;
         src_data: in Bits<W> = i.src_data;
-        tx_ready: in Bit = i.tx_ready;
-        tx_valid: out Bit = o.tx_valid;
-        tx_data: out Bits<W> = o.tx_data;
-        tx_keep: out Bits<K> = o.tx_keep;
-        tx_sop: out Bit = o.tx_sop;
-        tx_eop: out Bit = o.tx_eop;
-        tx_link: out Bit = o.tx_link;
-        rx_valid: in Bit = i.rx_valid;
-        rx_data: in Bits<W> = i.rx_data;
-        rx_keep: in Bits<K> = i.rx_keep;
-        rx_sop: in Bit = i.rx_sop;
-        rx_eop: in Bit = i.rx_eop;
-        rx_link: in Bit = i.rx_link;
+        m_axis_phy_tdata: out Bits<W> = o.m_axis_phy_tdata;
+        m_axis_phy_tkeep: out Bits<K> = o.m_axis_phy_tkeep;
+        m_axis_phy_tvalid: out Bit = o.m_axis_phy_tvalid;
+        m_axis_phy_tready: in Bit = i.m_axis_phy_tready;
+        m_axis_phy_tlast: out Bit = o.m_axis_phy_tlast;
+        m_axis_phy_tuser: out Bits<2> = o.m_axis_phy_tuser;
+        s_axis_phy_tdata: in Bits<W> = i.s_axis_phy_tdata;
+        s_axis_phy_tkeep: in Bits<K> = i.s_axis_phy_tkeep;
+        s_axis_phy_tvalid: in Bit = i.s_axis_phy_tvalid;
+        s_axis_phy_tlast: in Bit = i.s_axis_phy_tlast;
+        s_axis_phy_tuser: in Bits<2> = i.s_axis_phy_tuser;
         rx_out_valid: out Bit = o.rx_out_valid;
         rx_out_data: out Bits<W> = o.rx_out_data;
         rx_out_keep: out Bits<K> = o.rx_out_keep;
@@ -314,6 +312,17 @@ pub const COUNTERS: [&str; 18] = [
     "vl15_held",
 ];
 
+/// The link word streams' `tuser` (docs/spec.md §10): the word is an item's first (an
+/// IBA start delimiter, SDP or SLP, goes before it) ...
+pub const TUSER_START: u8 = 0b10;
+/// ... the word belongs to a link packet, an FCP (SLP, not SDP, starts it).
+pub const TUSER_LINK: u8 = 0b01;
+
+/// A `tuser` value.
+pub fn tuser(start: bool, link: bool) -> u8 {
+    (start as u8) << 1 | link as u8
+}
+
 /// One clock of the port's inputs (fields of VLs at or above VLCap are ignored).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkPortIn {
@@ -324,14 +333,15 @@ pub struct LinkPortIn {
     pub vl15_valid: bool,
     pub vl15_len: u16,
     pub src_data: u64,
-    /// The PHY takes the word on `tx_*` (AXI4-Stream backpressure, docs/spec.md §10).
-    pub tx_ready: bool,
-    pub rx_valid: bool,
-    pub rx_data: u64,
-    pub rx_keep: u8,
-    pub rx_sop: bool,
-    pub rx_eop: bool,
-    pub rx_link: bool,
+    /// The PHY takes the word on `m_axis_phy_*` (AXI4-Stream backpressure, docs/spec.md §10).
+    pub m_axis_phy_tready: bool,
+    pub s_axis_phy_tdata: u64,
+    pub s_axis_phy_tkeep: u8,
+    pub s_axis_phy_tvalid: bool,
+    /// The item's last word.
+    pub s_axis_phy_tlast: bool,
+    /// [`TUSER_START`], [`TUSER_LINK`].
+    pub s_axis_phy_tuser: u8,
     pub drain: bool,
     pub drain_vl: u8,
     pub drain_blocks: u8,
@@ -342,7 +352,7 @@ pub struct LinkPortIn {
 }
 
 impl Default for LinkPortIn {
-    /// Everything 0, except `tx_ready`: a wire that never stalls.
+    /// Everything 0, except `m_axis_phy_tready`: a wire that never stalls.
     fn default() -> Self {
         Self {
             reset: false,
@@ -352,13 +362,12 @@ impl Default for LinkPortIn {
             vl15_valid: false,
             vl15_len: 0,
             src_data: 0,
-            tx_ready: true,
-            rx_valid: false,
-            rx_data: 0,
-            rx_keep: 0,
-            rx_sop: false,
-            rx_eop: false,
-            rx_link: false,
+            m_axis_phy_tready: true,
+            s_axis_phy_tdata: 0,
+            s_axis_phy_tkeep: 0,
+            s_axis_phy_tvalid: false,
+            s_axis_phy_tlast: false,
+            s_axis_phy_tuser: 0,
             drain: false,
             drain_vl: 0,
             drain_blocks: 0,
@@ -377,12 +386,13 @@ pub struct LinkPortOut {
     pub vl15_pop: bool,
     pub src_rd: bool,
     pub src_vl: u8,
-    pub tx_valid: bool,
-    pub tx_data: u64,
-    pub tx_keep: u8,
-    pub tx_sop: bool,
-    pub tx_eop: bool,
-    pub tx_link: bool,
+    pub m_axis_phy_tdata: u64,
+    pub m_axis_phy_tkeep: u8,
+    pub m_axis_phy_tvalid: bool,
+    /// The item's last word.
+    pub m_axis_phy_tlast: bool,
+    /// [`TUSER_START`], [`TUSER_LINK`].
+    pub m_axis_phy_tuser: u8,
     pub rx_out_valid: bool,
     pub rx_out_data: u64,
     pub rx_out_keep: u8,
@@ -415,5 +425,29 @@ pub struct LinkPortOut {
     pub resync_vl: u8,
     pub fcp_late: u16,
     pub fctbs: [u16; MAX_VLS],
+}
+
+impl LinkPortIn {
+    /// The receive word is an item's first.
+    pub fn rx_start(&self) -> bool {
+        self.s_axis_phy_tuser & TUSER_START != 0
+    }
+
+    /// The receive word belongs to a link packet.
+    pub fn rx_link(&self) -> bool {
+        self.s_axis_phy_tuser & TUSER_LINK != 0
+    }
+}
+
+impl LinkPortOut {
+    /// The transmit word is an item's first.
+    pub fn tx_start(&self) -> bool {
+        self.m_axis_phy_tuser & TUSER_START != 0
+    }
+
+    /// The transmit word belongs to a link packet (an FCP).
+    pub fn tx_link(&self) -> bool {
+        self.m_axis_phy_tuser & TUSER_LINK != 0
+    }
 }
 

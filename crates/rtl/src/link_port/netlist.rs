@@ -96,25 +96,25 @@ crate::netlist! {
             offer_vl <- arb.vl;
             offer_len <- arb.pkt_len;
             src_data <- top.src_data;
-            tx_ready <- top.tx_ready;
+            tx_ready <- top.m_axis_phy_tready;
         }
         fcprx: FcpRxTwin {
             reset <- ctl.port_reset;
-            rx_valid <- top.rx_valid;
-            rx_data <- top.rx_data;
-            rx_keep <- top.rx_keep;
-            rx_sop <- top.rx_sop;
-            rx_eop <- top.rx_eop;
-            rx_link <- top.rx_link;
+            rx_valid <- top.s_axis_phy_tvalid;
+            rx_data <- top.s_axis_phy_tdata;
+            rx_keep <- top.s_axis_phy_tkeep;
+            rx_sop <- top.s_axis_phy_tuser[1];
+            rx_eop <- top.s_axis_phy_tlast;
+            rx_link <- top.s_axis_phy_tuser[0];
         }
         lrx: LinkRxTwin {
             reset <- ctl.port_reset;
-            rx_valid <- top.rx_valid;
-            rx_data <- top.rx_data;
-            rx_keep <- top.rx_keep;
-            rx_sop <- top.rx_sop;
-            rx_eop <- top.rx_eop;
-            rx_link <- top.rx_link;
+            rx_valid <- top.s_axis_phy_tvalid;
+            rx_data <- top.s_axis_phy_tdata;
+            rx_keep <- top.s_axis_phy_tkeep;
+            rx_sop <- top.s_axis_phy_tuser[1];
+            rx_eop <- top.s_axis_phy_tlast;
+            rx_link <- top.s_axis_phy_tuser[0];
         }
         rxc: RxCreditsTwin {
             reset <- ctl.port_reset;
@@ -149,12 +149,12 @@ crate::netlist! {
         "vl15_pop" o.vl15_pop => ltx.vl15_take;
         "src_rd" o.src_rd => ltx.src_rd;
         "src_vl" o.src_vl => ltx.src_vl;
-        "tx_valid" o.tx_valid => ltx.tx.valid;
-        "tx_data" o.tx_data => ltx.tx.data;
-        "tx_keep" o.tx_keep => ltx.tx.keep;
-        "tx_sop" o.tx_sop => ltx.tx.sop;
-        "tx_eop" o.tx_eop => ltx.tx.eop;
-        "tx_link" o.tx_link => ltx.tx.link;
+        "m_axis_phy_tdata" o.m_axis_phy_tdata => ltx.tx.data;
+        "m_axis_phy_tkeep" o.m_axis_phy_tkeep => ltx.tx.keep;
+        "m_axis_phy_tvalid" o.m_axis_phy_tvalid => ltx.tx.valid;
+        "m_axis_phy_tlast" o.m_axis_phy_tlast => ltx.tx.eop;
+        "m_axis_phy_tuser" o.m_axis_phy_tuser => ltx.tx.sop[1];
+        "m_axis_phy_tuser" o.m_axis_phy_tuser => ltx.tx.link[0];
         "rx_out_valid" o.rx_out_valid => lrx.out_valid;
         "rx_out_data" o.rx_out_data => lrx.out_data;
         "rx_out_keep" o.rx_out_keep => lrx.out_keep;
@@ -318,12 +318,14 @@ const HEADER: &str = "//
 // defaults are the tables `iblink emit` uses: a low table of weight 64 per data VL).
 // `iblink emit --config FILE` writes a wrapper that sets them from a port file. Each
 // instance's module documents its ports and cycle contract; the port's own registers and
-// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Wire side: tx_* out and
-// tx_ready in (the PHY's backpressure, AXI4-Stream: a word moves when tx_valid and
-// tx_ready, and holds while tx_ready is low; docs/spec.md §10; tie it high for a wire
-// that never stalls). The user side is not AXI4-Stream, on purpose: to arbitrate and
-// charge credits before a word moves, the arbiter must see every data VL's head packet
-// at once (txq_valid/txq_len, a packet popped with txq_pop, its words read by
+// the configuration map (cfg_addr) are in iblink_port_ctrl.v. Wire side: AXI4-Stream,
+// m_axis_phy_* to the PHY (a word moves when tvalid and tready are high, and holds while
+// tready is low: the PHY's backpressure, docs/spec.md §10; tie tready high for a wire
+// that never stalls) and s_axis_phy_* from it (no tready); tlast ends an item, tuser[1]
+// marks its first word (an IBA start delimiter goes before it), tuser[0] every word of a
+// link packet (an FCP: SLP, not SDP). The user side is not AXI4-Stream, on purpose: to
+// arbitrate and charge credits before a word moves, the arbiter must see every data VL's
+// head packet at once (txq_valid/txq_len, a packet popped with txq_pop, its words read by
 // src_rd/src_vl/src_data), which one stream cannot show; and delivery is
 // credit-accounted (rx_out_* into the user's buffer, its blocks returned with drain), so
 // a slow reader stalls the sender through FCCL, the link's own flow control, not through

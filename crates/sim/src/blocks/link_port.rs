@@ -388,9 +388,9 @@ fn react(u: &mut UserSide, i: &LinkPortIn, o: &LinkPortOut, exp_in: &mut [VecDeq
 }
 
 fn account(st: &mut BenchStats, o: &LinkPortOut, u: &UserSide, _last: &LinkPortOut) {
-    if o.tx_valid {
+    if o.m_axis_phy_tvalid {
         st.busy_clocks += 1;
-        if o.tx_link && o.tx_sop {
+        if o.tx_link() && o.tx_start() {
             st.fcps_on_wire += 1;
         }
     }

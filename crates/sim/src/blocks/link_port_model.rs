@@ -54,7 +54,7 @@ use iblink_rtl::fcp_rx::FcpRxIn;
 use iblink_rtl::fcp_tx::FcpTxIn;
 use iblink_rtl::link::{LINK_ACTIVE, LINK_DOWN, LINK_INIT};
 use iblink_rtl::link_port::{
-    np_of, LinkPortIn, LinkPortOut, PortParams, CFG_LOW_POLICY, CFG_MIN_GAP, CFG_OVERRUN_PERIODS,
+    np_of, tuser, LinkPortIn, LinkPortOut, PortParams, CFG_LOW_POLICY, CFG_MIN_GAP, CFG_OVERRUN_PERIODS,
     CFG_REFRESH, CFG_UPDATE_PERIODS, CFG_VL_ENABLE, CFG_VL_HIGH_LIMIT,
 };
 use iblink_rtl::link_rx::LinkRxIn;
@@ -305,12 +305,12 @@ impl CycleSim for PortCycleModel {
         // ---- receive (every input is the port's or a register) ----
         let rx = |reset| LinkRxIn {
             reset,
-            rx_valid: i.rx_valid,
-            rx_data: i.rx_data & wmask,
-            rx_keep: i.rx_keep & kmask,
-            rx_sop: i.rx_sop,
-            rx_eop: i.rx_eop,
-            rx_link: i.rx_link,
+            rx_valid: i.s_axis_phy_tvalid,
+            rx_data: i.s_axis_phy_tdata & wmask,
+            rx_keep: i.s_axis_phy_tkeep & kmask,
+            rx_sop: i.rx_start(),
+            rx_eop: i.s_axis_phy_tlast,
+            rx_link: i.rx_link(),
         };
         let l = rx(port_reset);
         let fro = self.fcprx.step(&FcpRxIn {
@@ -378,7 +378,7 @@ impl CycleSim for PortCycleModel {
             offer_vl: ao_pred.vl,
             offer_len: ao_pred.pkt_len,
             src_data: i.src_data & wmask,
-            tx_ready: i.tx_ready,
+            tx_ready: i.m_axis_phy_tready,
         });
         let take = lto.take;
 
@@ -530,12 +530,11 @@ impl CycleSim for PortCycleModel {
             vl15_pop: lto.vl15_take,
             src_rd: lto.src_rd,
             src_vl: lto.src_vl,
-            tx_valid: lto.tx.valid,
-            tx_data: lto.tx.data,
-            tx_keep: lto.tx.keep,
-            tx_sop: lto.tx.sop,
-            tx_eop: lto.tx.eop,
-            tx_link: lto.tx.link,
+            m_axis_phy_tdata: lto.tx.data,
+            m_axis_phy_tkeep: lto.tx.keep,
+            m_axis_phy_tvalid: lto.tx.valid,
+            m_axis_phy_tlast: lto.tx.eop,
+            m_axis_phy_tuser: tuser(lto.tx.sop, lto.tx.link),
             rx_out_valid: lro.out_valid,
             rx_out_data: lro.out_data,
             rx_out_keep: lro.out_keep,

@@ -15,7 +15,7 @@ use iblink_model::fcp::{Fcp, FcpOp};
 use iblink_model::sl2vl::VlCap;
 use iblink_rtl::link::{LINK_ACTIVE, LINK_ARM, LINK_DOWN, LINK_INIT};
 use iblink_rtl::link_port::{
-    np_of, LinkPortIn, LinkPortOut, PortParams, CFG_LOW_POLICY, CFG_MIN_GAP, CFG_OVERRUN_PERIODS,
+    np_of, tuser, LinkPortIn, LinkPortOut, PortParams, CFG_LOW_POLICY, CFG_MIN_GAP, CFG_OVERRUN_PERIODS,
     CFG_REFRESH, CFG_UPDATE_PERIODS, CFG_VL_ENABLE, CFG_VL_HIGH_LIMIT,
 };
 use iblink_rtl::tx_credits::MAX_VLS;
@@ -357,8 +357,8 @@ impl PortStimulus {
         self.drive_config(&mut i, port_reset);
         // The wire: always ready, random (high 85 to 99 %), stalls of 20 to 300 clocks, or a gap of 1 to 3
         // clocks after every last word that moves.
-        let last_moved = prev.is_some_and(|o| o.tx_valid && o.tx_eop) && self.last.tx_ready;
-        i.tx_ready = self.wire.next(&mut self.wrng, last_moved);
+        let last_moved = prev.is_some_and(|o| o.m_axis_phy_tvalid && o.m_axis_phy_tlast) && self.last.m_axis_phy_tready;
+        i.m_axis_phy_tready = self.wire.next(&mut self.wrng, last_moved);
         if self.reset_left > 0 {
             self.reset_left -= 1;
         }
@@ -432,14 +432,14 @@ impl PortStimulus {
 
     fn react(&mut self, o: &LinkPortOut) {
         let was_reset = self.last.reset || self.last.link_state == LINK_DOWN;
-        self.tx_busy = o.tx_valid;
-        self.stats.tx_data_clocks += (o.tx_valid && !o.tx_link) as u64;
+        self.tx_busy = o.m_axis_phy_tvalid;
+        self.stats.tx_data_clocks += (o.m_axis_phy_tvalid && !o.tx_link()) as u64;
         // The word on the wire moves with tx_ready, or waits.
-        let moved = o.tx_valid && self.last.tx_ready;
-        if o.tx_valid && !self.last.tx_ready {
+        let moved = o.m_axis_phy_tvalid && self.last.m_axis_phy_tready;
+        if o.m_axis_phy_tvalid && !self.last.m_axis_phy_tready {
             self.stats.tx_stalled += 1;
-            self.stats.tx_stalled_first += o.tx_sop as u64;
-            self.stats.tx_stalled_fcp += o.tx_link as u64;
+            self.stats.tx_stalled_first += o.tx_start() as u64;
+            self.stats.tx_stalled_fcp += o.tx_link() as u64;
             self.stall_run += 1;
             self.stats.tx_long_stalls += (self.stall_run == 100) as u64;
         } else {
@@ -494,18 +494,18 @@ impl PortStimulus {
             self.cur = Some((self.seq, 0));
         }
         // Our FCPs reach the peer (its ABR := our FCTBS, its CL := our FCCL), some lost.
-        if moved && o.tx_link && !was_reset {
-            if o.tx_sop {
+        if moved && o.tx_link() && !was_reset {
+            if o.tx_start() {
                 self.tx_bytes.clear();
             }
-            let nb = if o.tx_eop {
-                8 - o.tx_keep.leading_zeros() as usize
+            let nb = if o.m_axis_phy_tlast {
+                8 - o.m_axis_phy_tkeep.leading_zeros() as usize
             } else {
                 self.lanes
             };
             self.tx_bytes
-                .extend((0..nb).map(|b| (o.tx_data >> (8 * b)) as u8));
-            if o.tx_eop {
+                .extend((0..nb).map(|b| (o.m_axis_phy_tdata >> (8 * b)) as u8));
+            if o.m_axis_phy_tlast {
                 match Fcp::decode(&self.tx_bytes, self.cap) {
                     Ok(f) => {
                         self.stats.our_fcps += 1;
@@ -1077,19 +1077,18 @@ impl PortStimulus {
 
     fn drive_rx(&mut self, i: &mut LinkPortIn) {
         if let Some(w) = self.rx.pop_front() {
-            i.rx_valid = w.valid;
-            i.rx_data = w.data;
-            i.rx_keep = w.keep;
-            i.rx_sop = w.sop;
-            i.rx_eop = w.eop;
-            i.rx_link = w.link;
+            i.s_axis_phy_tvalid = w.valid;
+            i.s_axis_phy_tdata = w.data;
+            i.s_axis_phy_tkeep = w.keep;
+            i.s_axis_phy_tlast = w.eop;
+            i.s_axis_phy_tuser = tuser(w.sop, w.link);
             if let (true, Some((v, cl))) = (w.valid && w.eop, w.fcp) {
                 self.cl_now[v as usize] = cl;
             }
         } else if self.rng.gen_ratio(1, 8) {
             // Idle: junk on the data lines.
-            i.rx_data = self.rng.gen();
-            i.rx_keep = self.rng.gen();
+            i.s_axis_phy_tdata = self.rng.gen();
+            i.s_axis_phy_tkeep = self.rng.gen();
         }
     }
 

@@ -4,7 +4,7 @@
 //! packet) or one bit flipped (which the receiver's LPCRC / VCRC must catch).
 
 use super::{Fate, WireRecord, Direction};
-use iblink_rtl::link_port::{LinkPortIn, LinkPortOut};
+use iblink_rtl::link_port::{tuser, LinkPortIn, LinkPortOut};
 use std::collections::VecDeque;
 
 /// One link word (the shared link word stream contract, helpers.md).
@@ -20,23 +20,22 @@ pub struct LinkWord {
 impl LinkWord {
     /// The word a port transmits this clock, if any.
     pub fn from_tx(o: &LinkPortOut) -> Option<Self> {
-        o.tx_valid.then_some(Self {
-            data: o.tx_data,
-            keep: o.tx_keep,
-            sop: o.tx_sop,
-            eop: o.tx_eop,
-            link: o.tx_link,
+        o.m_axis_phy_tvalid.then_some(Self {
+            data: o.m_axis_phy_tdata,
+            keep: o.m_axis_phy_tkeep,
+            sop: o.tx_start(),
+            eop: o.m_axis_phy_tlast,
+            link: o.tx_link(),
         })
     }
 
     /// Present this word on a port's receive inputs.
     pub fn drive_rx(&self, i: &mut LinkPortIn) {
-        i.rx_valid = true;
-        i.rx_data = self.data;
-        i.rx_keep = self.keep;
-        i.rx_sop = self.sop;
-        i.rx_eop = self.eop;
-        i.rx_link = self.link;
+        i.s_axis_phy_tvalid = true;
+        i.s_axis_phy_tdata = self.data;
+        i.s_axis_phy_tkeep = self.keep;
+        i.s_axis_phy_tlast = self.eop;
+        i.s_axis_phy_tuser = tuser(self.sop, self.link);
     }
 }
 

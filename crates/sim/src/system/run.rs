@@ -624,7 +624,7 @@ impl SystemRun {
         let mut i = LinkPortIn {
             reset,
             link_state: state,
-            tx_ready,
+            m_axis_phy_tready: tx_ready,
             ..Default::default()
         };
         if let Some((bytes, k)) = &u.cur {
@@ -797,7 +797,7 @@ impl SystemRun {
 
     /// Side `s`'s transmitter: pops, the word stream into the channel, measurements.
     fn transmit(&mut self, s: usize, _i: &LinkPortIn, o: &LinkPortOut, measuring: bool, active: bool) {
-        if measuring && !_i.tx_ready {
+        if measuring && !_i.m_axis_phy_tready {
             self.dirs[s].rep.phy_stall_clocks += 1;
         }
         let c = self.clock;
@@ -841,7 +841,7 @@ impl SystemRun {
         }
         // The word into the channel (only a word that moves: the PHY takes it with
         // tx_ready); a data item's fate is drawn at its first word.
-        let w = LinkWord::from_tx(o).filter(|_| _i.tx_ready);
+        let w = LinkWord::from_tx(o).filter(|_| _i.m_axis_phy_tready);
         // The timeline's throughput: the bytes of each data or VL15 word in the clock it
         // goes on the wire, by the VL its packet's LRH names (docs/spec.md §3: the high
         // nibble of the first byte).
@@ -975,10 +975,10 @@ impl SystemRun {
                     .collect();
                 eprintln!(
                     "{c} port{s} tx {} sop {} eop {} link {} pop {:#x} grant {} vl {} | txq_valid {:#x} | {}",
-                    o.tx_valid as u8,
-                    o.tx_sop as u8,
-                    o.tx_eop as u8,
-                    o.tx_link as u8,
+                    o.m_axis_phy_tvalid as u8,
+                    o.tx_start() as u8,
+                    o.m_axis_phy_tlast as u8,
+                    o.tx_link() as u8,
                     o.txq_pop,
                     o.grant as u8,
                     o.grant_vl,
@@ -987,7 +987,7 @@ impl SystemRun {
                 );
             }
         }
-        if measuring && !o.tx_valid {
+        if measuring && !o.m_axis_phy_tvalid {
             if let Some(v) = any {
                 d.rep.idle_while_eligible += 1;
                 if d.rep.idle_examples.len() < 16 {
@@ -1006,15 +1006,15 @@ impl SystemRun {
         let u = &mut self.sides[s];
         let d = &mut self.dirs[1 - s];
         // FCPs arriving at this port, decoded by the model: this transmitter's CL.
-        if i.rx_valid && i.rx_link {
-            if i.rx_sop {
+        if i.s_axis_phy_tvalid && i.rx_link() {
+            if i.rx_start() {
                 u.fcp_rx.clear();
             }
-            let n = if i.rx_eop { 8 - i.rx_keep.leading_zeros() as usize } else { self.width_bytes };
+            let n = if i.s_axis_phy_tlast { 8 - i.s_axis_phy_tkeep.leading_zeros() as usize } else { self.width_bytes };
             for b in 0..n {
-                u.fcp_rx.push((i.rx_data >> (8 * b)) as u8);
+                u.fcp_rx.push((i.s_axis_phy_tdata >> (8 * b)) as u8);
             }
-            if i.rx_eop && !reset {
+            if i.s_axis_phy_tlast && !reset {
                 if let Ok(f) = Fcp::decode(&u.fcp_rx, vl_cap) {
                     u.cl[f.vl as usize] = f.fccl;
                 }

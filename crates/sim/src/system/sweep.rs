@@ -91,7 +91,7 @@ pub fn utilisation_sweep(
             let mut words = 0u64;
             while sys.clock < cycles {
                 let (oa, _) = sys.step();
-                if sys.clock > settle && oa.tx_valid && !oa.tx_link {
+                if sys.clock > settle && oa.m_axis_phy_tvalid && !oa.tx_link() {
                     words += 1;
                 }
             }
