@@ -91,24 +91,35 @@ always @(*) begin
       if ({23'd0, idx} == w) head[DATA_WIDTH*w +: DATA_WIDTH] = s_axis_tdata;
 end
 
-// Valid lanes of the current word (trailing ones of s_axis_tkeep), and the frame's length.
+// Valid lanes of the current word: the trailing ones of s_axis_tkeep, the index of its
+// lowest 0 (a priority encoder, no adders).
+localparam integer BYTES_I = BYTES;
+localparam [3:0] ALL_LANES = BYTES_I[3:0];
 reg  [3:0] lanes;
 integer l;
 always @(*) begin
-   lanes = 4'd0;
-   for (l = 0; l < BYTES; l = l + 1)
-      if (s_axis_tkeep[l] && {28'd0, lanes} == l) lanes = lanes + 4'd1;
+   lanes = ALL_LANES;
+   for (l = BYTES - 1; l >= 0; l = l - 1)
+      if (!s_axis_tkeep[l]) lanes = l[3:0];
 end
-wire [12:0] len = (DATA_WIDTH == 64) ? ({1'b0, idx, 3'd0} + {9'd0, lanes}) : ({2'b0, idx, 2'd0} + {9'd0, lanes});
 localparam integer HDR_WORDS_I = HDR_WORDS;
 localparam [8:0] HDR_W = HDR_WORDS_I[8:0];
 wire        short = idx < HDR_W;
+// The frame's length while it is short (idx < HDR_W, at most 16 bytes before this word).
+wire [5:0]  len_s = (DATA_WIDTH == 64) ? ({2'd0, idx[0], 3'd0} + {2'd0, lanes}) : ({2'd0, idx[1:0], 2'd0} + {2'd0, lanes});
+// At most 1522 bytes: fewer than 1522 / (W/8) whole words before this one, or that many
+// and at most the rest in this one.
+localparam integer LIM_I = 1522 / BYTES;
+localparam [8:0] LIM_IDX = LIM_I[8:0];
+localparam integer LIM_L = 1522 % BYTES;
+localparam [3:0] LIM_LANES = LIM_L[3:0];
+wire        len_ok = idx < LIM_IDX || (idx == LIM_IDX && lanes <= LIM_LANES);
 
 // What the frame is, from its first 16 bytes (valid at its last word).
 wire        da_pause = head[47:0] == 48'h01_00_00_c2_80_01;
 wire [15:0] type12 = {head[103:96], head[111:104]};
-wire        ctrl = ((!short || len >= 13'd6) && da_pause) || ((!short || len >= 13'd14) && type12 == 16'h8808);
-wire [2:0]  prio = ((!short || len >= 13'd16) && type12 == 16'h8100) ? head[119:117] : 3'd0;
+wire        ctrl = ((!short || len_s >= 6'd6) && da_pause) || ((!short || len_s >= 6'd14) && type12 == 16'h8808);
+wire [2:0]  prio = ((!short || len_s >= 6'd16) && type12 == 16'h8100) ? head[119:117] : 3'd0;
 
 // Its queue: the first whose mask holds the priority, else 0.
 reg  [2:0] qsel;
@@ -119,15 +130,21 @@ always @(*) begin
       if (cfg_priorities[8*q + {29'd0, prio}]) qsel = q[2:0];
 end
 
-// Words each queue holds (committed, not yet read).
-wire [ADDR_BITS*QUEUES-1:0] held_all;
+// Per queue: the frame's words so far fit in its free space (from registers only, so
+// every queue's compare runs beside the frame's classification; the queue picks one).
+wire [QUEUES-1:0] room;
 
 wire        done = s_axis_tvalid && s_axis_tlast;
 wire [9:0]  words = {1'b0, idx} + 10'd1;
 wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
-wire [ADDR_BITS-1:0] held_sel = held_all[ADDR_BITS*qsel +: ADDR_BITS];
-wire [16:0] need = {{(17-ADDR_BITS){1'b0}}, held_sel} + {7'd0, words};
-wire        fits = !over && len <= 13'd1522 && need <= {1'b0, cfg_size_words[16*qsel +: 16]};
+reg         room_sel;
+integer r;
+always @(*) begin
+   room_sel = 1'b0;
+   for (r = 0; r < QUEUES; r = r + 1)
+      if ({29'd0, qsel} == r) room_sel = room[r];
+end
+wire        fits = !over && len_ok && room_sel;
 wire        store = done && !ctrl && !s_axis_tuser && fits;
 assign bad = done && s_axis_tuser;
 
@@ -148,6 +165,7 @@ generate
       reg  [ADDR_BITS-1:0] head_ptr;
       reg  valid;
       wire [ADDR_BITS-1:0] held = commit_ptr - head_ptr;
+      wire [16:0] need = {{(17-ADDR_BITS){1'b0}}, held} + {7'd0, words};
       wire moved = valid && m_axis_tready[g];
       wire load = commit_ptr != rd_ptr && (!valid || m_axis_tready[g]);
 
@@ -178,7 +196,7 @@ generate
          end
       end
 
-      assign held_all[ADDR_BITS*g +: ADDR_BITS] = held;
+      assign room[g] = need <= {1'b0, cfg_size_words[16*g +: 16]};
       assign m_axis_tvalid[g] = valid;
       assign m_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH] = out[DATA_WIDTH-1:0];
       assign m_axis_tkeep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
