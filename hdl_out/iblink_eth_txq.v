@@ -163,11 +163,17 @@ generate
       end
       wire [SW-1:0] wr_word = {s_axis_tlast[g], keep_n, s_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH]};
       wire [ADDR_BITS-1:0] wa = wr_ptr[ADDR_BITS-1:0];
-      wire [ADDR_BITS-1:0] ra = rd_ptr[ADDR_BITS-1:0] + {{(ADDR_BITS-1){1'b0}}, pop};
+      // The read address: this word's, or the next one's when it moves now. Both and
+      // their bypass compares come from registers; pop (late: the scheduler, the wire's
+      // ready) only selects.
+      wire [ADDR_BITS-1:0] ra0 = rd_ptr[ADDR_BITS-1:0];
+      wire [ADDR_BITS-1:0] ra1 = ra0 + {{(ADDR_BITS-1){1'b0}}, 1'b1};
+      wire [ADDR_BITS-1:0] ra = pop ? ra1 : ra0;
+      wire bypass = take && (pop ? wa == ra1 : wa == ra0);
 
       always @(posedge clock) begin
          if (take) mem[wa] <= wr_word;
-         out <= (take && wa == ra) ? wr_word : mem[ra];
+         out <= bypass ? wr_word : mem[ra];
       end
 
       initial begin

@@ -188,13 +188,24 @@ generate
       wire [15:0] pt = {hdr[144 + 16*p +: 8], hdr[152 + 16*p +: 8]};
       wire [15:0] quanta = g_pause ? f16 : pt;
       wire load = g_pause || (g_pfc && f16[p]);
+      // run: timer != 0, kept in a register beside it (from the timer's next value), so
+      // paused leaves a flip-flop rather than a wide OR.
+      reg run;
       initial timer = {TIMER_BITS{1'b0}};
+      initial run = 1'b0;
       always @(posedge clock) begin
-         if (reset) timer <= {TIMER_BITS{1'b0}};
-         else if (load) timer <= {quanta, {QC_BITS{1'b0}}};
-         else if (timer != 0) timer <= timer - 1'b1;
+         if (reset) begin
+            timer <= {TIMER_BITS{1'b0}};
+            run <= 1'b0;
+         end else if (load) begin
+            timer <= {quanta, {QC_BITS{1'b0}}};
+            run <= quanta != 16'd0;
+         end else if (run) begin
+            timer <= timer - 1'b1;
+            run <= timer != {{(TIMER_BITS-1){1'b0}}, 1'b1};
+         end
       end
-      assign paused[p] = timer != 0;
+      assign paused[p] = run;
    end
 endgenerate
 
