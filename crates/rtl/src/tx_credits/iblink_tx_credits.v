@@ -4,10 +4,11 @@
 // Per data VL v (generate block vl[v]):
 //   fctbs  FCTBS, blocks sent since link init, mod 4096
 //   cl     CL, the FCCL of the latest FCP received (0 after link init: nothing goes)
-//   cr_q   CR = FCTBS + NP of the previous clock; cl_q: CL of the previous clock
+//   ok_q   the check of the previous clock, 0 if that clock was a reset
 // The head packet of VL v (NP blocks) may go iff (CL - CR) mod 4096 <= 2048, CR = FCTBS + NP.
-// credit_ok is that check one clock late: CR is registered so that the adder and the
-// compare sit in different clocks; ok_en holds it at 0 in the clock after a reset.
+// credit_ok is that check one clock late, straight from ok_q, so the arbiter's first
+// stage starts at a flip-flop. The check is made from D = (CL - FCTBS) mod 4096, which
+// runs beside NP's own adder: as NP < 128 < 2048, it passes iff NP <= D <= NP + 2048.
 // Every send is recorded, checked or not: FCTBS counts the blocks that went on the wire.
 // A send and an FCP for the same VL in one clock both take effect at that clock's edge.
 //
@@ -42,10 +43,6 @@ module iblink_tx_credits #(
     output wire [12*VLS-1:0] fctbs_bus
 );
 
-reg ok_en;
-initial ok_en = 1'b0;
-always @(posedge clock) ok_en <= ~reset;
-
 genvar v;
 generate
    for (v = 0; v < VLS; v = v + 1) begin : vl
@@ -55,29 +52,22 @@ generate
       wire fcp_hit = fcp_valid & (fcp_vl == VL);
       reg [11:0] fctbs;
       reg [11:0] cl;
-      reg [11:0] cr_q;
-      reg [11:0] cl_q;
+      reg ok_q;
       initial begin
          fctbs = 12'd0;
          cl = 12'd0;
-         cr_q = 12'd0;
-         cl_q = 12'd0;
+         ok_q = 1'b0;
       end
-      wire [11:0] np = {5'd0, head_blocks[7*v +: 7]};
+      wire [6:0] np = head_blocks[7*v +: 7];
       // CR: FCTBS once the head packet has gone; it is FCTBS's next value on a send.
-      wire [11:0] cr = fctbs + np;
-      // The pipeline registers load every clock, reset or not.
-      always @(posedge clock) begin
-         cr_q <= cr;
-         cl_q <= cl;
-      end
-      // (CL - CR) mod 4096: only its top bit is needed (set: 2048 or more).
-      wire cl_minus_cr_msb;
-      wire [10:0] unused_cl_minus_cr_low;
-      assign {cl_minus_cr_msb, unused_cl_minus_cr_low} = cl_q - cr_q;
-      // A margin of exactly 2048 also passes; compared off CR so it runs beside CL - CR.
-      wire at_window = cr_q == {~cl_q[11], cl_q[10:0]};
-      assign credit_ok[v] = ok_en & (~cl_minus_cr_msb | at_window);
+      wire [11:0] cr = fctbs + {5'd0, np};
+      // (CL - CR) mod 4096 <= 2048 as NP <= D <= NP + 2048, D = (CL - FCTBS) mod 4096:
+      // D >= NP, and D < 2048 or D - 2048 <= NP (both compares on NP's 7 bits).
+      wire [11:0] d = cl - fctbs;
+      wire d_ge_np = (|d[11:7]) | (d[6:0] >= np);
+      wire d_top_le_np = ~(|d[10:7]) & (d[6:0] <= np);
+      always @(posedge clock) ok_q <= ~reset & d_ge_np & (~d[11] | d_top_le_np);
+      assign credit_ok[v] = ok_q;
       assign fctbs_bus[12*v +: 12] = fctbs;
       always @(posedge clock) begin
          if (reset) begin
