@@ -230,7 +230,7 @@ pub fn params(vls: usize) -> Vec<(String, String)> {
 
 /// `hdl_out/iblink_tx_credits.v`.
 pub fn module() -> EmittedModule {
-    SOURCE.emit("tx_credits", vec![("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap)".into())])
+    SOURCE.emit("tx_credits", vec![("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap), CHECK_AHEAD = 0 or 1 (where the check is registered)".into())])
 }
 
 /// The block at VLCap `vls` (`iblink_tx_credits_vl<vls>`).
@@ -244,6 +244,14 @@ pub fn variant(vls: usize) -> Variant {
         ports: crate::with_tx_credits!(vls, |T| crate::io::top_ports(&T::default()),
             _ => panic!("TX credits: VLCap {vls} is not 1, 2, 4, 8 or 15")),
     }
+}
+
+/// The block at VLCap `vls` in the layout the link port uses: `CHECK_AHEAD = 1`, the
+/// credit check registered as a result (the same cycle behaviour as the default layout).
+pub fn variant_check_ahead(vls: usize) -> Variant {
+    let mut v = variant(vls);
+    v.params.push(("CHECK_AHEAD".to_string(), "1".to_string()));
+    v
 }
 
 pub type TxCreditsVl1 = TxCreditsUnit<1, 7, 12>;

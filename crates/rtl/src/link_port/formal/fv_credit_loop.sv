@@ -40,7 +40,7 @@
 //       FCP moves ABR forward by the blocks lost; so the CL the transmitter holds and every
 //       FCCL on the way are at most today's ABR + min(free, 2048))
 //   I3  the transmitter's registered check is the previous clock's check.
-// Taps (not ports): tx.vl[0].cl, tx.vl[0].ok_q, rx.vl[0].abr, rx.vl[0].used.
+// Taps (not ports): tx.vl[0].cl, tx.vl[0].ahead.ok_q, rx.vl[0].abr, rx.vl[0].used.
 module fv_credit_loop #(
     parameter CAPACITY = 66
 ) (
@@ -99,7 +99,8 @@ wire        dropped;
 wire [11:0] fccl;
 wire [15:0] overruns;
 
-iblink_tx_credits #(.VLS(1)) tx (
+// In the layout the link port uses (the check registered as a result).
+iblink_tx_credits #(.VLS(1), .CHECK_AHEAD(1)) tx (
     .clock(clock), .reset(link_init),
     .head_blocks(head_np),
     .send(send), .send_vl(4'd0),
@@ -117,7 +118,7 @@ iblink_rx_credits #(.VLS(1), .CAPACITY(CAPACITY)) rx (
 
 // ---- taps ----
 (* keep *) wire [11:0] fv_cl;     // tx.vl[0].cl
-(* keep *) wire        fv_ok_q;   // tx.vl[0].ok_q
+(* keep *) wire        fv_ok_q;   // tx.vl[0].ahead.ok_q
 (* keep *) wire [11:0] fv_abr;    // rx.vl[0].abr
 (* keep *) wire [$clog2(CAPACITY + 1)-1:0] fv_used;  // rx.vl[0].used
 
