@@ -34,8 +34,11 @@
 //!   again in `t + 1` would use a stale bit; the link arbiter chooses at packet
 //!   boundaries, and the shortest packet is several words long). A new CL from an FCP in
 //!   clock `t` likewise shows in `credit_ok` from clock `t + 2`.
-//! - Registered: FCTBS and CL (the state); per VL, the check itself (`ok_q`, cleared by
-//!   a reset in the previous clock), which drives `credit_ok` directly.
+//! - Registered: FCTBS and CL (the state); then, by the module's `CHECK_AHEAD` layout
+//!   (the same outputs): 0, the default, CR = FCTBS + NP and a copy of CL per VL and one
+//!   `ok_en` flip-flop, compared in `credit_ok`'s clock; 1 (the link port's), the check
+//!   itself per VL (`ok_q`, cleared by a reset in the previous clock), which drives
+//!   `credit_ok` directly. The twin keeps the second.
 //!
 //! # Why these ports
 //! - The send carries no block count: it is always the head packet, whose NP the check
@@ -81,7 +84,8 @@ pub const CREDIT_MASK: u16 = 0xfff;
 /// The credit window: a packet may go iff `(CL - CR) mod 4096 <= 2048` (docs/spec.md §4).
 pub const WINDOW: u16 = 2048;
 
-/// The registers of all VLs (the Verilog's per-VL `reg`s).
+/// The registers of all VLs (the Verilog's per-VL `reg`s in its `CHECK_AHEAD = 1` layout;
+/// the default layout registers the check's operands instead, with the same outputs).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TxRegs {
     /// FCTBS per VL (docs/spec.md §4): blocks sent since link init, mod 4096.
