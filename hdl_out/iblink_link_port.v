@@ -301,7 +301,7 @@ iblink_port_ctrl #(.VLS(VLS), .PERIOD_CLOCKS(PERIOD_CLOCKS), .VL_HIGH_LIMIT(VL_H
     .cfg_busy(ctl_cfg_busy)
 );
 
-iblink_tx_credits #(.VLS(VLS)) txc (
+iblink_tx_credits #(.VLS(VLS), .CHECK_AHEAD(1)) txc (
     .clock(clock),
     .reset(ctl_port_reset),
     .head_blocks(ctl_head_blocks),

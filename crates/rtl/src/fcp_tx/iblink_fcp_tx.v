@@ -341,20 +341,29 @@ wire [VLS-1:0] from1 = next_valid ? next_above : pend_above;
 wire [2*VLS:0] pick1 = pick(refresh_due & ~excl1, change_due & ~excl1, from1);
 
 // The builder: refresh the pending VL's FCP, or build the next VL's when it moves in.
+// Both VLs' FCTBS and FCCL are selected side by side and keep_pend (behind the late
+// fcp_start) chooses last, so the start is one LUT from these registers.
 wire keep_pend = pend_valid & ~take;
-// Kept as one net, so the selects below are AND-ORs on it (not one LUT per VL and bit).
-(* keep *) wire [VLS-1:0] build_oh = keep_pend ? pend_oh : next_oh;
-reg [11:0] build_fctbs;
-reg [11:0] build_fccl;
+wire [VLS-1:0] build_oh = keep_pend ? pend_oh : next_oh;
+reg [11:0] pend_sel_fctbs;
+reg [11:0] pend_sel_fccl;
+reg [11:0] next_sel_fctbs;
+reg [11:0] next_sel_fccl;
 integer b;
 always @(*) begin
-   build_fctbs = 12'd0;
-   build_fccl = 12'd0;
+   pend_sel_fctbs = 12'd0;
+   pend_sel_fccl = 12'd0;
+   next_sel_fctbs = 12'd0;
+   next_sel_fccl = 12'd0;
    for (b = 0; b < VLS; b = b + 1) begin
-      build_fctbs = build_fctbs | (fctbs[12*b +: 12] & {12{build_oh[b]}});
-      build_fccl = build_fccl | (fccl[12*b +: 12] & {12{build_oh[b]}});
+      pend_sel_fctbs = pend_sel_fctbs | (fctbs[12*b +: 12] & {12{pend_oh[b]}});
+      pend_sel_fccl = pend_sel_fccl | (fccl[12*b +: 12] & {12{pend_oh[b]}});
+      next_sel_fctbs = next_sel_fctbs | (fctbs[12*b +: 12] & {12{next_oh[b]}});
+      next_sel_fccl = next_sel_fccl | (fccl[12*b +: 12] & {12{next_oh[b]}});
    end
 end
+wire [11:0] build_fctbs = keep_pend ? pend_sel_fctbs : next_sel_fctbs;
+wire [11:0] build_fccl = keep_pend ? pend_sel_fccl : next_sel_fccl;
 
 always @(posedge clock) begin
    pend_vl <= keep_pend ? pend_vl : vl_of(next_oh);

@@ -292,7 +292,8 @@ fn blocks(p: &PortParams) -> Vec<(&'static str, Variant)> {
     };
     vec![
         ("ctl", ctl),
-        ("txc", crate::tx_credits::variant(n)),
+        // The credit check registered as a result: credit_ok feeds the arbiter's first stage.
+        ("txc", crate::tx_credits::variant_check_ahead(n)),
         ("arb", crate::vl_arb::variant(n)),
         ("fcptx", crate::fcp_tx::variant(n, w)),
         ("ltx", crate::link_tx::variant(w)),

@@ -34,9 +34,11 @@
 //!   again in `t + 1` would use a stale bit; the link arbiter chooses at packet
 //!   boundaries, and the shortest packet is several words long). A new CL from an FCP in
 //!   clock `t` likewise shows in `credit_ok` from clock `t + 2`.
-//! - Registered: FCTBS and CL (the state); per VL, CR (= FCTBS + NP) and a copy of CL
-//!   (the pipeline register before the compare); one `ok_en` flip-flop (not reset in the
-//!   previous clock).
+//! - Registered: FCTBS and CL (the state); then, by the module's `CHECK_AHEAD` layout
+//!   (the same outputs): 0, the default, CR = FCTBS + NP and a copy of CL per VL and one
+//!   `ok_en` flip-flop, compared in `credit_ok`'s clock; 1 (the link port's), the check
+//!   itself per VL (`ok_q`, cleared by a reset in the previous clock), which drives
+//!   `credit_ok` directly. The twin keeps the second.
 //!
 //! # Why these ports
 //! - The send carries no block count: it is always the head packet, whose NP the check
@@ -49,16 +51,19 @@
 //! # Why FCTBS and CL are the registers (and not CL − FCTBS)
 //! Keeping `CL - FCTBS` makes the check one subtract, but then a received FCP must load
 //! `FCCL - FCTBS`: a third 12-bit adder per VL, plus muxing with the send update.
-//! Storing the spec's own registers needs two adders per VL (CR = FCTBS + NP, CL − CR)
-//! and nothing for the FCP (CL loads FCCL through the flip-flop enable), about half the
-//! logic (`docs/synthesis-history.md`). The compare `<= 2048` is split so it does not
-//! follow the second adder: the result's sign bit, OR `CR == CL ^ 0x800` (the margin is
-//! exactly 2048), which runs in parallel with `CL - CR`.
+//! Storing the spec's own registers needs two adders per VL (CR = FCTBS + NP for the
+//! send, D = CL − FCTBS for the check) and nothing for the FCP (CL loads FCCL through the
+//! flip-flop enable), about half the logic (`docs/synthesis-history.md`). The check is
+//! made from D beside NP's own adder rather than behind CR: as NP < 128 < 2048,
+//! `(CL - CR) mod 4096 <= 2048` iff `NP <= D <= NP + 2048`, that is D >= NP, and D < 2048
+//! or D - 2048 <= NP ([`check_from_d`]), two 7-bit compares.
 //!
 //! # Why `credit_ok` is a clock late
 //! With the check combinational, the CR adder and the compare behind it were one path,
-//! too slow for the clock target. Registering CR (the adder output FCTBS already loads
-//! from) and a copy of CL puts the adder and the compare in different clocks.
+//! too slow for the clock target. Registering CR and a copy of CL put the adder and the
+//! compare in different clocks, but left the compare in front of the arbiter's first
+//! stage in the port; registering the check itself (made from D, above) leaves the
+//! arbiter a flip-flop.
 
 use crate::emit::{rust_hdl_wrapper, EmittedModule, Variant, VerilogSource};
 use crate::twin::Twin;
@@ -79,19 +84,17 @@ pub const CREDIT_MASK: u16 = 0xfff;
 /// The credit window: a packet may go iff `(CL - CR) mod 4096 <= 2048` (docs/spec.md §4).
 pub const WINDOW: u16 = 2048;
 
-/// The registers of all VLs (the Verilog's per-VL `reg`s).
+/// The registers of all VLs (the Verilog's per-VL `reg`s in its `CHECK_AHEAD = 1` layout;
+/// the default layout registers the check's operands instead, with the same outputs).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TxRegs {
     /// FCTBS per VL (docs/spec.md §4): blocks sent since link init, mod 4096.
     pub fctbs: [u16; MAX_VLS],
     /// CL per VL (docs/spec.md §4): FCCL of the latest FCP received; 0 after link init.
     pub cl: [u16; MAX_VLS],
-    /// Pipeline: CR = FCTBS + NP of the previous clock, per VL.
-    pub cr_q: [u16; MAX_VLS],
-    /// Pipeline: CL of the previous clock, per VL.
-    pub cl_q: [u16; MAX_VLS],
-    /// Pipeline: the previous clock was not a reset (`credit_ok` is 0 when clear).
-    pub ok_en: bool,
+    /// Pipeline: the check of the previous clock, per VL (`credit_ok`); false when that
+    /// clock was a reset.
+    pub ok_q: [bool; MAX_VLS],
 }
 
 /// The credit check on the registers' terms: CR = FCTBS + NP, and a packet may go iff
@@ -105,6 +108,16 @@ pub fn credit_check(fctbs: u16, cl: u16, np: u16) -> bool {
 #[inline]
 pub fn window_ok(cl: u16, cr: u16) -> bool {
     cl.wrapping_sub(cr) & CREDIT_MASK <= WINDOW
+}
+
+/// The check as the Verilog makes it, from `D = (CL - FCTBS) mod 4096` and NP (< 128):
+/// `NP <= D <= NP + 2048`, each compare on NP's 7 bits.
+#[inline]
+pub fn check_from_d(d: u16, np: u16) -> bool {
+    let (d, np) = (d & CREDIT_MASK, np & 0x7f);
+    let ge = (d >> 7) != 0 || (d & 0x7f) >= np;
+    let top_le = (d >> 7) & 0xf == 0 && (d & 0x7f) <= np;
+    ge && (d >> 11 == 0 || top_le)
 }
 
 /// One clock of stimulus (fields of VLs at or above VLCap are ignored).
@@ -159,7 +172,7 @@ impl Twin for TxCreditsTwin {
         let r = &self.regs;
         let mut ok = 0u16;
         for v in 0..self.vls {
-            ok |= ((r.ok_en && window_ok(r.cl_q[v], r.cr_q[v])) as u16) << v;
+            ok |= (r.ok_q[v] as u16) << v;
         }
         let mut fctbs = [0u16; MAX_VLS];
         fctbs[..self.vls].copy_from_slice(&r.fctbs[..self.vls]);
@@ -172,10 +185,9 @@ impl Twin for TxCreditsTwin {
         // The pipeline registers load every clock, reset or not.
         for v in 0..self.vls {
             let np = (i.head_blocks[v] as u16) & 0x7f;
-            r.cr_q[v] = r.fctbs[v].wrapping_add(np) & CREDIT_MASK;
-            r.cl_q[v] = r.cl[v];
+            let d = r.cl[v].wrapping_sub(r.fctbs[v]) & CREDIT_MASK;
+            r.ok_q[v] = !i.reset && check_from_d(d, np);
         }
-        r.ok_en = !i.reset;
         if i.reset {
             r.fctbs = [0; MAX_VLS];
             r.cl = [0; MAX_VLS];
@@ -222,7 +234,7 @@ pub fn params(vls: usize) -> Vec<(String, String)> {
 
 /// `hdl_out/iblink_tx_credits.v`.
 pub fn module() -> EmittedModule {
-    SOURCE.emit("tx_credits", vec![("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap)".into())])
+    SOURCE.emit("tx_credits", vec![("parameters".into(), "VLS = 1, 2, 4, 8 or 15 (VLCap), CHECK_AHEAD = 0 or 1 (where the check is registered)".into())])
 }
 
 /// The block at VLCap `vls` (`iblink_tx_credits_vl<vls>`).
@@ -236,6 +248,14 @@ pub fn variant(vls: usize) -> Variant {
         ports: crate::with_tx_credits!(vls, |T| crate::io::top_ports(&T::default()),
             _ => panic!("TX credits: VLCap {vls} is not 1, 2, 4, 8 or 15")),
     }
+}
+
+/// The block at VLCap `vls` in the layout the link port uses: `CHECK_AHEAD = 1`, the
+/// credit check registered as a result (the same cycle behaviour as the default layout).
+pub fn variant_check_ahead(vls: usize) -> Variant {
+    let mut v = variant(vls);
+    v.params.push(("CHECK_AHEAD".to_string(), "1".to_string()));
+    v
 }
 
 pub type TxCreditsVl1 = TxCreditsUnit<1, 7, 12>;
@@ -261,5 +281,17 @@ mod tests {
         assert!(credit_check(0, 2048, 0));
         assert!(credit_check(0, 2047, 0));
         assert!(!credit_check(0, 2049, 0));
+    }
+
+    #[test]
+    fn check_from_d_is_the_check() {
+        for cl in 0..4096u16 {
+            for fctbs in (0..4096u16).step_by(5) {
+                for np in 0..128u16 {
+                    let d = cl.wrapping_sub(fctbs) & CREDIT_MASK;
+                    assert_eq!(check_from_d(d, np), credit_check(fctbs, cl, np), "cl {cl} fctbs {fctbs} np {np}");
+                }
+            }
+        }
     }
 }

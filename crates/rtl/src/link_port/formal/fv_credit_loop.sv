@@ -39,9 +39,8 @@
 //       (FCCL never falls: an accept moves ABR and free together, a drain raises free, an
 //       FCP moves ABR forward by the blocks lost; so the CL the transmitter holds and every
 //       FCCL on the way are at most today's ABR + min(free, 2048))
-//   I3  the transmitter's check pipeline holds the previous clock's CL and FCTBS + NP.
-// Taps (not ports): tx.vl[0].cl, tx.vl[0].cr_q, tx.vl[0].cl_q, tx.ok_en, rx.vl[0].abr,
-// rx.vl[0].used.
+//   I3  the transmitter's registered check is the previous clock's check.
+// Taps (not ports): tx.vl[0].cl, tx.vl[0].ahead.ok_q, rx.vl[0].abr, rx.vl[0].used.
 module fv_credit_loop #(
     parameter CAPACITY = 66
 ) (
@@ -100,7 +99,8 @@ wire        dropped;
 wire [11:0] fccl;
 wire [15:0] overruns;
 
-iblink_tx_credits #(.VLS(1)) tx (
+// In the layout the link port uses (the check registered as a result).
+iblink_tx_credits #(.VLS(1), .CHECK_AHEAD(1)) tx (
     .clock(clock), .reset(link_init),
     .head_blocks(head_np),
     .send(send), .send_vl(4'd0),
@@ -118,9 +118,7 @@ iblink_rx_credits #(.VLS(1), .CAPACITY(CAPACITY)) rx (
 
 // ---- taps ----
 (* keep *) wire [11:0] fv_cl;     // tx.vl[0].cl
-(* keep *) wire [11:0] fv_cr_q;   // tx.vl[0].cr_q
-(* keep *) wire [11:0] fv_cl_q;   // tx.vl[0].cl_q
-(* keep *) wire        fv_ok_en;  // tx.ok_en
+(* keep *) wire        fv_ok_q;   // tx.vl[0].ahead.ok_q
 (* keep *) wire [11:0] fv_abr;    // rx.vl[0].abr
 (* keep *) wire [$clog2(CAPACITY + 1)-1:0] fv_used;  // rx.vl[0].used
 
@@ -286,9 +284,9 @@ always @(*) if (w_pend) assert(g_cw + unsynced <= room); // bcw_room: rank 2
 // FCTBS moves only by the previous clock's send; link init clears both ends.
 always @(*) if (past_valid && !q_init) assert(fctbs == q_fctbs + (q_send ? {5'd0, q_np} : 12'd0));
 always @(*) if (q_init) assert(fctbs == 12'd0 && fv_cl == 12'd0 && fv_abr == 12'd0 && fv_used == 0);
-// The check pipeline and its enable hold the previous clock's values.
-always @(*) if (past_valid) assert(fv_cl_q == q_cl && fv_cr_q == q_fctbs + {5'd0, q_np});
-always @(*) assert(fv_ok_en == (past_valid && !q_init));
+// The registered check is the previous clock's (docs/spec.md §4), 0 after link init.
+wire [11:0] q_margin = q_cl - (q_fctbs + {5'd0, q_np});
+always @(*) assert(fv_ok_q == (past_valid && !q_init && q_margin <= 12'd2048));
 // The previous clock's CL lies between FCTBS and CL (CL never falls).
 always @(*) if (past_valid && !q_send && !q_init) assert(q_cl - fctbs <= c12);
 // The ghosts of the link's counters (rank 0: from the previous clock).

@@ -12,7 +12,9 @@
 // Tap: the DUT's CL register per VL (not a port), so that induction can tie it to the
 // harness's CL; FCTBS is a port (fctbs_bus).
 module fv_tx_credits #(
-    parameter VLS = 4
+    parameter VLS = 4,
+    // The DUT's layout (iblink_tx_credits: where the check is registered)
+    parameter CHECK_AHEAD = 0
 ) (
     input wire              clock,
     input wire              reset,
@@ -27,7 +29,7 @@ module fv_tx_credits #(
 wire [VLS-1:0]    credit_ok;
 wire [12*VLS-1:0] fctbs_bus;
 
-iblink_tx_credits #(.VLS(VLS)) dut (
+iblink_tx_credits #(.VLS(VLS), .CHECK_AHEAD(CHECK_AHEAD)) dut (
     .clock(clock), .reset(reset), .head_blocks(head_blocks),
     .send(send), .send_vl(send_vl),
     .fcp_valid(fcp_valid), .fcp_vl(fcp_vl), .fcp_fccl(fcp_fccl),
