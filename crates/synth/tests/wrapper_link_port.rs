@@ -16,7 +16,7 @@ fn the_port_top_is_wrapped_whole_and_names_its_blocks_without_dollars() {
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .find(|tok| tok.contains('$') && !tok.starts_with('$'));
     assert_eq!(named, None, "no `$` in any module, instance or net name");
-    assert!(text.contains("iblink_tx_credits #(.VLS(VLS)) txc ("), "TX credits instantiated by named ports, VLCap a parameter");
+    assert!(text.contains("iblink_tx_credits #(.VLS(VLS), .CHECK_AHEAD(1)) txc ("), "TX credits instantiated by named ports, VLCap a parameter, the registered-check layout");
     assert!(m.params.contains(&("VLS".to_string(), "4".to_string())), "{:?}", m.params);
     assert_eq!(m.modules[0].name, m.top, "the top's file comes first");
     let ports = &m.ports;
