@@ -135,13 +135,13 @@ always @(*) begin
       if (cfg_priorities[8*q + {29'd0, prio}]) qsel = q[2:0];
 end
 
-// Per queue: the frame's words so far fit in its free space (from registers only, so
-// every queue's compare runs beside the frame's classification; the queue picks one).
-wire [QUEUES-1:0] room;
-
 wire        done = s_axis_tvalid && s_axis_tlast;
 wire [9:0]  words = {1'b0, idx} + 10'd1;
 wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
+
+// Per queue: the frame's words so far fit in its free space (from registers only, so
+// every queue's compare runs beside the frame's classification; the queue picks one).
+wire [QUEUES-1:0] room;
 reg         room_sel;
 integer r;
 always @(*) begin
