@@ -109,7 +109,7 @@ impl Benchmark {
         }
     }
 
-    /// `<=129 LUT4, >=225 MHz`.
+    /// The targets as text: `≤{max_lut4} LUT4, ≥{min_fmax_mhz} MHz`, the ones it has.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if let Some(l) = self.max_lut4 {
