@@ -67,42 +67,50 @@ module iblink_eth_txq #(
 
 localparam BYTES = DATA_WIDTH / 8;
 localparam SW = DATA_WIDTH + BYTES + 1;
-localparam integer QUEUES_I = QUEUES;
-localparam [3:0] NQ = QUEUES_I[3:0];
 
-// The frame on the wire (its first word offered), from queue cur; the queue served last.
-reg        sending;
-reg  [2:0] cur;
-reg  [2:0] last_served;
+// The frame on the wire (its first word offered), from queue cur (one-hot); the queues
+// after the one served last, in round-robin order before the wrap (a mask).
+reg                sending;
+reg  [QUEUES-1:0]  cur;
+reg  [QUEUES-1:0]  after;
 
-// Per queue: its oldest word, whether it holds a whole frame not yet started.
+// Per queue: its oldest word, whether it holds a whole frame not yet started, whether
+// none of its priorities is paused.
 wire [SW*QUEUES-1:0] head;
 wire [QUEUES-1:0]    whole;
+wire [QUEUES-1:0]    free;
 
-// The next queue in round-robin order with a whole frame and no priority paused.
-reg  [7:0] whole8;
-reg  [2:0] pick;
-reg        any;
-reg  [3:0] cand;
+// The next queue in round-robin order with a whole frame and no priority paused: the
+// lowest such queue after the one served last, else the lowest of all (one-hot; every
+// input a register or static).
+wire [QUEUES-1:0] elig = whole & free;
+wire [QUEUES-1:0] elig_after = elig & after;
+reg  [QUEUES-1:0] pick;
+reg               seen_a;
+reg               seen_e;
 integer k;
 always @(*) begin
-   whole8 = 8'd0;
-   whole8[QUEUES-1:0] = whole;
-   pick = 3'd0;
-   any = 1'b0;
-   for (k = QUEUES; k >= 1; k = k - 1) begin
-      cand = {1'b0, last_served} + k[3:0];
-      if (cand >= NQ) cand = cand - NQ;
-      if (whole8[cand[2:0]] && (paused & cfg_priorities[8*cand[2:0] +: 8]) == 8'd0) begin
-         pick = cand[2:0];
-         any = 1'b1;
-      end
+   pick = {QUEUES{1'b0}};
+   seen_a = 1'b0;
+   seen_e = 1'b0;
+   for (k = 0; k < QUEUES; k = k + 1) begin
+      pick[k] = (elig_after != {QUEUES{1'b0}}) ? (elig_after[k] && !seen_a) : (elig[k] && !seen_e);
+      seen_a = seen_a || elig_after[k];
+      seen_e = seen_e || elig[k];
    end
 end
+wire any = elig != {QUEUES{1'b0}};
 
-wire       start = !sending && !ctrl && any;
-wire [2:0] sel = sending ? cur : pick;
-wire [SW-1:0] word = head[SW*sel +: SW];
+wire start = !sending && !ctrl && any;
+wire [QUEUES-1:0] sel = sending ? cur : pick;
+// The word offered: an AND-OR over the queues' heads by the one-hot select.
+reg  [SW-1:0] word;
+integer m;
+always @(*) begin
+   word = {SW{1'b0}};
+   for (m = 0; m < QUEUES; m = m + 1)
+      word = word | (head[SW*m +: SW] & {SW{sel[m]}});
+end
 
 wire data_valid = sending || start;
 // The word offered is the frame's last and it moves now.
@@ -113,24 +121,37 @@ assign m_axis_tkeep = data_valid ? word[DATA_WIDTH +: BYTES] : {BYTES{1'b1}};
 assign m_axis_tlast = data_valid ? word[SW-1] : ctrl_last;
 assign tx_busy = data_valid && !last_moves;
 
-// Power-up as after reset.
+// The queues after a picked one.
+reg  [QUEUES-1:0] after_pick;
+reg               past;
+integer a;
+always @(*) begin
+   after_pick = {QUEUES{1'b0}};
+   past = 1'b0;
+   for (a = 0; a < QUEUES; a = a + 1) begin
+      after_pick[a] = past;
+      past = past || pick[a];
+   end
+end
+
+// Power-up as after reset: the last queue served last, so queue 0 comes first.
 initial begin
    sending = 1'b0;
-   cur = 3'd0;
-   last_served = NQ[2:0] - 3'd1;
+   cur = {QUEUES{1'b0}};
+   after = {QUEUES{1'b0}};
 end
 
 always @(posedge clock) begin
    if (reset) begin
       sending <= 1'b0;
-      cur <= 3'd0;
-      last_served <= NQ[2:0] - 3'd1;
+      cur <= {QUEUES{1'b0}};
+      after <= {QUEUES{1'b0}};
    end else begin
       if (data_valid) begin
          sending <= !last_moves;
          cur <= sel;
       end
-      if (start) last_served <= pick;
+      if (start) after <= after_pick;
    end
 end
 
@@ -143,11 +164,13 @@ generate
       reg  [ADDR_BITS:0] wr_ptr;
       reg  [ADDR_BITS:0] rd_ptr;
       reg  [15:0] frames;
+      // frames != 0, kept in a flip-flop beside the count.
+      reg  has_frame;
       wire [ADDR_BITS:0] held = wr_ptr - rd_ptr;
       assign s_axis_tready[g] = {{(15-ADDR_BITS){1'b0}}, held} < cfg_tx_words;
       wire take = s_axis_tvalid[g] && s_axis_tready[g];
-      wire pop = data_valid && m_axis_tready && sel == g;
-      wire go = start && pick == g;
+      wire pop = data_valid && m_axis_tready && sel[g];
+      wire go = start && pick[g];
 
       // The word as stored: data, lanes (whole but on the last word), last.
       wire [BYTES-1:0] keep_in = s_axis_tkeep[BYTES*g +: BYTES];
@@ -180,21 +203,25 @@ generate
          wr_ptr = {(ADDR_BITS+1){1'b0}};
          rd_ptr = {(ADDR_BITS+1){1'b0}};
          frames = 16'd0;
+         has_frame = 1'b0;
       end
       always @(posedge clock) begin
          if (reset) begin
             wr_ptr <= {(ADDR_BITS+1){1'b0}};
             rd_ptr <= {(ADDR_BITS+1){1'b0}};
             frames <= 16'd0;
+            has_frame <= 1'b0;
          end else begin
             if (take) wr_ptr <= wr_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
             if (pop) rd_ptr <= rd_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
             frames <= frames + {15'd0, take && s_axis_tlast[g]} - {15'd0, go};
+            has_frame <= (take && s_axis_tlast[g]) || frames > 16'd1 || (frames == 16'd1 && !go);
          end
       end
 
       assign head[SW*g +: SW] = out;
-      assign whole[g] = frames != 16'd0;
+      assign whole[g] = has_frame;
+      assign free[g] = (paused & cfg_priorities[8*g +: 8]) == 8'd0;
    end
 endgenerate
 
