@@ -110,8 +110,6 @@ end
 localparam integer HDR_WORDS_I = HDR_WORDS;
 localparam [8:0] HDR_W = HDR_WORDS_I[8:0];
 wire        short = idx < HDR_W;
-// The frame's length while it is short (idx < HDR_W, at most 16 bytes before this word).
-wire [5:0]  len_s = (DATA_WIDTH == 64) ? ({2'd0, idx[0], 3'd0} + {2'd0, lanes}) : ({2'd0, idx[1:0], 2'd0} + {2'd0, lanes});
 // At most 1522 bytes: fewer than 1522 / (W/8) whole words before this one, or that many
 // and at most the rest in this one.
 localparam integer LIM_I = 1522 / BYTES;
@@ -120,20 +118,83 @@ localparam integer LIM_L = 1522 % BYTES;
 localparam [3:0] LIM_LANES = LIM_L[3:0];
 wire        len_ok = idx < LIM_IDX || (idx == LIM_IDX && lanes <= LIM_LANES);
 
-// What the frame is, from its first 16 bytes (valid at its last word).
-wire        da_pause = head[47:0] == 48'h01_00_00_c2_80_01;
-wire [15:0] type12 = {head[103:96], head[111:104]};
-wire        ctrl = ((!short || len_s >= 6'd6) && da_pause) || ((!short || len_s >= 6'd14) && type12 == 16'h8808);
-wire [2:0]  prio = ((!short || len_s >= 6'd16) && type12 == 16'h8100) ? head[119:117] : 3'd0;
-
-// Its queue: the first whose mask holds the priority, else 0.
-reg  [2:0] qsel;
-integer q;
+// What the frame is, from its first 16 bytes: its queue (one-hot) is the first whose mask
+// holds its priority, else queue 0.
+function [QUEUES-1:0] queue_of(input [2:0] pr, input [8*QUEUES-1:0] masks);
+   integer f;
+   reg found;
+   begin
+      queue_of = {QUEUES{1'b0}};
+      found = 1'b0;
+      for (f = 0; f < QUEUES; f = f + 1)
+         if (!found && masks[8*f + {29'd0, pr}]) begin
+            queue_of[f] = 1'b1;
+            found = 1'b1;
+         end
+      if (!found) queue_of[0] = 1'b1;
+   end
+endfunction
+// The class of a frame whose last word is word h of its header (h < HDR_WORDS), one per
+// h from the registered words before it and the current word wired in place (no mux on
+// idx ahead of the compares): the length guards say which fields it has. Word
+// HDR_WORDS - 1's class, unguarded, is a longer frame's, registered as the header's last
+// word arrives, so a last word past the header decides from flip-flops.
+wire [HDR_WORDS-1:0]        ctrl_h;
+wire [QUEUES*HDR_WORDS-1:0] qsel_h;
+wire                        ctrl_full;
+wire [QUEUES-1:0]           qsel_full;
+genvar h;
+generate
+   for (h = 0; h < HDR_WORDS; h = h + 1) begin : hyp
+      // The fields: DA (bytes 0-5), bytes 12-13, the PCP (byte 14's top 3 bits), each byte from
+      // the current word if it is word h, else from the registered words.
+      reg  [47:0] da_b;
+      reg  [15:0] ty_b;
+      reg  [2:0]  pcp;
+      integer y;
+      always @(*) begin
+         for (y = 0; y < 6; y = y + 1)
+            da_b[8*y +: 8] = (y / BYTES == h) ? s_axis_tdata[8*(y % BYTES) +: 8] : hdr[8*y +: 8];
+         for (y = 12; y < 14; y = y + 1)
+            ty_b[8*(y-12) +: 8] = (y / BYTES == h) ? s_axis_tdata[8*(y % BYTES) +: 8] : hdr[8*y +: 8];
+         pcp = (14 / BYTES == h) ? s_axis_tdata[8*(14 % BYTES) + 5 +: 3] : hdr[8*14 + 5 +: 3];
+      end
+      localparam integer OFF_I = h * BYTES;
+      localparam [5:0] OFF = OFF_I[5:0];
+      wire [5:0]  len = OFF + {2'd0, lanes};
+      wire        da_pause = da_b == 48'h01_00_00_c2_80_01;
+      wire [15:0] type12 = {ty_b[7:0], ty_b[15:8]};
+      wire        is_ctrl = type12 == 16'h8808;
+      wire        is_tag = type12 == 16'h8100;
+      assign ctrl_h[h] = (len >= 6'd6 && da_pause) || (len >= 6'd14 && is_ctrl);
+      assign qsel_h[QUEUES*h +: QUEUES] = queue_of((len >= 6'd16 && is_tag) ? pcp : 3'd0, cfg_priorities);
+      if (h == HDR_WORDS - 1) begin : full
+         assign ctrl_full = da_pause || is_ctrl;
+         assign qsel_full = queue_of(is_tag ? pcp : 3'd0, cfg_priorities);
+      end
+   end
+endgenerate
+reg              ctrl_s;
+reg [QUEUES-1:0] qsel_s;
+integer v;
 always @(*) begin
-   qsel = 3'd0;
-   for (q = QUEUES - 1; q >= 0; q = q - 1)
-      if (cfg_priorities[8*q + {29'd0, prio}]) qsel = q[2:0];
+   ctrl_s = 1'b0;
+   qsel_s = {QUEUES{1'b0}};
+   for (v = 0; v < HDR_WORDS; v = v + 1)
+      if ({23'd0, idx} == v) begin
+         ctrl_s = ctrl_h[v];
+         qsel_s = qsel_h[QUEUES*v +: QUEUES];
+      end
 end
+reg              ctrl_r;
+reg [QUEUES-1:0] qsel_r;
+always @(posedge clock)
+   if (s_axis_tvalid && idx == HDR_W - 9'd1) begin
+      ctrl_r <= ctrl_full;
+      qsel_r <= qsel_full;
+   end
+wire              ctrl = short ? ctrl_s : ctrl_r;
+wire [QUEUES-1:0] qsel = short ? qsel_s : qsel_r;
 
 wire        done = s_axis_tvalid && s_axis_tlast;
 wire [9:0]  words = {1'b0, idx} + 10'd1;
@@ -142,14 +203,7 @@ wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
 // Per queue: the frame's words so far fit in its free space (from registers only, so
 // every queue's compare runs beside the frame's classification; the queue picks one).
 wire [QUEUES-1:0] room;
-reg         room_sel;
-integer r;
-always @(*) begin
-   room_sel = 1'b0;
-   for (r = 0; r < QUEUES; r = r + 1)
-      if ({29'd0, qsel} == r) room_sel = room[r];
-end
-wire        fits = !over && len_ok && room_sel;
+wire        fits = !over && len_ok && (room & qsel) != {QUEUES{1'b0}};
 wire        store = done && !ctrl && !s_axis_tuser && fits;
 assign bad = done && s_axis_tuser;
 
@@ -193,7 +247,7 @@ generate
             head_ptr <= {ADDR_BITS{1'b0}};
             valid <= 1'b0;
          end else begin
-            if (store && qsel == g) commit_ptr <= commit_ptr + words_a;
+            if (store && qsel[g]) commit_ptr <= commit_ptr + words_a;
             if (load) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (moved) head_ptr <= head_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (load) valid <= 1'b1;
@@ -207,7 +261,7 @@ generate
       assign m_axis_tkeep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
       assign m_axis_tlast[g] = out[SW-1];
       assign fill_bytes[16*g +: 16] = {{(16-ADDR_BITS){1'b0}}, held} << KB;
-      assign drop[g] = done && !ctrl && !s_axis_tuser && !fits && qsel == g;
+      assign drop[g] = done && !ctrl && !s_axis_tuser && !fits && qsel[g];
    end
 endgenerate
 
