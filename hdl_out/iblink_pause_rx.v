@@ -185,14 +185,26 @@ always @(posedge clock) begin
    end
 end
 
-// The pause timers, in clocks.
+// The pause timers, in clocks. What a good frame would do to each is settled in its last
+// word's clock, when the header is whole in hdr (a 64-byte frame's last word is past
+// it): whether it loads the timer (all but the FCS), and with what; the next clock's
+// decision only adds the registered FCS check.
+wire cand = done && is64 && da_now && type_now && !rx_user;
+wire op_pause = opcode == 16'h0001;
+wire op_pfc = opcode == 16'h0101;
 genvar p;
 generate
    for (p = 0; p < 8; p = p + 1) begin : prio
       reg [TIMER_BITS-1:0] timer;
       wire [15:0] pt = {hdr[144 + 16*p +: 8], hdr[152 + 16*p +: 8]};
-      wire [15:0] quanta = g_pause ? f16 : pt;
-      wire load = g_pause || (g_pfc && f16[p]);
+      reg  [15:0] quanta;
+      reg         will_load;
+      initial will_load = 1'b0;
+      always @(posedge clock) begin
+         quanta <= op_pause ? f16 : pt;
+         will_load <= !reset && cand && (op_pause || (op_pfc && f16[p]));
+      end
+      wire load = will_load && fcs_ok;
       // run: timer != 0, kept in a register beside it (from the timer's next value), so
       // paused leaves a flip-flop rather than a wide OR.
       reg run;
