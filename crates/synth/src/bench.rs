@@ -74,6 +74,76 @@ pub const BENCHMARKS: &[Benchmark] = &[
         anchor: "issue target: pfc_tx with 8 queues at most 600 LUT4 and 150 MHz on HX8K (verilog-ethernet mac_pause_ctrl_tx, PAUSE + PFC, no fill trigger: 1197 LUT4, 78-82 MHz)",
     },
     Benchmark {
+        module: "iblink_eth_port_q8_w64_rx8k_tx2k",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(156.25),
+        anchor: "issue 40 target: the Ethernet port at 10GbE (XAUI: 64 bits at 156.25 MHz) on the transceiver part, best of seeds 1-3 and every seed at least 150",
+    },
+    Benchmark {
+        module: "iblink_pfc_tx_q8_w64",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(200.0),
+        anchor: "issue 40 target: every Ethernet block at 64 bits at least 200 MHz on the transceiver part, so none limits the port (pfc_tx)",
+    },
+    Benchmark {
+        module: "iblink_pfc_frame_q8_w64",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(200.0),
+        anchor: "issue 40 target: every Ethernet block at 64 bits at least 200 MHz on the transceiver part, so none limits the port (pfc_frame)",
+    },
+    Benchmark {
+        module: "iblink_pause_rx_w64",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(200.0),
+        anchor: "issue 40 target: every Ethernet block at 64 bits at least 200 MHz on the transceiver part, so none limits the port (pause_rx)",
+    },
+    Benchmark {
+        module: "iblink_eth_rxbuf_q8_w64_8k",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(200.0),
+        anchor: "issue 40 target: every Ethernet block at 64 bits at least 200 MHz on the transceiver part, so none limits the port (eth_rxbuf)",
+    },
+    Benchmark {
+        module: "iblink_eth_txq_q8_w64_2k",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(200.0),
+        anchor: "issue 40 target: every Ethernet block at 64 bits at least 200 MHz on the transceiver part, so none limits the port (eth_txq)",
+    },
+    Benchmark {
+        module: "iblink_link_port_vl4_w64",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(156.25),
+        anchor: "issue 40 target: the link port at 64 bits with 25 % over 4x SDR's 125 MHz, on the Ethernet port's clock, best of seeds 1-3",
+    },
+    Benchmark {
+        module: "iblink_link_port_vl8_w64",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(156.25),
+        anchor: "issue 40 target: the link port at 64 bits with 25 % over 4x SDR's 125 MHz, on the Ethernet port's clock, best of seeds 1-3",
+    },
+    Benchmark {
+        module: "iblink_link_port_vl15_w64",
+        target: Target::Ecp5_5g45,
+        max_lut4: None,
+        min_fmax_mhz: Some(156.25),
+        anchor: "issue 40 target: the link port at 64 bits with 25 % over 4x SDR's 125 MHz, on the Ethernet port's clock, best of seeds 1-3",
+    },
+    Benchmark {
+        module: "iblink_link_port_vl4_w64",
+        target: Target::Ecp5_45k,
+        max_lut4: None,
+        min_fmax_mhz: Some(125.0),
+        anchor: "issue 40 target: the link port, VLCap 4, 64 bits, at 4x SDR's 125 MHz on the part without transceivers (the design, not the speed grade, carries it)",
+    },
+    Benchmark {
         module: "*",
         target: Target::Ecp5_45k,
         max_lut4: None,
@@ -125,6 +195,17 @@ impl Benchmark {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_rate_targets_are_per_part() {
+        let port = "iblink_link_port_vl4_w64";
+        assert_eq!(benchmark_for(port, Target::Ecp5_5g45).unwrap().min_fmax_mhz, Some(156.25));
+        assert_eq!(benchmark_for(port, Target::Ecp5_45k).unwrap().min_fmax_mhz, Some(125.0));
+        let eth = benchmark_for("iblink_eth_port_q8_w64_rx8k_tx2k", Target::Ecp5_5g45).unwrap();
+        assert!(!eth.evaluate(7000, Some(156.2)).met && eth.evaluate(7000, Some(156.25)).met);
+        assert_eq!(benchmark_for("iblink_eth_txq_q8_w64_2k", Target::Ecp5_5g45).unwrap().min_fmax_mhz, Some(200.0));
+        assert!(benchmark_for("iblink_eth_txq_q8_w32_2k", Target::Ecp5_5g45).is_none(), "no target at 32 bits");
+    }
 
     #[test]
     fn crc_target_is_checked_on_both_axes() {
