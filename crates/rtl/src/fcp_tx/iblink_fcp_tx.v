@@ -17,11 +17,12 @@
 // L: it ends at L + c - START_TO_DONE, START_TO_DONE being the clocks from an FCP's
 // start to its last beat on a wire that never stalls, so on such a wire it ends c
 // clocks after the start, as it did when periods counted from the start. The deadline
-// is stored at fcp_done (now + c - 1 - START_TO_DONE); until then the VL's FCP is on
+// is taken at fcp_done (now + c - 1 - START_TO_DONE); until then the VL's FCP is on
 // its way (a small queue of the FCPs started and not yet done, oldest first) and its
 // flag stays clear whatever the wire does. A period of START_TO_DONE clocks or less
 // (a test setting) ends before the FCP could have left: it counts from the start
-// (deadline now + c - 1, stored at the start), as before. The
+// (deadline now + c - 1, taken at the start), as before. Both reach the VL's register a
+// clock later, and are compared as registered copies in that clock. The
 // round robin is kept as masks (the VLs after a VL) and one-hot VLs, so a search is
 // masks, a prefix OR and an encoder. Two registers hold VLs: next (chosen one FCP ahead,
 // as if the FCPs ahead of it were already sent) and pending (the built FCP); both
@@ -37,7 +38,7 @@
 // After restart (or LINK_DOWN) in clock r nothing is pending from r+1 and VL0's FCP is
 // pending in r+3. refresh_clocks and min_gap_clocks are registered and apply to each VL
 // from its next FCP (change them together with restart); 0 acts as 1. fcp_done acts in
-// its own clock (the deadline is stored at its edge); FCPs started and not done are
+// its own clock (its deadline counts from its edge); FCPs started and not done are
 // forgotten with restart (the mux drops them with the same reset).
 module iblink_fcp_tx #(
     // Data VLs (VLCap): 1, 2, 4, 8 or 15
@@ -312,7 +313,7 @@ generate
             due_q <= refresh_le1;
             gap_ok <= gap_le1;
          end else begin
-            // A long period: its deadline is stored at the last beat, and is stale until
+            // A long period: its deadline is taken at the last beat, and is stale until
             // then.
             if (done_oh[v] & ~refresh_short) due_q <= refresh_led;
             else if (at_refresh && (refresh_short || !in_flight[v])) due_q <= 1'b1;
