@@ -25,11 +25,12 @@
 // L: it ends at L + c - START_TO_DONE, START_TO_DONE being the clocks from an FCP's
 // start to its last beat on a wire that never stalls, so on such a wire it ends c
 // clocks after the start, as it did when periods counted from the start. The deadline
-// is stored at fcp_done (now + c - 1 - START_TO_DONE); until then the VL's FCP is on
+// is taken at fcp_done (now + c - 1 - START_TO_DONE); until then the VL's FCP is on
 // its way (a small queue of the FCPs started and not yet done, oldest first) and its
 // flag stays clear whatever the wire does. A period of START_TO_DONE clocks or less
 // (a test setting) ends before the FCP could have left: it counts from the start
-// (deadline now + c - 1, stored at the start), as before. The
+// (deadline now + c - 1, taken at the start), as before. Both reach the VL's register a
+// clock later, and are compared as registered copies in that clock. The
 // round robin is kept as masks (the VLs after a VL) and one-hot VLs, so a search is
 // masks, a prefix OR and an encoder. Two registers hold VLs: next (chosen one FCP ahead,
 // as if the FCPs ahead of it were already sent) and pending (the built FCP); both
@@ -45,7 +46,7 @@
 // After restart (or LINK_DOWN) in clock r nothing is pending from r+1 and VL0's FCP is
 // pending in r+3. refresh_clocks and min_gap_clocks are registered and apply to each VL
 // from its next FCP (change them together with restart); 0 acts as 1. fcp_done acts in
-// its own clock (the deadline is stored at its edge); FCPs started and not done are
+// its own clock (its deadline counts from its edge); FCPs started and not done are
 // forgotten with restart (the mux drops them with the same reset).
 module iblink_fcp_tx #(
     // Data VLs (VLCap): 1, 2, 4, 8 or 15
@@ -231,6 +232,42 @@ endgenerate
 initial flight = {FLIGHT*VLS{1'b0}};
 always @(posedge clock) flight <= restart_all ? {FLIGHT*VLS{1'b0}} : flight_next;
 
+// The deadlines a start or a last beat stores reach the VL's registers a clock late,
+// from these registers (commit_q, and refresh_done_q / gap_done_q: the VLs whose
+// deadline comes from the last beat): so the late fcp_start and fcp_done enable only
+// each VL's flags and last_fccl, not its 32 deadline flip-flops. In that clock the
+// VL's deadline register is stale, and its compares are made against these values
+// (one compare each, shared: one VL starts and one FCP is done a clock).
+reg [VLS-1:0] commit_q;
+reg [VLS-1:0] refresh_done_q;
+reg [VLS-1:0] gap_done_q;
+reg [15:0] refresh_at_q;
+reg [15:0] gap_at_q;
+reg [15:0] refresh_done_at_q;
+reg [15:0] gap_done_at_q;
+initial begin
+   commit_q = NO_VL;
+   refresh_done_q = NO_VL;
+   gap_done_q = NO_VL;
+   refresh_at_q = 16'd0;
+   gap_at_q = 16'd0;
+   refresh_done_at_q = 16'd0;
+   gap_done_at_q = 16'd0;
+end
+always @(posedge clock) begin
+   commit_q <= restart_all ? NO_VL : commit;
+   refresh_done_q <= (restart_all | refresh_short) ? NO_VL : done_oh;
+   gap_done_q <= (restart_all | gap_short) ? NO_VL : done_oh;
+   refresh_at_q <= refresh_at;
+   gap_at_q <= gap_at;
+   refresh_done_at_q <= refresh_done_at;
+   gap_done_at_q <= gap_done_at;
+end
+wire now_at_refresh_q = now == refresh_at_q;
+wire now_at_gap_q = now == gap_at_q;
+wire now_at_refresh_done_q = now == refresh_done_at_q;
+wire now_at_gap_done_q = now == gap_done_at_q;
+
 // Per data VL, in generate block vl[v]. A flag is set in the clock after now reaches
 // its deadline and stays set until the VL's next start (deadlines are at most 65535
 // clocks ahead, so the first match is the right one); no counter or compare per VL.
@@ -261,30 +298,35 @@ generate
       assign refresh_due[v] = due_q;
       assign change_due[v] = changed & gap_ok;
       wire [11:0] fccl_now = fccl[12*v +: 12];
+      // now equals the deadline (the one stored in the previous clock while it is on its
+      // way into the register: a start's wins, as it did when stored at once).
+      wire at_refresh = commit_q[v] ? now_at_refresh_q
+                      : refresh_done_q[v] ? now_at_refresh_done_q : now == refresh_deadline;
+      wire at_gap = commit_q[v] ? now_at_gap_q
+                  : gap_done_q[v] ? now_at_gap_done_q : now == gap_deadline;
       always @(posedge clock) begin
+         if (commit_q[v]) refresh_deadline <= refresh_at_q;
+         else if (refresh_done_q[v]) refresh_deadline <= refresh_done_at_q;
+         if (commit_q[v]) gap_deadline <= gap_at_q;
+         else if (gap_done_q[v]) gap_deadline <= gap_done_at_q;
          // Against last_fccl as this edge leaves it.
          changed <= (commit[v] & ~restart_all) ? fccl_now != pend_fccl : fccl_now != last_fccl;
          if (restart_all) begin
             due_q <= 1'b1;
             gap_ok <= 1'b1;
          end else if (commit[v]) begin
-            // The model's on_sent, then this clock's tick.
+            // The model's on_sent, then this clock's tick (the deadlines follow from
+            // refresh_at_q / gap_at_q).
             last_fccl <= pend_fccl;
-            refresh_deadline <= refresh_at;
-            gap_deadline <= gap_at;
             due_q <= refresh_le1;
             gap_ok <= gap_le1;
          end else begin
-            // A long period: its deadline is stored at the last beat, and is stale until
+            // A long period: its deadline is taken at the last beat, and is stale until
             // then.
-            if (done_oh[v] & ~refresh_short) begin
-               refresh_deadline <= refresh_done_at;
-               due_q <= refresh_led;
-            end else if (now == refresh_deadline && (refresh_short || !in_flight[v])) due_q <= 1'b1;
-            if (done_oh[v] & ~gap_short) begin
-               gap_deadline <= gap_done_at;
-               gap_ok <= gap_led;
-            end else if (now == gap_deadline && (gap_short || !in_flight[v])) gap_ok <= 1'b1;
+            if (done_oh[v] & ~refresh_short) due_q <= refresh_led;
+            else if (at_refresh && (refresh_short || !in_flight[v])) due_q <= 1'b1;
+            if (done_oh[v] & ~gap_short) gap_ok <= gap_led;
+            else if (at_gap && (gap_short || !in_flight[v])) gap_ok <= 1'b1;
          end
       end
    end

@@ -95,7 +95,10 @@
 //!   every VL due). The model adapter (and so the lockstep) changes them only together
 //!   with `restart`, where its scheduler is rebuilt.
 //! - Registered: `now` (the time base), per VL `refresh_deadline`, `gap_deadline` (16
-//!   bits), the flags `due_q` and `gap_ok`, and `last_fccl` (12 bits); the configuration
+//!   bits), the flags `due_q`, `gap_ok` and `changed`, and `last_fccl` (12 bits); the
+//!   deadlines a start or a last beat stores, on their way into those registers for a
+//!   clock (`commit_q`, `refresh_done_q`, `gap_done_q`: which VLs; `refresh_at_q`,
+//!   `gap_at_q`, `refresh_done_at_q`, `gap_done_at_q`: the values); the configuration
 //!   (`refresh_m1`, `refresh_le1`, `gap_m1`, `gap_le1`, and from the last beat
 //!   `refresh_short`, `refresh_md`, `refresh_led`, `gap_short`, `gap_md`, `gap_led`);
 //!   `flight` (the FCPs started and not yet done, oldest first, [`flight_depth`] VL
@@ -133,7 +136,10 @@
 //!   at a time, so the deadline registers load through their enables), and a flag is
 //!   set in the clock after `now` equals the deadline (a 16-bit equality) and held until
 //!   the VL's next start. Periods are below 65536 clocks, so the first match is the
-//!   right one and wrapping is harmless. A start makes the model's `since_last` 1 in the
+//!   right one and wrapping is harmless. The deadline reaches the VL's registers a clock
+//!   after the start (or the last beat), from shared registers, and in that clock the
+//!   VL's compare is made against those: the late `fcp_start` and `fcp_done` then enable
+//!   the flags only, not 32 flip-flops per VL (a wide enable behind the wire's ready). A start makes the model's `since_last` 1 in the
 //!   next clock (`on_sent` then `tick`), so a period of 0 behaves as 1, as in the model.
 //!   A period counted from the last beat stores its deadline at `fcp_done` (`now + c -
 //!   1 - D`, one more shared adder a period: one FCP is done a clock); which VL is done

@@ -174,12 +174,23 @@ generate
    end
 endgenerate
 
-assign accepted = |(accept_q & ~no_fit_q);
-assign dropped = |(accept_q & no_fit_q);
+// accepted / dropped from flip-flops of their own, decoded from the same clock's
+// accept and carry-outs that accept_q / no_fit_q take: the failsafe's overrun count
+// starts from a register, not from an OR over every VL's flags.
+reg accepted_q;
+reg dropped_q;
+initial begin
+   accepted_q = 1'b0;
+   dropped_q = 1'b0;
+end
+assign accepted = accepted_q;
+assign dropped = dropped_q;
 
 always @(posedge clock) begin
    accept_q <= reset ? {VLS{1'b0}} : accepts;
    no_fit_q <= no_fits;
+   accepted_q <= ~reset & |(accepts & ~no_fits);
+   dropped_q <= ~reset & |(accepts & no_fits);
 end
 
 endmodule

@@ -16,7 +16,7 @@
 //! | `accept`, `accept_vl`, `accept_blocks` | in | a data packet of `accept_blocks` (7 bits) arrived for `accept_vl`: if it fits, ABR += blocks and free -= blocks; if not, it is dropped and counted |
 //! | `drain`, `drain_vl`, `drain_blocks` | in | the higher layer took a packet of `drain_blocks` out of the buffer: free += blocks (never above CAPACITY) |
 //! | `fcp_valid`, `fcp_vl`, `fcp_fctbs` | in | an FCP for `fcp_vl` was received: ABR := FCTBS |
-//! | `accepted`, `dropped` | out | from registers: the `accept` of the previous clock was taken / was a buffer overrun (decoded from two flag registers per VL) |
+//! | `accepted`, `dropped` | out | from registers: the `accept` of the previous clock was taken / was a buffer overrun (each its own flip-flop, decoded from the same clock's accept and carry-outs as the per-VL flags) |
 //! | `fccl` | out | `12N` bits, from the registers: FCCL of VL `v` at `[12v+11:12v]` = `(ABR + min(free, 2048)) mod 4096` |
 //! | `overruns` | out | `16N` bits: overruns of VL `v` at `[16v+15:16v]`, saturating at 0xFFFF |
 //!
@@ -33,7 +33,9 @@
 //! - `overruns` during clock `t` counts the overruns of clocks up to `t - 1`.
 //! - Registered (the Verilog): per VL ABR, `used` = CAPACITY − free (0 at power-up and
 //!   after reset), the overrun count one clock behind (the output adds the pending
-//!   overrun), and per VL the previous clock's accept and its does-not-fit carry-out.
+//!   overrun), per VL the previous clock's accept and its does-not-fit carry-out, and
+//!   `accepted` / `dropped` themselves (so the failsafe's overrun input starts at a
+//!   flip-flop, not at an OR over every VL's flags).
 //!   The twin holds the model's terms (ABR, free, the count, the two flags); the
 //!   lockstep checks that the two agree at the ports every clock.
 //!
