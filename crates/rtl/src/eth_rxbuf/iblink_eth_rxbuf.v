@@ -75,6 +75,7 @@ localparam [8:0] LAST_WORD = MAX_WORDS - 9'd1;
 // Words holding bytes 0..15 (DA, SA, the tag or the EtherType)
 localparam HDR_WORDS = 16 / BYTES;
 localparam SW = DATA_WIDTH + BYTES + 1;
+localparam [ADDR_BITS:0] ONE = 1;
 
 // The frame arriving: words before the current one, and whether it ran past a maximum
 // frame (its later words are not written).
@@ -192,6 +193,8 @@ wire              ctrl = short ? ctrl_s : ctrl_r;
 wire [QUEUES-1:0] qsel = short ? qsel_s : qsel_r;
 
 wire        done = s_axis_tvalid && s_axis_tlast;
+// idx moves on to the next word (a word that is not the last, before a maximum frame).
+wire        step = s_axis_tvalid && !s_axis_tlast && !over && idx != LAST_WORD;
 wire [9:0]  words = {1'b0, idx} + 10'd1;
 wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
 
@@ -212,14 +215,26 @@ generate
    for (g = 0; g < QUEUES; g = g + 1) begin : queue
       reg  [SW-1:0] mem [0:(1 << ADDR_BITS) - 1];
       reg  [SW-1:0] out;
-      // One past the last stored word; the next word to read from memory; the word
-      // offered (or the next to offer when none is).
-      reg  [ADDR_BITS-1:0] commit_ptr;
+      // One past the last stored word (commit_ptr); the next word to read from memory;
+      // the word offered (or the next to offer when none is). The commit pointer is two
+      // registers and a select, so the store decision loads one flip-flop (pend), not
+      // the pointer's enables beside the block RAM: it is c_plus (c_base plus the stored
+      // frame's words) in the clock after a store, else c_base, in every clock the value
+      // of a pointer moved at the store.
+      reg  [ADDR_BITS-1:0] c_base;
+      reg  [ADDR_BITS-1:0] c_plus;
+      reg                  pend;
+      wire [ADDR_BITS-1:0] commit_ptr = pend ? c_plus : c_base;
       reg  [ADDR_BITS-1:0] rd_ptr;
       reg  [ADDR_BITS-1:0] head_ptr;
       reg  valid;
       wire [ADDR_BITS-1:0] held = commit_ptr - head_ptr;
-      wire [16:0] need = {{(17-ADDR_BITS){1'b0}}, held} + {7'd0, words};
+      // held + idx (the words held and the frame's words before this one) the same way:
+      // hi_s if the last clock stored a frame here, else hi_n, so "the frame's words fit
+      // in the free space" (held + idx + 1 <= cfg_size_words) is one compare.
+      reg  [ADDR_BITS:0] hi_s;
+      reg  [ADDR_BITS:0] hi_n;
+      wire [ADDR_BITS:0] hi = pend ? hi_s : hi_n;
       wire moved = valid && m_axis_tready[g];
       wire load = commit_ptr != rd_ptr && (!valid || m_axis_tready[g]);
 
@@ -237,12 +252,21 @@ generate
 
       always @(posedge clock) begin
          if (reset) begin
-            commit_ptr <= {ADDR_BITS{1'b0}};
+            c_base <= {ADDR_BITS{1'b0}};
+            c_plus <= {ADDR_BITS{1'b0}};
+            pend <= 1'b0;
+            hi_s <= {(ADDR_BITS+1){1'b0}};
+            hi_n <= {(ADDR_BITS+1){1'b0}};
             rd_ptr <= {ADDR_BITS{1'b0}};
             head_ptr <= {ADDR_BITS{1'b0}};
             valid <= 1'b0;
          end else begin
-            if (store && qsel[g]) commit_ptr <= commit_ptr + words_a;
+            c_base <= commit_ptr;
+            c_plus <= commit_ptr + words_a;
+            pend <= store && qsel[g];
+            hi_s <= hi + ONE - {{ADDR_BITS{1'b0}}, moved};
+            if (done) hi_n <= hi - {{(ADDR_BITS-8){1'b0}}, idx} - {{ADDR_BITS{1'b0}}, moved};
+            else hi_n <= hi + {{ADDR_BITS{1'b0}}, step} - {{ADDR_BITS{1'b0}}, moved};
             if (load) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (moved) head_ptr <= head_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (load) valid <= 1'b1;
@@ -250,7 +274,7 @@ generate
          end
       end
 
-      assign room[g] = need <= {1'b0, cfg_size_words[16*g +: 16]};
+      assign room[g] = {{(16-ADDR_BITS){1'b0}}, hi} < {1'b0, cfg_size_words[16*g +: 16]};
       assign m_axis_tvalid[g] = valid;
       assign m_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH] = out[DATA_WIDTH-1:0];
       assign m_axis_tkeep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
