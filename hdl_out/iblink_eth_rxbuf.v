@@ -147,8 +147,8 @@ wire [QUEUES-1:0]           qsel_full;
 genvar h;
 generate
    for (h = 0; h < HDR_WORDS; h = h + 1) begin : hyp
-      // The fields: DA (bytes 0-5), bytes 12-13, the PCP (byte 14's top 3 bits), each byte from
-      // the current word if it is word h, else from the registered words.
+      // The fields: DA (bytes 0-5), bytes 12-13, the PCP (byte 14's top 3 bits), each
+      // byte from the current word if it is word h, else from the registered words.
       reg  [47:0] da_b;
       reg  [15:0] ty_b;
       reg  [2:0]  pcp;

@@ -139,8 +139,9 @@
 //!   right one and wrapping is harmless. The deadline reaches the VL's registers a clock
 //!   after the start (or the last beat), from shared registers, and in that clock the
 //!   VL's compare is made against those: the late `fcp_start` and `fcp_done` then enable
-//!   the flags only, not 32 flip-flops per VL (a wide enable behind the wire's ready). A start makes the model's `since_last` 1 in the
-//!   next clock (`on_sent` then `tick`), so a period of 0 behaves as 1, as in the model.
+//!   the flags only, not 32 flip-flops per VL (a wide enable behind the wire's ready).
+//!   A start makes the model's `since_last` 1 in the next clock (`on_sent` then
+//!   `tick`), so a period of 0 behaves as 1, as in the model.
 //!   A period counted from the last beat stores its deadline at `fcp_done` (`now + c -
 //!   1 - D`, one more shared adder a period: one FCP is done a clock); which VL is done
 //!   comes from a queue of the FCPs on their way (one-hot, a few entries) rather than a
