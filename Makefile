@@ -85,8 +85,9 @@ synth-smoke: deps
 	$(CARGO) test -p iblink-synth --test smoke
 
 ## bitstream: link-port loopback self-test bitstreams (constraints/): build/bitstream/ice40-hx8k-breakout.bin
-## (icepack) and build/bitstream/ulx3s-45f.bit (YoWASP ecppack), each with <board>.timing.txt;
-## simulates the self-test with Icarus first
+## (icepack), build/bitstream/ulx3s-45f.bit and build/bitstream/ecp5-5g-versa.bit (YoWASP ecppack; the
+## Versa's port at 64 bits on a 156.25 MHz PLL clock, which nextpnr must meet), each with
+## <board>.timing.txt; simulates the self-test with Icarus at 32 and 64 bits first
 bitstream: deps deps-ecp5
 	@bash tools/bitstream.sh
 
