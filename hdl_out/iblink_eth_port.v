@@ -75,7 +75,6 @@ wire [16*QUEUES-1:0] rxb_fill_bytes;
 wire [QUEUES-1:0] rxb_drop;
 wire rxb_bad;
 wire [7:0] prx_paused;
-wire [7:0] prx_paused_next;
 wire [15:0] prx_cnt_pause;
 wire [15:0] prx_cnt_pfc;
 wire [15:0] prx_cnt_length;
@@ -127,7 +126,6 @@ iblink_pause_rx #(.DATA_WIDTH(DATA_WIDTH), .COUNT_BITS(16)) prx (
     .rx_last(s_axis_mac_tlast),
     .rx_user(s_axis_mac_tuser),
     .paused(prx_paused),
-    .paused_next(prx_paused_next),
     .cnt_pause(prx_cnt_pause),
     .cnt_pfc(prx_cnt_pfc),
     .cnt_length(prx_cnt_length),
@@ -184,7 +182,7 @@ iblink_eth_txq #(.QUEUES(QUEUES), .DATA_WIDTH(DATA_WIDTH), .ADDR_BITS(TX_ADDR_BI
     .s_axis_tdata(s_axis_tx_tdata),
     .s_axis_tkeep(s_axis_tx_tkeep),
     .s_axis_tlast(s_axis_tx_tlast),
-    .paused_next(prx_paused_next),
+    .paused(prx_paused),
     .ctrl(pfr_tx_valid),
     .ctrl_data(pfr_tx_data),
     .ctrl_last(pfr_tx_last),

@@ -28,7 +28,7 @@ async def frames_whole_and_in_order(dut):
 
     dut.reset.value = 1
     dut.cfg_tx_words.value = 256
-    for name in ["cfg_priorities", "s_axis_tvalid", "s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "paused_next", "ctrl", "ctrl_data", "ctrl_last", "m_axis_tready"]:
+    for name in ["cfg_priorities", "s_axis_tvalid", "s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "paused", "ctrl", "ctrl_data", "ctrl_last", "m_axis_tready"]:
         getattr(dut, name).value = 0
     cocotb.start_soon(Clock(dut.clock, 10, unit="ns").start())
     for _ in range(3):

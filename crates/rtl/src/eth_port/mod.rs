@@ -143,7 +143,7 @@ crate::netlist! {
             s_axis_tkeep <- top.s_axis_tx_tkeep;
             s_axis_tvalid <- top.s_axis_tx_tvalid;
             s_axis_tlast <- top.s_axis_tx_tlast;
-            paused_next <- prx.paused_next;
+            paused <- prx.paused;
             ctrl <- pfr.tx_valid;
             ctrl_data <- pfr.tx_data;
             ctrl_last <- pfr.tx_last;
@@ -168,7 +168,7 @@ crate::netlist! {
     // The outputs of the buffers, pause_rx and pfc_tx are registered (pfc_tx's busy, the
     // queues' tx_busy, and its frame_done, the builder's, reach only its registers); the
     // builder follows pfc_tx's frame_start; the queues follow the builder's word and
-    // pause_rx's paused_next.
+    // pause_rx's paused.
     schedule [rxb, prx, ptx, pfr, txq]
     names {}
 }

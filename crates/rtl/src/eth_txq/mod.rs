@@ -14,7 +14,7 @@
 //! | `cfg_priorities[8Q]`, `cfg_tx_words[16]` | in | per queue priority mask; words a queue holds at most (static) |
 //! | `s_axis_tvalid[Q]`, `s_axis_tdata[WQ]`, `s_axis_tkeep[WQ/8]`, `s_axis_tlast[Q]` | in | one frame stream per queue |
 //! | `s_axis_tready[Q]` | out | the queue takes the offered word this clock |
-//! | `paused_next[8]` | in | priorities held from the next clock (`pause_rx`'s `paused_next`: its `paused` a clock ahead) |
+//! | `paused[8]` | in | priorities held (from `pause_rx`) |
 //! | `ctrl`, `ctrl_data[W]`, `ctrl_last` | in | a PAUSE/PFC word for the wire (the builder's `m_axis_tvalid`, `m_axis_tdata`, `m_axis_tlast`) |
 //! | `m_axis_tvalid`, `m_axis_tdata[W]`, `m_axis_tkeep[W/8]`, `m_axis_tlast` | out | the wire: the data word, else the PAUSE/PFC word |
 //! | `m_axis_tready` | in | the wire takes the word offered this clock (AXI4-Stream) |
@@ -24,7 +24,7 @@
 //! A frame may go from the clock after its last word was taken. A frame starts in a
 //! clock with no frame on the wire and `ctrl` low, from the next queue in round-robin
 //! order after the last one served that holds a whole frame and none of whose
-//! priorities is paused in that clock (the clock before's `paused_next`); its first word is on `tx_*` in that clock, and the
+//! priorities is paused in that clock; its first word is on `tx_*` in that clock, and the
 //! frame is committed then (docs/spec.md §10): a word offered holds until `m_axis_tready`
 //! takes it, and leaves its queue (freeing room) in the clock it moves.
 //! `m_axis_tdata` and `m_axis_tkeep` mean something only while `m_axis_tvalid`, `m_axis_tdata` only in its
@@ -62,8 +62,7 @@ pub struct EthTxqIn {
     pub s_axis_tdata: [u64; 8],
     pub s_axis_tkeep: [u8; 8],
     pub s_axis_tlast: u8,
-    /// The priorities held from the next clock on.
-    pub paused_next: u8,
+    pub paused: u8,
     pub ctrl: bool,
     pub ctrl_data: u64,
     pub ctrl_last: bool,
@@ -97,8 +96,6 @@ pub struct EthTxqTwin {
     sending: bool,
     cur: usize,
     last_served: usize,
-    /// The priorities held this clock (the last clock's `paused_next`).
-    paused: u8,
 }
 
 impl EthTxqTwin {
@@ -116,7 +113,6 @@ impl EthTxqTwin {
             sending: false,
             cur: 0,
             last_served: queues - 1,
-            paused: 0,
         }
     }
 
@@ -130,7 +126,7 @@ impl EthTxqTwin {
 
     /// The queue picked to start, if one may.
     fn pick(&self, i: &EthTxqIn) -> Option<usize> {
-        (1..=self.queues).map(|k| (self.last_served + k) % self.queues).find(|&q| self.frames[q] != 0 && self.paused & i.cfg_priorities[q] == 0)
+        (1..=self.queues).map(|k| (self.last_served + k) % self.queues).find(|&q| self.frames[q] != 0 && i.paused & i.cfg_priorities[q] == 0)
     }
 
     /// The queue on the wire this clock, and whether it starts now.
@@ -178,7 +174,6 @@ impl Twin for EthTxqTwin {
         let sent = sel.map(|(q, start)| (q, start, self.head(q).2));
         let a = (1 << self.addr_bits) - 1;
         let p = mask(self.addr_bits + 1) as usize;
-        self.paused = i.paused_next;
         for q in 0..self.queues {
             let take = i.s_axis_tvalid >> q & 1 == 1 && ready >> q & 1 == 1;
             let last = i.s_axis_tlast >> q & 1 == 1;
@@ -235,7 +230,7 @@ crate::hdl_block! {
         s_axis_tdata: in Bits<D> = i.s_axis_tdata, each W;
         s_axis_tkeep: in Bits<KQ> = i.s_axis_tkeep, each K;
         s_axis_tlast: in Bits<Q> = i.s_axis_tlast;
-        paused_next: in Bits<8> = i.paused_next;
+        paused: in Bits<8> = i.paused;
         ctrl: in Bit = i.ctrl;
         ctrl_data: in Bits<W> = i.ctrl_data;
         ctrl_last: in Bit = i.ctrl_last;

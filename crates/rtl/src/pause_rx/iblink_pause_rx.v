@@ -33,10 +33,8 @@ module iblink_pause_rx #(
     // With rx_last: the MAC marks the frame bad
     input  wire                    rx_user,
 
-    // Priorities held by a received PAUSE/PFC frame; the same from the next clock (what
-    // paused will be, for a scheduler that registers its choice)
+    // Priorities held by a received PAUSE/PFC frame
     output wire [7:0]              paused,
-    output wire [7:0]              paused_next,
 
     // Good frames, and control frames dropped by cause
     output reg  [COUNT_BITS-1:0]   cnt_pause,
@@ -203,23 +201,23 @@ generate
       end
       wire load = will_load && fcs_ok;
       // run: timer != 0, kept in a register beside it (from the timer's next value), so
-      // paused leaves a flip-flop rather than a wide OR; run_n is its next value.
+      // paused leaves a flip-flop rather than a wide OR.
       reg run;
-      wire run_n = !reset && (load ? quanta != 16'd0 : run && timer != {{(TIMER_BITS-1){1'b0}}, 1'b1});
       initial timer = {TIMER_BITS{1'b0}};
       initial run = 1'b0;
       always @(posedge clock) begin
          if (reset) begin
             timer <= {TIMER_BITS{1'b0}};
+            run <= 1'b0;
          end else if (load) begin
             timer <= {quanta, {QC_BITS{1'b0}}};
+            run <= quanta != 16'd0;
          end else if (run) begin
             timer <= timer - 1'b1;
+            run <= timer != {{(TIMER_BITS-1){1'b0}}, 1'b1};
          end
-         run <= run_n;
       end
       assign paused[p] = run;
-      assign paused_next[p] = run_n;
    end
 endgenerate
 

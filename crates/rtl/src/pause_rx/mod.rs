@@ -13,7 +13,6 @@
 //! | `rx_valid`, `rx_data[W]`, `rx_keep[W/8]`, `rx_last` | in | received frames, lane 0 first; `rx_keep` from lane 0 up on the last word |
 //! | `rx_user` | in | with `rx_last`: the MAC marks the frame bad (checked before all else) |
 //! | `paused[8]` | out | priority p held by a received frame |
-//! | `paused_next[8]` | out | `paused` of the next clock (for `eth_txq`, which registers its choice) |
 //! | `cnt_pause`, `cnt_pfc` | out | good frames (16 bits, wrapping) |
 //! | `cnt_length`, `cnt_fcs`, `cnt_da`, `cnt_ethertype`, `cnt_opcode`, `cnt_marked` | out | control frames dropped, by the first failed check |
 //!
@@ -56,8 +55,6 @@ pub struct PauseRxIn {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PauseRxOut {
     pub paused: u8,
-    /// `paused` of the next clock.
-    pub paused_next: u8,
     /// In [`COUNTERS`] order.
     pub counts: [u16; 8],
 }
@@ -124,10 +121,20 @@ impl PauseRxTwin {
         }
         h
     }
+}
 
-    /// This clock's decision, on the frame that ended last clock (hdr, crc hold it): the
-    /// counter it counts in, and the timers it loads (enables, quanta).
-    fn decision(&self) -> (Option<usize>, Option<(u8, [u16; 8])>) {
+impl Twin for PauseRxTwin {
+    type In = PauseRxIn;
+    type Out = PauseRxOut;
+
+    fn eval(&self, _i: &PauseRxIn) -> PauseRxOut {
+        PauseRxOut { paused: self.timers.iter().enumerate().fold(0, |m, (p, &t)| m | (((t != 0) as u8) << p)), counts: self.counts }
+    }
+
+    fn tick(&mut self, i: &PauseRxIn) {
+        let n = self.bytes();
+        let qc_bits = (512 / self.width).trailing_zeros();
+        // This clock's decision, on the frame that ended last clock (hdr, crc hold it).
         let be16 = |h: &[u8; 40], b: usize| u16::from_be_bytes([h[b], h[b + 1]]);
         let fcs_ok = self.crc == RESIDUE;
         let mut which = None;
@@ -158,35 +165,6 @@ impl PauseRxTwin {
                 }
             });
         }
-        (which, load)
-    }
-}
-
-impl Twin for PauseRxTwin {
-    type In = PauseRxIn;
-    type Out = PauseRxOut;
-
-    fn eval(&self, i: &PauseRxIn) -> PauseRxOut {
-        let (_, load) = self.decision();
-        let paused_next = if i.reset {
-            0
-        } else {
-            (0..8).fold(0, |m, p| {
-                let run = match load {
-                    Some((en, q)) if en >> p & 1 == 1 => q[p] != 0,
-                    _ => self.timers[p] > 1,
-                };
-                m | (run as u8) << p
-            })
-        };
-        PauseRxOut { paused: self.timers.iter().enumerate().fold(0, |m, (p, &t)| m | (((t != 0) as u8) << p)), paused_next, counts: self.counts }
-    }
-
-    fn tick(&mut self, i: &PauseRxIn) {
-        let n = self.bytes();
-        let qc_bits = (512 / self.width).trailing_zeros();
-        let be16 = |h: &[u8; 40], b: usize| u16::from_be_bytes([h[b], h[b + 1]]);
-        let (which, load) = self.decision();
         // The word arriving now.
         let head = self.head(i);
         let first = self.idx == 0 && !self.long;
@@ -260,7 +238,6 @@ crate::hdl_block! {
         rx_last: in Bit = i.rx_last;
         rx_user: in Bit = i.rx_user;
         paused: out Bits<8> = o.paused;
-        paused_next: out Bits<8> = o.paused_next;
         cnt_pause: out Bits<16> = o.counts[0];
         cnt_pfc: out Bits<16> = o.counts[1];
         cnt_length: out Bits<16> = o.counts[2];

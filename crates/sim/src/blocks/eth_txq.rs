@@ -35,8 +35,6 @@ pub struct EthTxqModelSim {
     last_word_moved: bool,
     first_waiting: bool,
     stall_run: u64,
-    /// The priorities held this clock: the block's input is a clock ahead (`paused_next`).
-    paused: u8,
 }
 
 impl EthTxqModelSim {
@@ -57,7 +55,6 @@ impl EthTxqModelSim {
             last_word_moved: false,
             first_waiting: false,
             stall_run: 0,
-            paused: 0,
         }
     }
 }
@@ -72,13 +69,12 @@ impl CycleSim for EthTxqModelSim {
         let (nq, w) = (self.queues, self.width);
         let m = self.model.get_or_insert_with(|| TxQueues::new(model_config(w, &i.cfg_priorities[..nq], vec![0; nq], i.cfg_tx_words as u32 * (w as u32 / 8))));
         let tx = std::array::from_fn(|q| (q < nq && i.s_axis_tvalid >> q & 1 == 1).then(|| lanes_word(i.s_axis_tdata[q], i.s_axis_tkeep[q], i.s_axis_tlast >> q & 1 == 1, w)));
-        let paused = std::mem::replace(&mut self.paused, i.paused_next);
         for q in 0..nq {
-            self.held += (m.has_frame(q) && paused & i.cfg_priorities[q] != 0) as u64;
+            self.held += (m.has_frame(q) && i.paused & i.cfg_priorities[q] != 0) as u64;
         }
         // The builder's words are whole.
         let ctrl = i.ctrl.then(|| lanes_word(i.ctrl_data, u8::MAX, i.ctrl_last, w));
-        let o = m.tick(&TxQueuesIn { tx, paused, ctrl, ready: i.m_axis_tready });
+        let o = m.tick(&TxQueuesIn { tx, paused: i.paused, ctrl, ready: i.m_axis_tready });
         self.refused += (i.s_axis_tvalid & !o.room & ((1u16 << nq) - 1) as u8).count_ones() as u64;
         if o.started.is_some() {
             self.started += 1;
@@ -218,13 +214,11 @@ impl EthTxqStimulus {
             }
         }
         if self.paused_for == 0 {
-            // Mostly long phases; some of a clock or a few, so pauses come and go around
-            // starts.
-            self.paused_for = if r.gen_bool(0.2) { r.gen_range(1..5) } else { r.gen_range(50..3000) };
+            self.paused_for = r.gen_range(50..3000);
             self.paused = if r.gen_bool(0.5) { 0 } else { r.gen() };
         }
         self.paused_for -= 1;
-        i.paused_next = self.paused;
+        i.paused = self.paused;
         // The builder's word moved last clock (while it is offered no data word is).
         if self.ctrl_offered && self.ready {
             self.ctrl_cur = None;

@@ -58,10 +58,8 @@ impl CycleSim for PauseRxModelSim {
             self.rx = PauseRx::new(self.width as u32);
             self.frame.clear();
         }
-        // What the next clock shows: a frame ending then acts a clock later still.
-        let paused_next = self.rx.clone().tick_marked(None, false);
         self.counts = counts;
-        PauseRxOut { paused, paused_next, counts }
+        PauseRxOut { paused, counts }
     }
 }
 
