@@ -9,17 +9,23 @@
 #                        (nextpnr must meet it: no --timing-allow-fail)
 #                                                               -> build/bitstream/ecp5-5g-versa.bit
 # First the self-test is simulated with Icarus at 32 and at 64 bits (packets on every VL
-# arrive and check; injected bit errors are caught). Each board directory keeps the logs, the netlist and
-# nextpnr's JSON report; <board>.timing.txt next to the bitstream holds the utilisation,
-# the routed Fmax and the critical path.
+# arrive and check; injected bit errors are caught). Each board directory keeps the logs,
+# the netlist and nextpnr's JSON report; <board>.timing.txt next to the bitstream holds
+# the utilisation, the routed Fmax and the critical path.
 # Usage: tools/bitstream.sh [ice40|ecp5|versa5g]...   (default: all three)
 # The port is iblink_link_port, at 32 bits (64 on the Versa); its VLCap: BITSTREAM_VLS=4
 # (default), per board BITSTREAM_VLS_ICE40 / BITSTREAM_VLS_ECP5 / BITSTREAM_VLS_VERSA5G.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${BITSTREAM_OUT:-$root/build/bitstream}
-mkdir -p "$out"
 boards=("$@"); ((${#boards[@]})) || boards=(ice40 ecp5 versa5g)
+for b in "${boards[@]}"; do
+  case $b in
+    ice40|ecp5|versa5g) ;;
+    *) echo "bitstream: unknown board '$b' (valid: ice40, ecp5, versa5g)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
 c=$root/constraints
 port_default=iblink_link_port
 vls_default=${BITSTREAM_VLS:-4}
