@@ -14,9 +14,9 @@
 //   PktLen = 6 + ((s + 2v) mod 32) dwords; dword 0 is an LRH with VL v (LVer 0, SL v,
 //   LNH 2), dword 1 holds PktLen (LRH bytes 4-5) and the sequence number in SLID, dword
 //   k >= 2 is {v[3:0], s[11:0], k[15:0]}. A word holds DATA_WIDTH/32 dwords, dword 0 of a
-//   word in its low lanes. `src_data` is a function of the packet being read (captured
-//   at `txq_pop`) and the word index (`src_rd` steps it), like a first-word-fall-through
-//   queue.
+//   word in its low lanes. `src_data` is a function of the packet being read (kept per
+//   VL at its `txq_pop`, named by the port's `src_vl`) and the word index (`src_rd`
+//   steps it), like a first-word-fall-through queue.
 // * Receive buffer: every committed packet is drained at once (`drain`, its VL and
 //   ceil((4 PktLen - 8) / 64) blocks), so credits keep flowing.
 // * Checker: on the received stream (`rx_out_*`), dword 0's VL is `rx_out_vl`, dword 1's
@@ -237,7 +237,8 @@ module iblink_port_selftest (
     wire [31:0] h1 = c_data[32*H1_LANE +: 32];
     wire at_h1 = c_valid && (D == 1 ? !c_sop && was_sop : c_sop);
     wire header = c_sop || at_h1;
-    // The last word carries dwords up to lane rem, then the VCRC's two bytes.
+    // The last word: the packet's dwords in the lanes below rem, the VCRC's two bytes in
+    // lane rem, nothing above.
     wire [3:0] rem_lane = D == 1 ? 4'd0 : {3'd0, rem[0]};
     wire [KW-1:0] last_keep = ({{(KW-1){1'b0}}, 1'b1} << (4 * rem_lane + 4'd2)) - {{(KW-1){1'b0}}, 1'b1};
     integer q;
