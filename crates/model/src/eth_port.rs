@@ -12,7 +12,8 @@
 //!   (`tx_queue_bytes`, counted in whole words); a frame may go from the clock after its
 //!   last word was taken (store and forward). In a clock with no frame on the wire and
 //!   no PAUSE/PFC frame starting, the next queue in round-robin order after the last one
-//!   served that holds a whole frame and none of whose priorities is paused starts one.
+//!   served that holds a whole frame and none of whose priorities was paused in the
+//!   clock before starts one (a pause or a release is seen a clock after it comes).
 //!   A frame once started is sent whole. The transmit side's `busy` is "a data word that
 //!   is not a frame's last is on the wire", so a waiting PAUSE/PFC frame is taken in
 //!   the last clock of a data frame and follows it back to back.
@@ -216,7 +217,7 @@ struct TxQueue {
 pub struct TxQueuesIn {
     /// The word each queue's user offers.
     pub tx: [Option<Word>; MAX_QUEUES],
-    /// Priorities held by received PAUSE/PFC frames.
+    /// Priorities held by received PAUSE/PFC frames; the choice reads them a clock later.
     pub paused: u8,
     /// A PAUSE/PFC frame's word for the wire this clock (its first included).
     pub ctrl: Option<Word>,
@@ -253,12 +254,14 @@ pub struct TxQueues {
     sending: Option<usize>,
     /// Round-robin: the queue served last.
     last_served: usize,
+    /// The priorities the choice reads: those held in the clock before (docs/spec.md §10).
+    paused_seen: u8,
 }
 
 impl TxQueues {
     pub fn new(cfg: EthPortConfig) -> Self {
         let n = cfg.pfc.queues.len();
-        Self { queues: vec![TxQueue::default(); n], sending: None, last_served: n - 1, cfg }
+        Self { queues: vec![TxQueue::default(); n], sending: None, last_served: n - 1, paused_seen: 0, cfg }
     }
 
     /// Words each queue can hold.
@@ -272,10 +275,11 @@ impl TxQueues {
         let mut o = TxQueuesOut::default();
         let room: Vec<bool> = self.queues.iter().map(|t| t.words.len() < cap).collect();
         o.room = room.iter().enumerate().fold(0, |m, (q, &r)| m | (r as u8) << q);
+        let paused = std::mem::replace(&mut self.paused_seen, i.paused);
         if self.sending.is_none() && i.ctrl.is_none() {
             for k in 1..=nq {
                 let q = (self.last_served + k) % nq;
-                if self.queues[q].whole > 0 && i.paused & self.cfg.pfc.queues[q].priorities == 0 {
+                if self.queues[q].whole > 0 && paused & self.cfg.pfc.queues[q].priorities == 0 {
                     self.queues[q].whole -= 1;
                     self.last_served = q;
                     self.sending = Some(q);
@@ -311,6 +315,12 @@ impl TxQueues {
     /// Whether queue `q` holds a whole frame not yet started.
     pub fn has_frame(&self, q: usize) -> bool {
         self.queues[q].whole > 0
+    }
+
+    /// Whether queue `q` holds a whole frame that the next clock's choice passes over
+    /// because one of its priorities is paused.
+    pub fn held(&self, q: usize) -> bool {
+        self.has_frame(q) && self.paused_seen & self.cfg.pfc.queues[q].priorities != 0
     }
 }
 
@@ -504,7 +514,7 @@ impl EthPort {
             self.sending = None;
         }
         for q in 0..nq {
-            self.counts.held[q] += (self.tx_queues.has_frame(q) && o.paused & self.cfg.pfc.queues[q].priorities != 0) as u64;
+            self.counts.held[q] += self.tx_queues.held(q) as u64;
         }
         let t = self.tx_queues.tick(&TxQueuesIn { tx: i.tx, paused: o.paused, ctrl, ready: i.tx_ready });
         o.tx_taken = t.taken;
@@ -689,9 +699,10 @@ mod tests {
             })
             .collect();
         let w = on_wire(&outs);
-        // Queue 1's goes as soon as it is whole; queue 0's when the hold has run out.
+        // Queue 1's goes as soon as it is whole; queue 0's in the clock after the hold
+        // has run out (the choice sees a release a clock after it comes).
         assert_eq!((w[0].0, &w[0].1), (16, &f1));
-        assert_eq!((w[1].0, &w[1].1), (32, &f0));
+        assert_eq!((w[1].0, &w[1].1), (33, &f0));
         assert!(outs[31].paused & 1 == 1 && outs[32].paused == 0);
     }
 }

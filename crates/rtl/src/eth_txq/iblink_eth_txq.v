@@ -5,7 +5,8 @@
 // the clock after its last word was taken (store and forward). In a clock with no frame
 // on the wire and no PAUSE/PFC word on it (ctrl, the frame builder's tx_valid), the next
 // queue in round-robin order after the last one served that holds a whole frame and none
-// of whose priorities is paused starts one, its first word on tx_* in that clock; a
+// of whose priorities was paused in the clock before starts one (a pause or a release
+// is seen a clock after it comes: docs/spec.md §10), its first word on tx_* in that clock; a
 // frame once started (its first word offered) is sent whole. tx_* is the wire, an
 // AXI4-Stream beat (docs/spec.md §10): a word moves in a clock with m_axis_tvalid and m_axis_tready
 // both high, and while m_axis_tready is low the word offered and m_axis_tvalid hold; a word leaves
@@ -44,8 +45,9 @@ module iblink_eth_txq #(
     input  wire [QUEUES-1:0]              s_axis_tlast,
     output wire [QUEUES-1:0]              s_axis_tready,
 
-    // Priorities held by received PAUSE/PFC frames; a PAUSE/PFC word for the wire (the
-    // frame builder's tx_valid, tx_data, tx_last: whole words)
+    // Priorities held by received PAUSE/PFC frames (the choice reads them a clock
+    // later); a PAUSE/PFC word for the wire (the frame builder's tx_valid, tx_data,
+    // tx_last: whole words)
     input  wire [7:0]                     paused,
     input  wire                           ctrl,
     input  wire [DATA_WIDTH-1:0]          ctrl_data,
@@ -69,32 +71,57 @@ reg                sending;
 reg  [QUEUES-1:0]  cur;
 reg  [QUEUES-1:0]  after;
 
-// Per queue: its oldest word, whether it holds a whole frame not yet started, whether
-// none of its priorities is paused.
+// Per queue: its oldest word.
 wire [SW*QUEUES-1:0] head;
-wire [QUEUES-1:0]    whole;
-wire [QUEUES-1:0]    free;
 
-// The next queue in round-robin order with a whole frame and no priority paused: the
-// lowest such queue after the one served last, else the lowest of all (one-hot; every
-// input a register or static).
-wire [QUEUES-1:0] elig = whole & free;
-wire [QUEUES-1:0] elig_after = elig & after;
-reg  [QUEUES-1:0] pick;
-reg               seen_a;
-reg               seen_e;
-integer k;
-always @(*) begin
-   pick = {QUEUES{1'b0}};
-   seen_a = 1'b0;
-   seen_e = 1'b0;
-   for (k = 0; k < QUEUES; k = k + 1) begin
-      pick[k] = (elig_after != {QUEUES{1'b0}}) ? (elig_after[k] && !seen_a) : (elig[k] && !seen_e);
-      seen_a = seen_a || elig_after[k];
-      seen_e = seen_e || elig[k];
+// The round robin: of the queues in elig, the lowest one after the one served last
+// (after), else the lowest of all (one-hot).
+function [QUEUES-1:0] rr;
+   input [QUEUES-1:0] elig;
+   input [QUEUES-1:0] aft;
+   reg   [QUEUES-1:0] ea;
+   reg               seen_a;
+   reg               seen_e;
+   integer k;
+   begin
+      ea = elig & aft;
+      seen_a = 1'b0;
+      seen_e = 1'b0;
+      for (k = 0; k < QUEUES; k = k + 1) begin
+         rr[k] = (ea != {QUEUES{1'b0}}) ? (ea[k] && !seen_a) : (elig[k] && !seen_e);
+         seen_a = seen_a || ea[k];
+         seen_e = seen_e || elig[k];
+      end
    end
-end
-wire any = elig != {QUEUES{1'b0}};
+endfunction
+
+// The queues after a one-hot one.
+function [QUEUES-1:0] past;
+   input [QUEUES-1:0] oh;
+   reg               seen;
+   integer k;
+   begin
+      seen = 1'b0;
+      for (k = 0; k < QUEUES; k = k + 1) begin
+         past[k] = seen;
+         seen = seen || oh[k];
+      end
+   end
+endfunction
+
+// The next queue in round-robin order after the one served last with a whole frame and
+// no priority paused in the clock before (one-hot), and whether there is one:
+// registered, from the values has_frame and after take at this clock's end and from
+// paused in this clock; the start, late (ctrl), selects between the two cases last.
+reg  [QUEUES-1:0] pick;
+reg               any;
+// Per queue, whole at this clock's end without a start now, and if it starts now; no
+// priority paused this clock.
+wire [QUEUES-1:0] whole_n0;
+wire [QUEUES-1:0] whole_n1;
+wire [QUEUES-1:0] free_n;
+wire [QUEUES-1:0] elig_n0 = whole_n0 & free_n;
+wire [QUEUES-1:0] elig_n1 = whole_n1 & free_n;
 
 wire start = !sending && !ctrl && any;
 wire [QUEUES-1:0] sel = sending ? cur : pick;
@@ -116,24 +143,13 @@ assign m_axis_tkeep = data_valid ? word[DATA_WIDTH +: BYTES] : {BYTES{1'b1}};
 assign m_axis_tlast = data_valid ? word[SW-1] : ctrl_last;
 assign tx_busy = data_valid && !last_moves;
 
-// The queues after a picked one.
-reg  [QUEUES-1:0] after_pick;
-reg               past;
-integer a;
-always @(*) begin
-   after_pick = {QUEUES{1'b0}};
-   past = 1'b0;
-   for (a = 0; a < QUEUES; a = a + 1) begin
-      after_pick[a] = past;
-      past = past || pick[a];
-   end
-end
-
 // Power-up as after reset: the last queue served last, so queue 0 comes first.
 initial begin
    sending = 1'b0;
    cur = {QUEUES{1'b0}};
    after = {QUEUES{1'b0}};
+   pick = {QUEUES{1'b0}};
+   any = 1'b0;
 end
 
 always @(posedge clock) begin
@@ -141,12 +157,16 @@ always @(posedge clock) begin
       sending <= 1'b0;
       cur <= {QUEUES{1'b0}};
       after <= {QUEUES{1'b0}};
+      pick <= {QUEUES{1'b0}};
+      any <= 1'b0;
    end else begin
       if (data_valid) begin
          sending <= !last_moves;
          cur <= sel;
       end
-      if (start) after <= after_pick;
+      if (start) after <= past(pick);
+      pick <= start ? rr(elig_n1, past(pick)) : rr(elig_n0, after);
+      any <= start ? elig_n1 != {QUEUES{1'b0}} : elig_n0 != {QUEUES{1'b0}};
    end
 end
 
@@ -161,9 +181,21 @@ generate
       reg  [15:0] frames;
       // frames != 0, kept in a flip-flop beside the count.
       reg  has_frame;
-      wire [ADDR_BITS:0] held = wr_ptr - rd_ptr;
-      assign s_axis_tready[g] = {{(15-ADDR_BITS){1'b0}}, held} < cfg_tx_words;
-      wire take = s_axis_tvalid[g] && s_axis_tready[g];
+      // Words held (wr_ptr - rd_ptr) and one more, kept as registers; rdy is
+      // held < cfg_tx_words, kept in a flip-flop. Each next value is one of three made
+      // from registers (the count one less, the same, one more), chosen by this clock's
+      // take and pop (late). rdy is 1 at power-up: a queue's room is at least a maximum
+      // frame.
+      reg  [ADDR_BITS:0] held;
+      reg  [ADDR_BITS:0] held_p1;
+      reg  rdy;
+      wire [16:0] words17 = {1'b0, cfg_tx_words};
+      wire lt_less = {{(16-ADDR_BITS){1'b0}}, held} <= words17;
+      wire lt_same = {{(16-ADDR_BITS){1'b0}}, held} < words17;
+      wire lt_more = {{(16-ADDR_BITS){1'b0}}, held_p1} < words17;
+      wire [ADDR_BITS:0] one = {{ADDR_BITS{1'b0}}, 1'b1};
+      assign s_axis_tready[g] = rdy;
+      wire take = s_axis_tvalid[g] && rdy;
       wire pop = data_valid && m_axis_tready && sel[g];
       wire go = start && pick[g];
 
@@ -199,6 +231,9 @@ generate
          rd_ptr = {(ADDR_BITS+1){1'b0}};
          frames = 16'd0;
          has_frame = 1'b0;
+         held = {(ADDR_BITS+1){1'b0}};
+         held_p1 = {{ADDR_BITS{1'b0}}, 1'b1};
+         rdy = 1'b1;
       end
       always @(posedge clock) begin
          if (reset) begin
@@ -206,17 +241,27 @@ generate
             rd_ptr <= {(ADDR_BITS+1){1'b0}};
             frames <= 16'd0;
             has_frame <= 1'b0;
+            held <= {(ADDR_BITS+1){1'b0}};
+            held_p1 <= {{ADDR_BITS{1'b0}}, 1'b1};
+            rdy <= cfg_tx_words != 16'd0;
          end else begin
             if (take) wr_ptr <= wr_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
             if (pop) rd_ptr <= rd_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
             frames <= frames + {15'd0, take && s_axis_tlast[g]} - {15'd0, go};
-            has_frame <= (take && s_axis_tlast[g]) || frames > 16'd1 || (frames == 16'd1 && !go);
+            has_frame <= go ? whole_n1[g] : whole_n0[g];
+            if (take != pop) begin
+               held <= take ? held + one : held - one;
+               held_p1 <= take ? held_p1 + one : held_p1 - one;
+            end
+            rdy <= (take == pop) ? lt_same : take ? lt_more : lt_less;
          end
       end
 
       assign head[SW*g +: SW] = out;
-      assign whole[g] = has_frame;
-      assign free[g] = (paused & cfg_priorities[8*g +: 8]) == 8'd0;
+      wire ends = take && s_axis_tlast[g];
+      assign whole_n0[g] = ends || has_frame;
+      assign whole_n1[g] = pick[g] ? ends || frames > 16'd1 : whole_n0[g];
+      assign free_n[g] = (paused & cfg_priorities[8*g +: 8]) == 8'd0;
    end
 endgenerate
 

@@ -14,7 +14,7 @@
 //! | `cfg_priorities[8Q]`, `cfg_tx_words[16]` | in | per queue priority mask; words a queue holds at most (static) |
 //! | `s_axis_tvalid[Q]`, `s_axis_tdata[WQ]`, `s_axis_tkeep[WQ/8]`, `s_axis_tlast[Q]` | in | one frame stream per queue |
 //! | `s_axis_tready[Q]` | out | the queue takes the offered word this clock |
-//! | `paused[8]` | in | priorities held (from `pause_rx`) |
+//! | `paused[8]` | in | priorities held (from `pause_rx`); the choice reads them a clock later |
 //! | `ctrl`, `ctrl_data[W]`, `ctrl_last` | in | a PAUSE/PFC word for the wire (the builder's `m_axis_tvalid`, `m_axis_tdata`, `m_axis_tlast`) |
 //! | `m_axis_tvalid`, `m_axis_tdata[W]`, `m_axis_tkeep[W/8]`, `m_axis_tlast` | out | the wire: the data word, else the PAUSE/PFC word |
 //! | `m_axis_tready` | in | the wire takes the word offered this clock (AXI4-Stream) |
@@ -24,8 +24,9 @@
 //! A frame may go from the clock after its last word was taken. A frame starts in a
 //! clock with no frame on the wire and `ctrl` low, from the next queue in round-robin
 //! order after the last one served that holds a whole frame and none of whose
-//! priorities is paused in that clock; its first word is on `tx_*` in that clock, and the
-//! frame is committed then (docs/spec.md §10): a word offered holds until `m_axis_tready`
+//! priorities was paused in the clock before (a pause or a release is seen a clock after
+//! it comes, docs/spec.md §10); its first word is on `tx_*` in that clock, and the frame
+//! is committed then (docs/spec.md §10): a word offered holds until `m_axis_tready`
 //! takes it, and leaves its queue (freeing room) in the clock it moves.
 //! `m_axis_tdata` and `m_axis_tkeep` mean something only while `m_axis_tvalid`, `m_axis_tdata` only in its
 //! valid lanes: every back end's binding shows 0 elsewhere.
@@ -96,6 +97,8 @@ pub struct EthTxqTwin {
     sending: bool,
     cur: usize,
     last_served: usize,
+    /// The priorities the choice reads this clock: the last clock's `paused`.
+    paused_seen: u8,
 }
 
 impl EthTxqTwin {
@@ -113,6 +116,7 @@ impl EthTxqTwin {
             sending: false,
             cur: 0,
             last_served: queues - 1,
+            paused_seen: 0,
         }
     }
 
@@ -126,7 +130,7 @@ impl EthTxqTwin {
 
     /// The queue picked to start, if one may.
     fn pick(&self, i: &EthTxqIn) -> Option<usize> {
-        (1..=self.queues).map(|k| (self.last_served + k) % self.queues).find(|&q| self.frames[q] != 0 && i.paused & i.cfg_priorities[q] == 0)
+        (1..=self.queues).map(|k| (self.last_served + k) % self.queues).find(|&q| self.frames[q] != 0 && self.paused_seen & i.cfg_priorities[q] == 0)
     }
 
     /// The queue on the wire this clock, and whether it starts now.
@@ -174,6 +178,7 @@ impl Twin for EthTxqTwin {
         let sent = sel.map(|(q, start)| (q, start, self.head(q).2));
         let a = (1 << self.addr_bits) - 1;
         let p = mask(self.addr_bits + 1) as usize;
+        self.paused_seen = i.paused;
         for q in 0..self.queues {
             let take = i.s_axis_tvalid >> q & 1 == 1 && ready >> q & 1 == 1;
             let last = i.s_axis_tlast >> q & 1 == 1;

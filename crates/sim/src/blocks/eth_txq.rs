@@ -70,7 +70,7 @@ impl CycleSim for EthTxqModelSim {
         let m = self.model.get_or_insert_with(|| TxQueues::new(model_config(w, &i.cfg_priorities[..nq], vec![0; nq], i.cfg_tx_words as u32 * (w as u32 / 8))));
         let tx = std::array::from_fn(|q| (q < nq && i.s_axis_tvalid >> q & 1 == 1).then(|| lanes_word(i.s_axis_tdata[q], i.s_axis_tkeep[q], i.s_axis_tlast >> q & 1 == 1, w)));
         for q in 0..nq {
-            self.held += (m.has_frame(q) && i.paused & i.cfg_priorities[q] != 0) as u64;
+            self.held += m.held(q) as u64;
         }
         // The builder's words are whole.
         let ctrl = i.ctrl.then(|| lanes_word(i.ctrl_data, u8::MAX, i.ctrl_last, w));
@@ -214,7 +214,9 @@ impl EthTxqStimulus {
             }
         }
         if self.paused_for == 0 {
-            self.paused_for = r.gen_range(50..3000);
+            // Mostly long phases; some of a clock or a few, so pauses come and go around
+            // starts.
+            self.paused_for = if r.gen_bool(0.2) { r.gen_range(1..5) } else { r.gen_range(50..3000) };
             self.paused = if r.gen_bool(0.5) { 0 } else { r.gen() };
         }
         self.paused_for -= 1;

@@ -19,15 +19,15 @@ use std::fmt::Write as _;
 /// PAUSE/PFC frame's first byte, a data frame of ours ahead of it (`reverse`), the MAC's
 /// gap before the PAUSE/PFC frame (`G = ceil(mac_overhead / (W/8))` clocks at most: it
 /// owes less than a word before a frame's gap, and stalls while it owes a word), the
-/// PAUSE/PFC frame, the wire, the other end's decision (its first held clock is the
-/// second after the frame's last byte), the data frame it had started, and the wire back:
-/// in bytes,
-/// `W/8 x (N + 2 x latency + 1 + FRAME_LATENCY + N - 1 + N x reverse + G) + 64`.
+/// PAUSE/PFC frame, the wire, the other end's decision (its choice first holds the
+/// queue in the third clock after the frame's last byte: docs/spec.md §10), the data
+/// frame it had started, and the wire back: in bytes,
+/// `W/8 x (N + 2 x latency + 1 + FRAME_LATENCY + N + N x reverse + G) + 64`.
 pub fn headroom_bound(cfg: &EthPortConfig, latency: u32, mac_overhead: u32, reverse: bool) -> u64 {
     let wb = cfg.word_bytes() as u64;
     let n = (MAX_FRAME_BYTES as u64).div_ceil(wb);
     let gap = (mac_overhead as u64).div_ceil(wb);
-    wb * (n + 2 * latency as u64 + 1 + FRAME_LATENCY + n - 1 + n * reverse as u64 + gap) + FRAME_BYTES as u64
+    wb * (n + 2 * latency as u64 + 1 + FRAME_LATENCY + n + n * reverse as u64 + gap) + FRAME_BYTES as u64
 }
 
 fn pct(n: u64, d: u64) -> String {
