@@ -80,9 +80,9 @@ module iblink_pfc_tx #(
 
     // The frame whose first word is offered this clock, and its fields: the slots it
     // carries, and those of them carrying pause time 0 (a release)
-    output reg                          frame_start,
-    output reg  [QUEUES-1:0]            frame_queues,
-    output reg  [QUEUES-1:0]            frame_zero
+    output wire                         frame_start,
+    output wire [QUEUES-1:0]            frame_queues,
+    output wire [QUEUES-1:0]            frame_zero
 );
 
 // Bits of a clock count within a quantum
@@ -138,21 +138,39 @@ reg  [QUEUES-1:0] sw_now;
 // Level triggers last clock, for rise and fall.
 reg [QUEUES-1:0] level;
 
+// A take (late: busy and frame_done come from the wire in this clock) loads one
+// flip-flop, take_q. Every register a take moves is kept as two, its next value with a
+// take (_t) and without (_n), and take_q selects between them in the next clock.
+reg  take_q;
+
 // A frame of ours is taken and its last word has not moved before this clock. The
 // wire is free for the next one from the clock its last word moves.
-reg  ours;
+reg  ours_n;
+wire ours = take_q | ours_n;
 wire wire_free = (!ours || frame_done) && !busy;
 
 // The waiting frame: slots in it, those carrying 0, those whose pause time a software
 // request set, and software requests made while their pause frame waited (they go in
 // the next frame).
-reg  [QUEUES-1:0] wait_q;
-reg  [QUEUES-1:0] wait_zero;
-reg  [QUEUES-1:0] wait_sw;
-reg  [QUEUES-1:0] sw_again;
+reg  [QUEUES-1:0] wait_q_t, wait_q_n;
+reg  [QUEUES-1:0] wait_zero_t, wait_zero_n;
+reg  [QUEUES-1:0] wait_sw_t, wait_sw_n;
+reg  [QUEUES-1:0] sw_again_t, sw_again_n;
+wire [QUEUES-1:0] wait_q = take_q ? wait_q_t : wait_q_n;
+wire [QUEUES-1:0] wait_zero = take_q ? wait_zero_t : wait_zero_n;
+wire [QUEUES-1:0] wait_sw = take_q ? wait_sw_t : wait_sw_n;
+wire [QUEUES-1:0] sw_again = take_q ? sw_again_t : sw_again_n;
 // wait_q is not empty (registered, below)
 wire              any_wait;
 wire take = wire_free && any_wait;
+
+// The frame taken last: its slots and releases (taken last clock: the waiting frame as
+// it stood then).
+reg  [QUEUES-1:0] fq_t, fq_n;
+reg  [QUEUES-1:0] fz_t, fz_n;
+assign frame_start = take_q;
+assign frame_queues = take_q ? fq_t : fq_n;
+assign frame_zero = take_q ? fz_t : fz_n;
 
 // Refresh timers. arm_hit: the slot's frame leaves its last word now; arm_pt: with a
 // pause time (not a release). frame_queues and frame_zero hold the frame on the wire
@@ -161,10 +179,10 @@ reg  [QUEUES-1:0] armed;
 wire [QUEUES-1:0] arm_hit = frame_done ? frame_queues : {QUEUES{1'b0}};
 wire [QUEUES-1:0] arm_pt = frame_done ? (frame_queues & ~frame_zero) : {QUEUES{1'b0}};
 wire [QUEUES-1:0] armed_next;
-wire [QUEUES-1:0] wait_q_next;
-wire [QUEUES-1:0] wait_zero_next;
-wire [QUEUES-1:0] wait_sw_next;
-wire [QUEUES-1:0] sw_again_next;
+wire [QUEUES-1:0] wait_q_next_t, wait_q_next_n;
+wire [QUEUES-1:0] wait_zero_next_t, wait_zero_next_n;
+wire [QUEUES-1:0] wait_sw_next_t, wait_sw_next_n;
+wire [QUEUES-1:0] sw_again_next_t, sw_again_next_n;
 wire [QUEUES-1:0] new_entry;  // an entry set in the waiting frame this clock
 
 generate
@@ -192,15 +210,16 @@ generate
       wire set_pt1 = rose | refresh | (sw & ~pend1);
       assign new_entry[q] = rose | refresh | sw | set_zero;
       // Every new entry is in the next frame; a take leaves the requests that waited.
-      assign wait_q_next[q] = new_entry[q] | (take ? pend1 : wait_q[q]);
-      assign wait_zero_next[q] = take ? (~set_pt1 & set_zero)
-                                      : (~set_pt0 & (set_zero | wait_zero[q]));
+      assign wait_q_next_t[q] = new_entry[q] | pend1;
+      assign wait_q_next_n[q] = new_entry[q] | wait_q[q];
+      assign wait_zero_next_t[q] = ~set_pt1 & set_zero;
+      assign wait_zero_next_n[q] = ~set_pt0 & (set_zero | wait_zero[q]);
       // A release that turns a software request's pause time into 0 keeps the request:
       // it goes in the next frame, as one made while its frame waits (docs/spec.md §9).
-      assign wait_sw_next[q] = take ? ((pend1 & ~set_zero) | (sw & ~pend1))
-                                    : ((wait_sw[q] & ~set_zero) | (sw & ~pend0));
-      assign sw_again_next[q] = take ? (pend1 & (sw | set_zero))
-                                     : (pend1 | (sw & pend0) | (set_zero & wait_sw[q]));
+      assign wait_sw_next_t[q] = (pend1 & ~set_zero) | (sw & ~pend1);
+      assign wait_sw_next_n[q] = (wait_sw[q] & ~set_zero) | (sw & ~pend0);
+      assign sw_again_next_t[q] = pend1 & (sw | set_zero);
+      assign sw_again_next_n[q] = pend1 | (sw & pend0) | (set_zero & wait_sw[q]);
 
       // count >= ~K: the carry out of count + K + 1.
       wire [CNT_BITS+1:0] fire_sum = {1'b0, count, 1'b1} + {1'b0, fire_k, 1'b1};
@@ -222,27 +241,36 @@ endgenerate
 generate
    if (ECP5) begin : any_split
       localparam HALF = (QUEUES + 1) / 2;
-      reg any_old = 1'b0;
+      reg any_old_t = 1'b0;
+      reg any_old_n = 1'b0;
       reg any_new_lo = 1'b0;
       reg any_new_hi = 1'b0;
       always @(posedge clock) begin
          if (reset) begin
-            any_old <= 1'b0;
+            any_old_t <= 1'b0;
+            any_old_n <= 1'b0;
             any_new_lo <= 1'b0;
             any_new_hi <= 1'b0;
          end else begin
-            any_old <= take ? |sw_again : any_wait;
+            any_old_t <= |sw_again;
+            any_old_n <= any_wait;
             any_new_lo <= |new_entry[HALF-1:0];
             any_new_hi <= |(new_entry >> HALF);
          end
       end
-      assign any_wait = any_old | any_new_lo | any_new_hi;
+      assign any_wait = (take_q ? any_old_t : any_old_n) | any_new_lo | any_new_hi;
    end else begin : any_one
-      reg any_r = 1'b0;
+      reg any_t = 1'b0;
+      reg any_n = 1'b0;
       always @(posedge clock)
-         if (reset) any_r <= 1'b0;
-         else any_r <= (take ? |sw_again : any_wait) | (|new_entry);
-      assign any_wait = any_r;
+         if (reset) begin
+            any_t <= 1'b0;
+            any_n <= 1'b0;
+         end else begin
+            any_t <= |sw_again | (|new_entry);
+            any_n <= any_wait | (|new_entry);
+         end
+      assign any_wait = take_q ? any_t : any_n;
    end
 endgenerate
 
@@ -252,15 +280,12 @@ initial begin
    hw_r = {QUEUES{1'b0}};
    sw_r = {QUEUES{1'b0}};
    level = {QUEUES{1'b0}};
-   ours = 1'b0;
-   wait_q = {QUEUES{1'b0}};
-   wait_zero = {QUEUES{1'b0}};
-   wait_sw = {QUEUES{1'b0}};
-   sw_again = {QUEUES{1'b0}};
+   take_q = 1'b0;
+   ours_n = 1'b0;
+   {wait_q_t, wait_q_n, wait_zero_t, wait_zero_n} = {(4*QUEUES){1'b0}};
+   {wait_sw_t, wait_sw_n, sw_again_t, sw_again_n} = {(4*QUEUES){1'b0}};
    armed = {QUEUES{1'b0}};
-   frame_start = 1'b0;
-   frame_queues = {QUEUES{1'b0}};
-   frame_zero = {QUEUES{1'b0}};
+   {fq_t, fq_n, fz_t, fz_n} = {(4*QUEUES){1'b0}};
 end
 
 always @(posedge clock) begin
@@ -270,33 +295,34 @@ always @(posedge clock) begin
       hw_r <= {QUEUES{1'b0}};
       sw_r <= {QUEUES{1'b0}};
       level <= {QUEUES{1'b0}};
-      ours <= 1'b0;
-      wait_q <= {QUEUES{1'b0}};
-      wait_zero <= {QUEUES{1'b0}};
-      wait_sw <= {QUEUES{1'b0}};
-      sw_again <= {QUEUES{1'b0}};
+      take_q <= 1'b0;
+      ours_n <= 1'b0;
+      {wait_q_t, wait_q_n, wait_zero_t, wait_zero_n} <= {(4*QUEUES){1'b0}};
+      {wait_sw_t, wait_sw_n, sw_again_t, sw_again_n} <= {(4*QUEUES){1'b0}};
       armed <= {QUEUES{1'b0}};
-      frame_start <= 1'b0;
-      frame_queues <= {QUEUES{1'b0}};
-      frame_zero <= {QUEUES{1'b0}};
+      {fq_t, fq_n, fz_t, fz_n} <= {(4*QUEUES){1'b0}};
    end else begin
       level_now <= cfg_pfc ? q_level_next : ((|q_level_next) ? SLOT0 : {QUEUES{1'b0}});
       sw_now <= cfg_pfc ? sw_r : ((|sw_r) ? SLOT0 : {QUEUES{1'b0}});
       hw_r <= hw_level;
       sw_r <= sw_req;
       level <= level_now;
-      ours <= take | (ours & ~frame_done);
-      wait_q <= wait_q_next;
-      wait_zero <= wait_zero_next;
-      wait_sw <= wait_sw_next;
-      sw_again <= sw_again_next;
+      take_q <= take;
+      ours_n <= ours & ~frame_done;
+      wait_q_t <= wait_q_next_t;
+      wait_q_n <= wait_q_next_n;
+      wait_zero_t <= wait_zero_next_t;
+      wait_zero_n <= wait_zero_next_n;
+      wait_sw_t <= wait_sw_next_t;
+      wait_sw_n <= wait_sw_next_n;
+      sw_again_t <= sw_again_next_t;
+      sw_again_n <= sw_again_next_n;
       armed <= armed_next;
-      frame_start <= take;
-      if (take) begin
-         frame_queues <= wait_q;
-         // wait_zero implies wait_q: a release is always an entry of its own.
-         frame_zero <= wait_zero;
-      end
+      // wait_zero implies wait_q: a release is always an entry of its own.
+      fq_t <= wait_q;
+      fq_n <= frame_queues;
+      fz_t <= wait_zero;
+      fz_n <= frame_zero;
    end
 end
 
