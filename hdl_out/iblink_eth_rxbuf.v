@@ -10,10 +10,11 @@
 // does). A frame to the PAUSE address 01-80-C2-00-00-01 or with EtherType 0x8808 is for
 // the PAUSE/PFC receive side and is not stored. A frame the MAC marks bad (s_axis_tuser
 // with its last word: FCS or PHY error, docs/spec.md §10) is not stored and bad is high
-// in that clock. Any other data frame is stored whole at its last word if it is at most
-// 1522 bytes long and its words fit in its queue's free space (cfg_size_words less the
-// words held at the start of that clock); otherwise it is dropped and drop[q] is high in
-// that clock. fill_bytes is what each queue holds (whole words, in bytes, the word
+// in that clock. Any other data frame is decided in the clock after its last word, from
+// what that clock registered: it is stored whole if it is at most 1522 bytes long and
+// its words fit in its queue's free space (cfg_size_words less the words held at the
+// start of the deciding clock); otherwise it is dropped and drop[q] is high in that
+// clock. A stored frame counts from the clock after. fill_bytes is what each queue holds (whole words, in bytes, the word
 // offered on its stream included) at the start of the clock: the RX-fill trigger of
 // iblink_pfc_tx reads it. The MAC's stream has no tready: a MAC's receive side cannot
 // wait.
@@ -25,9 +26,10 @@
 // block RAM, offered from the next clock: a reader holding tready high takes a word a
 // clock (docs/pfc.md, "Reading").
 //
-// Every word is written, as it arrives, into every queue's memory just past what that
-// queue holds; the queue the frame belongs to keeps it at the last word by moving its
-// commit pointer, the others write over it with the next frame. So a queue's memory has
+// Every word is written, a clock after it arrives, into every queue's memory just past
+// what that queue holds; the queue the frame belongs to keeps it when it is stored by
+// moving its commit pointer, the others write over it with the next frame (whose first
+// word is written once the store has moved the pointer). So a queue's memory has
 // room for cfg_size_words and one maximum frame: cfg_size_words <= 2^ADDR_BITS - 1522/W*8.
 // s_axis_tkeep marks the valid byte lanes of the last word (from lane 0 up); the other
 // words are whole. m_axis_tdata and m_axis_tkeep mean something only while tvalid.
@@ -65,7 +67,7 @@ module iblink_eth_rxbuf #(
 
     // Bytes held per queue (whole words), at [16q+15:16q]
     output wire [16*QUEUES-1:0]           fill_bytes,
-    // A data frame ending this clock did not fit in queue q (or was over 1522 bytes)
+    // The data frame that ended last clock did not fit in queue q (or was over 1522 bytes)
     output wire [QUEUES-1:0]              drop,
     // A frame marked bad (s_axis_tuser) ended this clock: not stored
     output wire                           bad
@@ -80,7 +82,6 @@ localparam [8:0] LAST_WORD = MAX_WORDS - 9'd1;
 // Words holding bytes 0..15 (DA, SA, the tag or the EtherType)
 localparam HDR_WORDS = 16 / BYTES;
 localparam SW = DATA_WIDTH + BYTES + 1;
-localparam [ADDR_BITS:0] ONE = 1;
 
 // The frame arriving: words before the current one, and whether it ran past a maximum
 // frame (its later words are not written).
@@ -201,19 +202,39 @@ wire        done = s_axis_tvalid && s_axis_tlast;
 // idx moves on to the next word (a word that is not the last, before a maximum frame).
 wire        step = s_axis_tvalid && !s_axis_tlast && !over && idx != LAST_WORD;
 wire [9:0]  words = {1'b0, idx} + 10'd1;
-wire [ADDR_BITS-1:0] words_a = {{(ADDR_BITS-10){1'b0}}, words};
 
-// Per queue: the frame's words so far fit in its free space (from registers only, so
-// every queue's compare runs beside the frame's classification; the queue picks one).
-wire [QUEUES-1:0] room;
-wire        fits = !over && len_ok && (room & qsel) != {QUEUES{1'b0}};
-wire        store = done && !ctrl && !s_axis_tuser && fits;
 assign bad = done && s_axis_tuser;
 
-// The word as stored: the data, its lanes, and whether it is the frame's last.
+// The last word's facts, registered: the queue (one-hot) of a data frame (not control,
+// not marked bad) that ended last clock, else 0; whether it is at most 1522 bytes; its
+// words; per queue, whether they fit in its free space at the start of this clock
+// (room_r). The store is decided from these flip-flops alone.
+reg  [QUEUES-1:0] sel_r;
+reg               len_r;
+reg  [9:0]        words_r;
+wire [QUEUES-1:0] room_r;
+wire [QUEUES-1:0] st = sel_r & room_r & {QUEUES{len_r}};
+// Known from power-up, as m_axis_* below: drop holds no X before the first frame.
+initial sel_r = {QUEUES{1'b0}};
+always @(posedge clock) begin
+   sel_r <= (done && !ctrl && !s_axis_tuser && !reset) ? qsel : {QUEUES{1'b0}};
+   len_r <= !over && len_ok;
+   words_r <= words;
+end
+wire [ADDR_BITS-1:0] words_ra = {{(ADDR_BITS-10){1'b0}}, words_r};
+
+// The word as stored: the data, its lanes, and whether it is the frame's last; written a
+// clock later at its index, past the commit pointer as the store has left it.
 wire [BYTES-1:0] keep_n = s_axis_tlast ? ~({BYTES{1'b1}} << lanes) : {BYTES{1'b1}};
 wire [SW-1:0]    wr_word = {s_axis_tlast, keep_n, s_axis_tdata};
-wire             wr_en = s_axis_tvalid && !over;
+reg  [SW-1:0]    wr_word_r;
+reg  [8:0]       wr_idx_r;
+reg              wr_en_r;
+always @(posedge clock) begin
+   wr_word_r <= wr_word;
+   wr_idx_r <= idx;
+   wr_en_r <= s_axis_tvalid && !over && !reset;
+end
 
 genvar g;
 generate
@@ -222,8 +243,8 @@ generate
       reg  [SW-1:0] out;
       // One past the last stored word (commit_ptr); the next word to read from memory;
       // the word offered (or the next to offer when none is). The commit pointer is two
-      // registers and a select, so the store decision loads one flip-flop (pend), not
-      // the pointer's enables beside the block RAM: it is c_plus (c_base plus the stored
+      // registers and a select, so the store loads one flip-flop (pend), not the
+      // pointer's enables beside the block RAM: it is c_plus (c_base plus the stored
       // frame's words) in the clock after a store, else c_base, in every clock the value
       // of a pointer moved at the store.
       reg  [ADDR_BITS-1:0] c_base;
@@ -235,12 +256,24 @@ generate
       reg  valid;
       wire [ADDR_BITS-1:0] held = commit_ptr - head_ptr;
       // held + idx (the words held and the frame's words before this one) the same way:
-      // hi_s if the last clock stored a frame here, else hi_n, so "the frame's words fit
-      // in the free space" (held + idx + 1 <= cfg_size_words) is one compare.
+      // hi_s if the last clock stored a frame here, else hi_n.
       reg  [ADDR_BITS:0] hi_s;
       reg  [ADDR_BITS:0] hi_n;
       wire [ADDR_BITS:0] hi = pend ? hi_s : hi_n;
       wire moved = valid && m_axis_tready[g];
+      // A frame ending this clock fits when held + idx + 1 <= cfg_size_words with held
+      // as it stands in the next clock: less a word that moves now, plus the frame
+      // stored now, if any. Both cases compared from registers; moved and st pick.
+      wire [ADDR_BITS:0] hi_p = hi + {1'b0, words_ra};
+      wire [16:0]        size = {1'b0, cfg_size_words[16*g +: 16]};
+      wire [16:0]        hi_x = {{(16-ADDR_BITS){1'b0}}, hi};
+      wire [16:0]        hi_px = {{(16-ADDR_BITS){1'b0}}, hi_p};
+      wire fit_n = moved ? hi_x <= size : hi_x < size;
+      wire fit_s = moved ? hi_px <= size : hi_px < size;
+      reg  room_q;
+      // held + idx in the next clock, without and with the frame stored now.
+      wire [ADDR_BITS:0] hi_b = (done ? hi - {{(ADDR_BITS-8){1'b0}}, idx} : hi + {{ADDR_BITS{1'b0}}, step})
+                              - {{ADDR_BITS{1'b0}}, moved};
       wire load = commit_ptr != rd_ptr && (!valid || m_axis_tready[g]);
 
       // Known from power-up (the FPGA's initial value): m_axis_* hold no X before the
@@ -249,9 +282,9 @@ generate
       // The write address wraps at 2^ADDR_BITS words: a wire of that width, since a
       // simulator may evaluate an index expression wider (Icarus does) and then skip a
       // write past the end of the memory.
-      wire [ADDR_BITS-1:0] wr_addr = commit_ptr + {{(ADDR_BITS-9){1'b0}}, idx};
+      wire [ADDR_BITS-1:0] wr_addr = commit_ptr + {{(ADDR_BITS-9){1'b0}}, wr_idx_r};
       always @(posedge clock) begin
-         if (wr_en) mem[wr_addr] <= wr_word;
+         if (wr_en_r) mem[wr_addr] <= wr_word_r;
          if (load) out <= mem[rd_ptr];
       end
 
@@ -267,11 +300,10 @@ generate
             valid <= 1'b0;
          end else begin
             c_base <= commit_ptr;
-            c_plus <= commit_ptr + words_a;
-            pend <= store && qsel[g];
-            hi_s <= hi + ONE - {{ADDR_BITS{1'b0}}, moved};
-            if (done) hi_n <= hi - {{(ADDR_BITS-8){1'b0}}, idx} - {{ADDR_BITS{1'b0}}, moved};
-            else hi_n <= hi + {{ADDR_BITS{1'b0}}, step} - {{ADDR_BITS{1'b0}}, moved};
+            c_plus <= commit_ptr + words_ra;
+            pend <= st[g];
+            hi_s <= hi_b + {1'b0, words_ra};
+            hi_n <= hi_b;
             if (load) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (moved) head_ptr <= head_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (load) valid <= 1'b1;
@@ -279,13 +311,14 @@ generate
          end
       end
 
-      assign room[g] = {{(16-ADDR_BITS){1'b0}}, hi} < {1'b0, cfg_size_words[16*g +: 16]};
+      always @(posedge clock) room_q <= st[g] ? fit_s : fit_n;
+      assign room_r[g] = room_q;
       assign m_axis_tvalid[g] = valid;
       assign m_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH] = out[DATA_WIDTH-1:0];
       assign m_axis_tkeep[BYTES*g +: BYTES] = out[DATA_WIDTH +: BYTES];
       assign m_axis_tlast[g] = out[SW-1];
       assign fill_bytes[16*g +: 16] = {{(16-ADDR_BITS){1'b0}}, held} << KB;
-      assign drop[g] = done && !ctrl && !s_axis_tuser && !fits && qsel[g];
+      assign drop[g] = sel_r[g] && !(len_r && room_r[g]);
    end
 endgenerate
 
