@@ -216,7 +216,6 @@ always @(posedge clock) begin
    len_r <= !over && len_ok;
    words_r <= words;
 end
-wire [ADDR_BITS-1:0] words_ra = {{(ADDR_BITS-10){1'b0}}, words_r};
 
 // The word as stored: the data, its lanes, and whether it is the frame's last; written a
 // clock later at its index, past the commit pointer as the store has left it.
@@ -230,6 +229,12 @@ always @(posedge clock) begin
    wr_idx_r <= idx;
    wr_en_r <= s_axis_tvalid && !over && !reset;
 end
+reg  [9:0]        wp1_r;
+always @(posedge clock) wp1_r <= words + 10'd1;
+// The frame that ended last clock's words, plus and less one (less one: its idx).
+wire [ADDR_BITS-1:0] words_ra = {{(ADDR_BITS-10){1'b0}}, words_r};
+wire [ADDR_BITS-1:0] wp1_ra = {{(ADDR_BITS-10){1'b0}}, wp1_r};
+wire [ADDR_BITS-1:0] wm1_ra = {{(ADDR_BITS-9){1'b0}}, wr_idx_r};
 
 genvar g;
 generate
@@ -250,25 +255,41 @@ generate
       reg  [ADDR_BITS-1:0] head_ptr;
       reg  valid;
       wire [ADDR_BITS-1:0] held = commit_ptr - head_ptr;
-      // held + idx (the words held and the frame's words before this one) the same way:
-      // hi_s if the last clock stored a frame here, else hi_n.
-      reg  [ADDR_BITS:0] hi_s;
-      reg  [ADDR_BITS:0] hi_n;
-      wire [ADDR_BITS:0] hi = pend ? hi_s : hi_n;
+      // held + idx (the words held and the frame's words before this one), a register.
+      reg  [ADDR_BITS:0] hi;
       wire moved = valid && m_axis_tready[g];
       // A frame ending this clock fits when held + idx + 1 <= cfg_size_words with held
       // as it stands in the next clock: less a word that moves now, plus the frame
-      // stored now, if any. Both cases compared from registers; moved and st pick.
-      wire [ADDR_BITS:0] hi_p = hi + {1'b0, words_ra};
+      // stored now, if any. Both cases compared from registers (the second against
+      // lim_r, the size less the words of the frame that ended last clock); moved and st
+      // pick.
       wire [16:0]        size = {1'b0, cfg_size_words[16*g +: 16]};
       wire [16:0]        hi_x = {{(16-ADDR_BITS){1'b0}}, hi};
-      wire [16:0]        hi_px = {{(16-ADDR_BITS){1'b0}}, hi_p};
+      reg  signed [17:0] lim_r;
+      wire signed [17:0] hi_sx = {1'b0, hi_x};
       wire fit_n = moved ? hi_x <= size : hi_x < size;
-      wire fit_s = moved ? hi_px <= size : hi_px < size;
+      wire fit_s = moved ? hi_sx <= lim_r : hi_sx < lim_r;
       reg  room_q;
-      // held + idx in the next clock, without and with the frame stored now.
-      wire [ADDR_BITS:0] hi_b = (done ? hi - {{(ADDR_BITS-8){1'b0}}, idx} : hi + {{ADDR_BITS{1'b0}}, step})
-                              - {{ADDR_BITS{1'b0}}, moved};
+      // held + idx in the next clock: every candidate from registers, the select last.
+      // A store here means a frame ended last clock, so idx is 0 now.
+      wire [ADDR_BITS:0] idx_x = {{(ADDR_BITS-8){1'b0}}, idx};
+      wire [ADDR_BITS:0] one = {{ADDR_BITS{1'b0}}, 1'b1};
+      wire [ADDR_BITS:0] hi_dn0 = hi - idx_x;
+      wire [ADDR_BITS:0] hi_dn1 = hi + ~idx_x;
+      wire [ADDR_BITS:0] hi_up = hi + one;
+      wire [ADDR_BITS:0] hi_dw = hi - one;
+      wire [ADDR_BITS:0] hi_sup = hi + {1'b0, wp1_ra};
+      wire [ADDR_BITS:0] hi_seq = hi + {1'b0, words_ra};
+      wire [ADDR_BITS:0] hi_sdw = hi + {1'b0, wm1_ra};
+      reg  [ADDR_BITS:0] hi_nx;
+      always @(*) begin
+         if (st[g])
+            hi_nx = (done || !step) ? (moved ? hi_sdw : hi_seq) : (moved ? hi_seq : hi_sup);
+         else if (done)
+            hi_nx = moved ? hi_dn1 : hi_dn0;
+         else
+            hi_nx = step ? (moved ? hi : hi_up) : (moved ? hi_dw : hi);
+      end
       wire load = commit_ptr != rd_ptr && (!valid || m_axis_tready[g]);
 
       // Known from power-up (the FPGA's initial value): m_axis_* hold no X before the
@@ -288,8 +309,7 @@ generate
             c_base <= {ADDR_BITS{1'b0}};
             c_plus <= {ADDR_BITS{1'b0}};
             pend <= 1'b0;
-            hi_s <= {(ADDR_BITS+1){1'b0}};
-            hi_n <= {(ADDR_BITS+1){1'b0}};
+            hi <= {(ADDR_BITS+1){1'b0}};
             rd_ptr <= {ADDR_BITS{1'b0}};
             head_ptr <= {ADDR_BITS{1'b0}};
             valid <= 1'b0;
@@ -297,8 +317,7 @@ generate
             c_base <= commit_ptr;
             c_plus <= commit_ptr + words_ra;
             pend <= st[g];
-            hi_s <= hi_b + {1'b0, words_ra};
-            hi_n <= hi_b;
+            hi <= hi_nx;
             if (load) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (moved) head_ptr <= head_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (load) valid <= 1'b1;
@@ -306,7 +325,10 @@ generate
          end
       end
 
-      always @(posedge clock) room_q <= st[g] ? fit_s : fit_n;
+      always @(posedge clock) begin
+         room_q <= st[g] ? fit_s : fit_n;
+         lim_r <= $signed({1'b0, size}) - $signed({8'd0, words});
+      end
       assign room_r[g] = room_q;
       assign m_axis_tvalid[g] = valid;
       assign m_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH] = out[DATA_WIDTH-1:0];
