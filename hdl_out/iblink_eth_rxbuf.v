@@ -45,7 +45,8 @@ module iblink_eth_rxbuf #(
     // Synchronous: buffers emptied, the frame in progress forgotten
     input  wire                           reset,
 
-    // Configuration (static while running): queue q's priority mask at
+    // Configuration (static while running, and in place a clock before the first
+    // frame): queue q's priority mask at
     // [8q+7:8q] (bit p: priority p), its size in words at [16q+15:16q]
     input  wire [8*QUEUES-1:0]            cfg_priorities,
     input  wire [16*QUEUES-1:0]           cfg_size_words,
@@ -136,6 +137,22 @@ function [QUEUES-1:0] queue_of(input [2:0] pr, input [8*QUEUES-1:0] masks);
       if (!found) queue_of[0] = 1'b1;
    end
 endfunction
+// Each priority's queue, registered from the (static) masks, so a frame's queue is a
+// select by its PCP, not a search of the masks behind the header's compares.
+reg  [8*QUEUES-1:0] qtab_r;
+integer t;
+always @(posedge clock)
+   for (t = 0; t < 8; t = t + 1)
+      qtab_r[QUEUES*t +: QUEUES] <= queue_of(t[2:0], cfg_priorities);
+function [QUEUES-1:0] qtab_at(input [2:0] pr, input [8*QUEUES-1:0] tab);
+   integer e;
+   begin
+      qtab_at = tab[QUEUES-1:0];
+      for (e = 1; e < 8; e = e + 1)
+         if (pr == e[2:0]) qtab_at = tab[QUEUES*e +: QUEUES];
+   end
+endfunction
+wire [QUEUES-1:0] q_untagged = qtab_r[QUEUES-1:0];
 // The class of a frame whose last word is word h of its header (h < HDR_WORDS), one per
 // h from the registered words before it and the current word wired in place (no mux on
 // idx ahead of the compares): the length guards say which fields it has. Word
@@ -169,10 +186,11 @@ generate
       wire        is_ctrl = type12 == 16'h8808;
       wire        is_tag = type12 == 16'h8100;
       assign ctrl_h[h] = (len >= 6'd6 && da_pause) || (len >= 6'd14 && is_ctrl);
-      assign qsel_h[QUEUES*h +: QUEUES] = queue_of((len >= 6'd16 && is_tag) ? pcp : 3'd0, cfg_priorities);
+      wire [QUEUES-1:0] q_pcp = qtab_at(pcp, qtab_r);
+      assign qsel_h[QUEUES*h +: QUEUES] = (len >= 6'd16 && is_tag) ? q_pcp : q_untagged;
       if (h == HDR_WORDS - 1) begin : full
          assign ctrl_full = da_pause || is_ctrl;
-         assign qsel_full = queue_of(is_tag ? pcp : 3'd0, cfg_priorities);
+         assign qsel_full = is_tag ? q_pcp : q_untagged;
       end
    end
 endgenerate
