@@ -218,8 +218,12 @@ wire [QUEUES-1:0] qsel = short ? qsel_s : qsel_r;
 
 wire        done = s_axis_tvalid && s_axis_tlast;
 // idx moves on to the next word (a word that is not the last, before a maximum frame).
-wire        step = s_axis_tvalid && !s_axis_tlast && !over && idx != LAST_WORD;
-wire [9:0]  words = {1'b0, idx} + 10'd1;
+// more: !over && idx != LAST_WORD, and words: idx + 1, both registered with idx.
+reg         more;
+reg  [9:0]  words;
+initial more = 1'b1;
+initial words = 10'd1;
+wire        step = s_axis_tvalid && !s_axis_tlast && more;
 
 assign bad = done && s_axis_tuser;
 
@@ -298,21 +302,29 @@ generate
       wire [ADDR_BITS:0] idx_x = {{(ADDR_BITS-8){1'b0}}, idx};
       wire [ADDR_BITS:0] one = {{ADDR_BITS{1'b0}}, 1'b1};
       wire [ADDR_BITS:0] hi_dn0 = hi - idx_x;
-      wire [ADDR_BITS:0] hi_dn1 = hi + ~idx_x;
+      wire [ADDR_BITS:0] hi_dn1 = hi - {{(ADDR_BITS-9){1'b0}}, words};
       wire [ADDR_BITS:0] hi_up = hi + one;
       wire [ADDR_BITS:0] hi_dw = hi - one;
       wire [ADDR_BITS:0] hi_sup = hi + {1'b0, wp1_ra};
       wire [ADDR_BITS:0] hi_seq = hi + {1'b0, words_ra};
       wire [ADDR_BITS:0] hi_sdw = hi + {1'b0, wm1_ra};
+      // The select's code from the controls alone, then one 8-way select.
+      wire up = !done && step;
+      wire [2:0] code = st[g] ? (up ? (moved ? 3'd6 : 3'd5) : (moved ? 3'd7 : 3'd6))
+                      : done ? (moved ? 3'd1 : 3'd0)
+                      : (up == moved) ? 3'd3 : (up ? 3'd2 : 3'd4);
       reg  [ADDR_BITS:0] hi_nx;
-      always @(*) begin
-         if (st[g])
-            hi_nx = (done || !step) ? (moved ? hi_sdw : hi_seq) : (moved ? hi_seq : hi_sup);
-         else if (done)
-            hi_nx = moved ? hi_dn1 : hi_dn0;
-         else
-            hi_nx = step ? (moved ? hi : hi_up) : (moved ? hi_dw : hi);
-      end
+      always @(*)
+         case (code)
+            3'd0: hi_nx = hi_dn0;
+            3'd1: hi_nx = hi_dn1;
+            3'd2: hi_nx = hi_up;
+            3'd3: hi_nx = hi;
+            3'd4: hi_nx = hi_dw;
+            3'd5: hi_nx = hi_sup;
+            3'd6: hi_nx = hi_seq;
+            default: hi_nx = hi_sdw;
+         endcase
       wire load = commit_ptr != rd_ptr && (!valid || m_axis_tready[g]);
 
       // Known from power-up (the FPGA's initial value): m_axis_* hold no X before the
@@ -367,9 +379,17 @@ always @(posedge clock) begin
    if (reset || done) begin
       idx <= 9'd0;
       over <= 1'b0;
+      more <= 1'b1;
+      words <= 10'd1;
    end else if (s_axis_tvalid) begin
-      if (idx == LAST_WORD) over <= 1'b1;
-      else if (!over) idx <= idx + 9'd1;
+      if (idx == LAST_WORD) begin
+         over <= 1'b1;
+         more <= 1'b0;
+      end else if (!over) begin
+         idx <= idx + 9'd1;
+         more <= idx != LAST_WORD - 9'd1;
+         words <= words + 10'd1;
+      end
    end
 end
 
