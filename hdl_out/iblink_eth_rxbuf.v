@@ -325,7 +325,14 @@ generate
             3'd6: hi_nx = hi_seq;
             default: hi_nx = hi_sdw;
          endcase
-      wire load = commit_ptr != rd_ptr && (!valid || m_axis_tready[g]);
+      // A word to read: a frame was stored last clock (its words are past rd_ptr, since a
+      // queue never holds 2^ADDR_BITS words), or c_base != rd_ptr, registered (ne_r) from
+      // the compares against rd_ptr and rd_ptr + 1, load picking.
+      reg  [ADDR_BITS-1:0] rd_p1;
+      reg  ne_r;
+      initial rd_p1 = {{(ADDR_BITS-1){1'b0}}, 1'b1};
+      wire load = (pend || ne_r) && (!valid || m_axis_tready[g]);
+      wire ne_n = pend ? (!load || c_plus != rd_p1) : (load ? c_base != rd_p1 : c_base != rd_ptr);
 
       // Known from power-up (the FPGA's initial value): m_axis_* hold no X before the
       // first word, in a four-state simulator too.
@@ -333,7 +340,11 @@ generate
       // The write address wraps at 2^ADDR_BITS words: a wire of that width, since a
       // simulator may evaluate an index expression wider (Icarus does) and then skip a
       // write past the end of the memory.
-      wire [ADDR_BITS-1:0] wr_addr = commit_ptr + {{(ADDR_BITS-9){1'b0}}, wr_idx_r};
+      // commit_ptr + wr_idx_r: in the clock after a store, wr_idx_r is 0 (the word came
+      // after a last word), so it is c_plus; else wa_n, that sum from the last clock's
+      // commit pointer and idx.
+      reg  [ADDR_BITS-1:0] wa_n;
+      wire [ADDR_BITS-1:0] wr_addr = pend ? c_plus : wa_n;
       always @(posedge clock) begin
          if (wr_en_r) mem[wr_addr] <= wr_word_r;
          if (load) out <= mem[rd_ptr];
@@ -342,6 +353,8 @@ generate
       always @(posedge clock) begin
          if (reset) begin
             c_base <= {ADDR_BITS{1'b0}};
+            rd_p1 <= {{(ADDR_BITS-1){1'b0}}, 1'b1};
+            ne_r <= 1'b0;
             c_plus <= {ADDR_BITS{1'b0}};
             pend <= 1'b0;
             hi <= {(ADDR_BITS+1){1'b0}};
@@ -351,9 +364,14 @@ generate
          end else begin
             c_base <= commit_ptr;
             c_plus <= commit_ptr + words_ra;
+            wa_n <= commit_ptr + {{(ADDR_BITS-9){1'b0}}, idx};
             pend <= st[g];
             hi <= hi_nx;
-            if (load) rd_ptr <= rd_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
+            ne_r <= ne_n;
+            if (load) begin
+               rd_ptr <= rd_p1;
+               rd_p1 <= rd_p1 + {{(ADDR_BITS-1){1'b0}}, 1'b1};
+            end
             if (moved) head_ptr <= head_ptr + {{(ADDR_BITS-1){1'b0}}, 1'b1};
             if (load) valid <= 1'b1;
             else if (moved) valid <= 1'b0;
