@@ -19,9 +19,10 @@
 //!   the last clock of a data frame and follows it back to back.
 //! * Receive: a frame whose DA is the PAUSE address or whose EtherType is 0x8808 goes to
 //!   [`PauseRx`] only. Any other frame is data: its priority is the PCP of its 802.1Q tag
-//!   (0 untagged), its queue the one whose priority mask holds it (queue 0 if none). At
-//!   its last word it is stored whole if it is at most 1522 bytes long and its words fit
-//!   in the buffer's free space at the start of that clock, else dropped and counted.
+//!   (0 untagged), its queue the one whose priority mask holds it (queue 0 if none). In
+//!   the clock after its last word it is stored whole if it is at most 1522 bytes long
+//!   and its words fit in the buffer's free space at the start of that clock, else
+//!   dropped and counted (docs/spec.md §10, "The receive buffers' store").
 //!   Buffers hold whole words: a frame takes `ceil(len / (W/8))` of them, and the fill
 //!   level (words stored and not yet moved to the reader, in bytes) is what the RX-fill
 //!   trigger compares, as it stands at the start of each clock.
@@ -181,7 +182,7 @@ pub struct EthPortOut {
     pub paused: u8,
     /// Each receive buffer's fill level at the start of the clock, bytes.
     pub fill: [u32; MAX_QUEUES],
-    /// Per queue (bit q): a data frame that ended this clock was dropped (no room).
+    /// Per queue (bit q): the data frame that ended last clock was dropped (no room).
     pub rx_drop: u8,
     /// A frame marked bad by the MAC ended this clock: not stored, not acted on.
     pub rx_bad: bool,
@@ -348,20 +349,24 @@ pub struct RxBuffersOut {
     pub word: [Option<Word>; MAX_QUEUES],
     /// Fill level per queue at the start of the clock, bytes (whole words).
     pub fill: [u32; MAX_QUEUES],
-    /// Per queue (bit q): a data frame that ended this clock was dropped.
+    /// Per queue (bit q): the data frame that ended last clock was dropped.
     pub drop: u8,
     /// A frame marked bad ended this clock (not stored).
     pub bad: bool,
 }
 
 /// The per-queue receive buffers: data frames sorted by their 802.1Q priority, stored
-/// whole at their last word when they fit, offered a word at a time (see the module's
-/// rules). Fill levels count whole words: a frame takes `ceil(len / (W/8))` of them.
+/// whole in the clock after their last word when they fit, offered a word at a time (see
+/// the module's rules). Fill levels count whole words: a frame takes `ceil(len / (W/8))`
+/// of them.
 #[derive(Clone, Debug)]
 pub struct RxBuffers {
     cfg: EthPortConfig,
     bufs: Vec<RxBuffer>,
     receiving: Vec<u8>,
+    /// The data frame whose last word came last clock (not marked bad), with its queue:
+    /// stored or dropped this clock.
+    ended: Option<(usize, Vec<u8>)>,
     /// The word each queue offers (read from its memory, not yet moved).
     out: [Option<Word>; MAX_QUEUES],
     /// Words stored and not yet moved, the offered one included.
@@ -370,7 +375,7 @@ pub struct RxBuffers {
 
 impl RxBuffers {
     pub fn new(cfg: EthPortConfig) -> Self {
-        Self { bufs: vec![RxBuffer::default(); cfg.pfc.queues.len()], cfg, receiving: vec![], out: [None; MAX_QUEUES], fill_words: [0; MAX_QUEUES] }
+        Self { bufs: vec![RxBuffer::default(); cfg.pfc.queues.len()], cfg, receiving: vec![], ended: None, out: [None; MAX_QUEUES], fill_words: [0; MAX_QUEUES] }
     }
 
     pub fn tick(&mut self, i: &RxBuffersIn) -> RxBuffersOut {
@@ -390,6 +395,16 @@ impl RxBuffers {
                 self.out[q] = b.words.pop_front();
             }
         }
+        // The frame that ended last clock, against the fill at the start of this one.
+        if let Some((q, f)) = self.ended.take() {
+            let n = f.len().div_ceil(wb as usize) as u32;
+            if f.len() as u32 <= MAX_FRAME_BYTES && n * wb <= self.cfg.rx_buffer_bytes[q] - o.fill[q] {
+                self.bufs[q].words.extend(words(&f, wb as usize));
+                self.fill_words[q] += n;
+            } else {
+                o.drop |= 1 << q;
+            }
+        }
         let Some(w) = i.rx else { return o };
         self.receiving.extend(w.bytes());
         if !w.last {
@@ -404,13 +419,7 @@ impl RxBuffers {
             return o;
         }
         let q = self.cfg.queue_of(EthPortConfig::priority_of(&f));
-        let n = f.len().div_ceil(wb as usize) as u32;
-        if f.len() as u32 <= MAX_FRAME_BYTES && n * wb <= self.cfg.rx_buffer_bytes[q] - o.fill[q] {
-            self.bufs[q].words.extend(words(&f, wb as usize));
-            self.fill_words[q] += n;
-        } else {
-            o.drop |= 1 << q;
-        }
+        self.ended = Some((q, f));
         o
     }
 }
@@ -576,6 +585,12 @@ mod tests {
         f
     }
 
+    /// The fill levels once the last frame fed in has been stored (it is decided in the
+    /// clock after its last word and counted from the next).
+    fn fill_after(p: &mut EthPort) -> [u32; MAX_QUEUES] {
+        p.tick(&EthPortIn::default()).fill
+    }
+
     /// Feed whole frames into the receive side, one word a clock, nothing read.
     fn receive(p: &mut EthPort, frames: &[Vec<u8>]) -> Vec<EthPortOut> {
         let mut outs = vec![];
@@ -593,40 +608,63 @@ mod tests {
         let mut p = EthPort::new(cfg());
         // Untagged: priority 0, queue 0. PCP 3: queue 1. PCP 5 is in no mask: queue 0.
         let o = receive(&mut p, &[frame(None, 100), frame(Some(3), 1000), frame(Some(5), 64)]);
+        // The last frame is decided in the clock after its last word, counted from the
+        // next: not yet in the clock after it.
+        assert_eq!(o.last().unwrap().fill[..2], [104, 1000]);
         // Whole words of 8 bytes: 100 bytes take 13 (104), 1000 take 125, 64 take 8.
-        assert_eq!(o.last().unwrap().fill[..2], [168, 1000]);
+        assert_eq!(fill_after(&mut p)[..2], [168, 1000]);
         // Queue 1 holds 1000 of 8192: a 1522-byte frame (191 words, 1528) fits 4 more
         // times (7112), the next does not (7112 + 1528 > 8192), a 1080-byte one fills it
         // exactly, and a frame longer than 1522 bytes never fits.
         let big = frame(Some(2), 1522);
-        let o = receive(&mut p, &[big.clone(), big.clone(), big.clone(), big.clone(), big.clone(), frame(Some(1), 1080)]);
-        assert_eq!(o.last().unwrap().fill[1], 8192);
+        receive(&mut p, &[big.clone(), big.clone(), big.clone(), big.clone(), big.clone(), frame(Some(1), 1080)]);
+        assert_eq!(fill_after(&mut p)[1], 8192);
         assert_eq!(p.counts().rx_drops, [0, 1, 0, 0, 0, 0, 0, 0]);
         let mut p = EthPort::new(cfg());
         let o = receive(&mut p, &[frame(Some(0), 1523), frame(Some(0), 1522)]);
-        assert_eq!(o.last().unwrap().fill[0], 1528);
+        // The drop shows in the clock after the frame's last word.
+        let ends: Vec<usize> = [1523usize, 1522].iter().scan(0, |t, n| { *t += n.div_ceil(8); Some(*t - 1) }).collect();
+        assert_eq!((o[ends[0]].rx_drop, o[ends[0] + 1].rx_drop), (0, 1));
+        assert_eq!(fill_after(&mut p)[0], 1528);
         assert_eq!(p.counts().rx_drops, [1, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]
-    fn a_queue_offers_its_oldest_word_from_two_clocks_after_the_store_and_holds_it_until_ready() {
-        // docs/pfc.md "Reading": a 64-byte frame (8 words) stored at its last word, clock
-        // 7; read from memory in 8, offered from 9. The reader is ready in clocks 9, 11
-        // and 12: words 0, 1, 2 move then, word 1 is offered (and held) in 10.
+    fn a_queue_offers_its_oldest_word_from_three_clocks_after_its_last_and_holds_it_until_ready() {
+        // docs/spec.md §10: a 64-byte frame (8 words) whose last word arrives in clock 7
+        // is stored in 8 (counted from 9); read from memory in 9, offered from 10. The
+        // reader is ready in clocks 10, 12 and 13: words 0, 1, 2 move then, word 1 is
+        // offered (and held) in 11.
         let mut p = EthPort::new(cfg());
         let f = frame(None, 64);
         let ws: Vec<Word> = words(&f, 8).collect();
-        let ready = [9, 11, 12];
-        let outs: Vec<EthPortOut> = (0..16)
+        let ready = [10, 12, 13];
+        let outs: Vec<EthPortOut> = (0..17)
             .map(|t| p.tick(&EthPortIn { rx: ws.get(t).copied(), rx_ready: ready.contains(&t) as u8, ..Default::default() }))
             .collect();
         let offered: Vec<Option<Word>> = outs.iter().map(|o| o.rx_word[0]).collect();
-        assert_eq!(offered[..9], [None; 9]);
-        assert_eq!(offered[9..13], [Some(ws[0]), Some(ws[1]), Some(ws[1]), Some(ws[2])]);
-        assert_eq!(offered[13], Some(ws[3]), "held while not ready");
+        assert_eq!(offered[..10], [None; 10]);
+        assert_eq!(offered[10..14], [Some(ws[0]), Some(ws[1]), Some(ws[1]), Some(ws[2])]);
+        assert_eq!(offered[14], Some(ws[3]), "held while not ready");
         // The fill counts the offered word; it falls in the clock after a word moves.
         let fill: Vec<u32> = outs.iter().map(|o| o.fill[0]).collect();
-        assert_eq!(fill[7..14], [0, 64, 64, 56, 56, 48, 40]);
+        assert_eq!(fill[7..15], [0, 0, 64, 64, 56, 56, 48, 40]);
+    }
+
+    #[test]
+    fn a_frame_is_held_against_the_fill_of_the_clock_it_is_stored_in() {
+        // Queue 0 holds 8192 bytes. Seven 1080-byte frames (135 words each, 945 in all)
+        // leave 1024 - 945 = 79 words; a 632-byte frame (79 words) then fits exactly, and
+        // a one-word frame right behind it does not: its last word comes in the clock the
+        // 632-byte frame is stored, and is decided against the fill that counts it.
+        let mut p = EthPort::new(cfg());
+        let mut fs = vec![frame(Some(0), 1080); 7];
+        fs.push(frame(Some(0), 632));
+        fs.push(frame(Some(0), 64)[..8].to_vec());
+        let o = receive(&mut p, &fs);
+        assert_eq!(fill_after(&mut p)[0], 8192);
+        assert_eq!(p.counts().rx_drops[0], 1);
+        assert_eq!(o.last().unwrap().rx_drop, 1, "dropped in the clock after its last word");
     }
 
     /// The frames a port sent, with the clock of their first word.

@@ -1,6 +1,6 @@
 //! The per-queue receive buffers of the Ethernet flow-control port (docs/spec.md §9): data
-//! frames sorted by their 802.1Q priority, stored whole at their last word when they fit
-//! (PAUSE/PFC frames are left to `pause_rx`), offered on one AXI4-Stream per queue from a
+//! frames sorted by their 802.1Q priority, stored whole in the clock after their last word
+//! when they fit (PAUSE/PFC frames are left to `pause_rx`), offered on one AXI4-Stream per queue from a
 //! registered read; the fill levels feed `pfc_tx`'s RX-fill triggers.
 //!
 //! In this folder: the Verilog module `iblink_eth_rxbuf.v` (parameters `QUEUES`,
@@ -17,13 +17,18 @@
 //! | `s_axis_tuser` | in | with `tlast`: the MAC marks the frame bad (not stored) |
 //! | `m_axis_tdata[WQ]`, `m_axis_tkeep[WQ/8]`, `m_axis_tvalid[Q]`, `m_axis_tlast[Q]` / `m_axis_tready[Q]` | out / in | one stream per queue: its oldest stored word |
 //! | `fill_bytes[16Q]` | out | bytes held per queue (whole words, the offered one included) at the start of the clock |
-//! | `drop[Q]` | out | a data frame ending this clock did not fit (or was over 1522 bytes) |
+//! | `drop[Q]` | out | the data frame that ended last clock did not fit (or was over 1522 bytes) |
 //! | `bad` | out | a frame marked bad ended this clock |
 //!
 //! # Cycle contract
-//! A data frame is stored at its last word when it is at most 1522 bytes and
+//! A data frame whose last word arrives in clock `t` is stored in clock `t + 1` (from
+//! what the last word's clock registered) when it is at most 1522 bytes and
 //! `ceil(len / (W/8))` words fit in `cfg_size_words` less what the queue holds at the
-//! start of that clock. A queue's word moves in a clock where its `tvalid` and `tready`
+//! start of `t + 1`, else `drop[q]` is high in `t + 1`; a stored frame counts in
+//! `fill_bytes` from `t + 2` and is offered from `t + 3` at the earliest (docs/spec.md
+//! §10). `bad` is high in the last word's clock. Words are written into memory a clock
+//! after they arrive, so a frame that follows back to back lands after the one being
+//! decided. A queue's word moves in a clock where its `tvalid` and `tready`
 //! are high; in a clock where it offers nothing or its word moves, it reads its next
 //! word of a frame stored before that clock, offered from the next clock. `m_axis_tdata`
 //! and `m_axis_tkeep` mean something only while `tvalid`, and `tdata` only in its valid
@@ -109,6 +114,11 @@ pub struct EthRxbufTwin {
     /// The word offered, or the next to offer.
     head: Vec<usize>,
     valid: u8,
+    /// The data frame whose last word came last clock (not control, not marked bad):
+    /// its queue, its words, and whether it is at most 1522 bytes.
+    ended: Option<(usize, usize, bool)>,
+    /// The word that arrived last clock, written this clock at its index.
+    wr: Option<(Stored, usize)>,
 }
 
 /// What the frame ending (or going on) in a clock is, and where it would go.
@@ -116,7 +126,8 @@ struct Decision {
     done: bool,
     ctrl: bool,
     queue: usize,
-    fits: bool,
+    /// Not past a maximum frame.
+    len_ok: bool,
     words: usize,
 }
 
@@ -137,6 +148,8 @@ impl EthRxbufTwin {
             rd: vec![0; queues],
             head: vec![0; queues],
             valid: 0,
+            ended: None,
+            wr: None,
         }
     }
 
@@ -173,9 +186,17 @@ impl EthRxbufTwin {
         let ctrl = (at_least(6) && h[..6] == [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01]) || (at_least(14) && be16(12) == 0x8808);
         let prio = if at_least(16) && be16(12) == 0x8100 { h[14] >> 5 } else { 0 };
         let queue = (0..self.queues).find(|&q| i.cfg_priorities[q] >> prio & 1 == 1).unwrap_or(0);
-        let words = self.idx + 1;
-        let fits = !self.over && len <= MAX_FRAME_BYTES && self.held(queue) + words <= i.cfg_size_words[queue] as usize;
-        Decision { done: i.s_axis_tvalid && i.s_axis_tlast, ctrl, queue, fits, words }
+        let len_ok = !self.over && len <= MAX_FRAME_BYTES;
+        Decision { done: i.s_axis_tvalid && i.s_axis_tlast, ctrl, queue, len_ok, words: self.idx + 1 }
+    }
+
+    /// The store of the frame that ended last clock: its queue and words, if stored.
+    fn store(&self, i: &EthRxbufIn) -> (Option<(usize, usize)>, u8) {
+        match self.ended {
+            Some((q, n, ok)) if ok && self.held(q) + n <= i.cfg_size_words[q] as usize => (Some((q, n)), 0),
+            Some((q, _, _)) => (None, 1 << q),
+            None => (None, 0),
+        }
     }
 }
 
@@ -195,11 +216,8 @@ impl Twin for EthRxbufTwin {
             }
             o.fill_bytes[q] = (self.held(q) * n) as u16;
         }
-        let d = self.decide(i);
-        if d.done && !d.ctrl && !i.s_axis_tuser && !d.fits {
-            o.drop = 1 << d.queue;
-        }
-        o.bad = d.done && i.s_axis_tuser;
+        o.drop = self.store(i).1;
+        o.bad = i.s_axis_tvalid && i.s_axis_tlast && i.s_axis_tuser;
         o
     }
 
@@ -211,6 +229,7 @@ impl Twin for EthRxbufTwin {
         let word = (i.s_axis_tdata & mask(self.width), keep, i.s_axis_tlast);
         let wr = i.s_axis_tvalid && !self.over;
         let head = self.head(i);
+        let (stored, _) = self.store(i);
         for q in 0..self.queues {
             let valid = self.valid >> q & 1 == 1;
             let ready = i.m_axis_tready >> q & 1 == 1;
@@ -219,9 +238,9 @@ impl Twin for EthRxbufTwin {
             if load {
                 self.out[q] = self.mem[q][self.rd[q]];
             }
-            if wr {
-                let at = (self.commit[q] + self.idx) & a;
-                self.mem[q][at] = word;
+            if let Some((w, idx)) = self.wr {
+                let at = (self.commit[q] + idx) & a;
+                self.mem[q][at] = w;
             }
             if i.reset {
                 self.commit[q] = 0;
@@ -230,8 +249,8 @@ impl Twin for EthRxbufTwin {
                 self.valid &= !(1 << q);
                 continue;
             }
-            if d.done && !d.ctrl && !i.s_axis_tuser && d.fits && d.queue == q {
-                self.commit[q] = (self.commit[q] + d.words) & a;
+            if let Some((_, n)) = stored.filter(|&(sq, _)| sq == q) {
+                self.commit[q] = (self.commit[q] + n) & a;
             }
             if load {
                 self.rd[q] = (self.rd[q] + 1) & a;
@@ -241,6 +260,11 @@ impl Twin for EthRxbufTwin {
             }
             let still = load || (valid && !moved);
             self.valid = (self.valid & !(1 << q)) | ((still as u8) << q);
+        }
+        self.wr = wr.then_some((word, self.idx));
+        self.ended = (d.done && !d.ctrl && !i.s_axis_tuser && !i.reset).then_some((d.queue, d.words, d.len_ok));
+        if i.reset {
+            self.wr = None;
         }
         if i.s_axis_tvalid {
             self.hdr = head;

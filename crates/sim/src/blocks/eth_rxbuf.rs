@@ -131,6 +131,9 @@ pub struct EthRxbufStimulus {
     /// The bytes a runt was cut from.
     ghost: Vec<u8>,
     pub sent: Vec<RxFrameKind>,
+    /// Bursts of one-word frames sent back to back (each one's last word in the clock
+    /// the one before is decided).
+    pub bursts: u64,
 }
 
 impl EthRxbufStimulus {
@@ -142,7 +145,7 @@ impl EthRxbufStimulus {
             cfg.cfg_priorities[q] = rng.gen::<u8>() & rng.gen::<u8>();
             cfg.cfg_size_words[q] = rng.gen_range(mw / 2..=(3 * mw).min(max_size_words(width) as u16));
         }
-        Self { rng, queues, width, cfg, words: VecDeque::new(), read_p: [0.5; 8], phase_left: 0, ghost: vec![], sent: vec![] }
+        Self { rng, queues, width, cfg, words: VecDeque::new(), read_p: [0.5; 8], phase_left: 0, ghost: vec![], sent: vec![], bursts: 0 }
     }
 
     pub fn config(&self) -> EthRxbufIn {
@@ -244,6 +247,16 @@ impl Iterator for EthRxbufStimulus {
                 }
                 let keep = keep_of(c.len() as u8);
                 self.words.push_back((d, keep, k + 1 == nw));
+            }
+            // After one frame in six, 2 to 23 one-word frames of 1 to 5 bytes (too short
+            // to be control frames): in a queue near full they fill its last words and
+            // the next is dropped against a fill that counts the one before.
+            if self.rng.gen_ratio(1, 6) {
+                self.bursts += 1;
+                for _ in 0..self.rng.gen_range(2..24) {
+                    let len = self.rng.gen_range(1..=5usize.min(n));
+                    self.words.push_back((self.rng.gen::<u64>() & iblink_rtl::bits::mask(8 * n), keep_of(len as u8), true));
+                }
             }
         }
         if !self.words.is_empty() && self.rng.gen_bool(0.95) {

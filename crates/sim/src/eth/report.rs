@@ -15,19 +15,20 @@ use std::fmt::Write as _;
 ///
 /// Counted from the clock the frame that takes the fill above RFA is stored (that frame
 /// itself: up to the `N` words of a maximum frame above RFA), the words still to arrive,
-/// one a clock: the fill seen a clock later and the trigger's [`FRAME_LATENCY`] to the
+/// one a clock: the frame stored in the clock after its last word and its fill seen a
+/// clock after that (docs/spec.md §10), and the trigger's [`FRAME_LATENCY`] to the
 /// PAUSE/PFC frame's first byte, a data frame of ours ahead of it (`reverse`), the MAC's
 /// gap before the PAUSE/PFC frame (`G = ceil(mac_overhead / (W/8))` clocks at most: it
 /// owes less than a word before a frame's gap, and stalls while it owes a word), the
 /// PAUSE/PFC frame, the wire, the other end's decision (its choice first holds the
 /// queue in the third clock after the frame's last byte: docs/spec.md §10), the data
 /// frame it had started, and the wire back: in bytes,
-/// `W/8 x (N + 2 x latency + 1 + FRAME_LATENCY + N + N x reverse + G) + 64`.
+/// `W/8 x (N + 2 x latency + 2 + FRAME_LATENCY + N + N x reverse + G) + 64`.
 pub fn headroom_bound(cfg: &EthPortConfig, latency: u32, mac_overhead: u32, reverse: bool) -> u64 {
     let wb = cfg.word_bytes() as u64;
     let n = (MAX_FRAME_BYTES as u64).div_ceil(wb);
     let gap = (mac_overhead as u64).div_ceil(wb);
-    wb * (n + 2 * latency as u64 + 1 + FRAME_LATENCY + n + n * reverse as u64 + gap) + FRAME_BYTES as u64
+    wb * (n + 2 * latency as u64 + 2 + FRAME_LATENCY + n + n * reverse as u64 + gap) + FRAME_BYTES as u64
 }
 
 fn pct(n: u64, d: u64) -> String {

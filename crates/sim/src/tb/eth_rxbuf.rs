@@ -28,11 +28,14 @@ pub fn seed(queues: usize, width: usize) -> u64 {
     test_seed(queues, width).unwrap_or(0x3e00 + 100 * queues as u64 + width as u64)
 }
 
-/// The model adapter, also counting frames stored (a fill that rose).
+/// The model adapter, also counting frames stored (a fill that rose) and frames dropped
+/// in the clock their queue's fill rose (decided against a fill that counts the frame
+/// stored the clock before).
 pub struct Coverage {
     inner: EthRxbufModelSim,
     last_fill: [u16; 8],
     pub stored: u64,
+    pub dropped_behind: u64,
 }
 
 impl CycleSim for Coverage {
@@ -44,7 +47,9 @@ impl CycleSim for Coverage {
     fn step(&mut self, i: &EthRxbufIn) -> EthRxbufOut {
         let o = self.inner.step(i);
         for q in 0..8 {
-            self.stored += (o.fill_bytes[q] > self.last_fill[q]) as u64;
+            let rose = o.fill_bytes[q] > self.last_fill[q];
+            self.stored += rose as u64;
+            self.dropped_behind += (rose && o.drop >> q & 1 == 1) as u64;
         }
         self.last_fill = o.fill_bytes;
         o
@@ -55,7 +60,7 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
     let out = harness::run(
         "eth_rxbuf",
         o,
-        || Coverage { inner: EthRxbufModelSim::new(queues, width), last_fill: [0; 8], stored: 0 },
+        || Coverage { inner: EthRxbufModelSim::new(queues, width), last_fill: [0; 8], stored: 0, dropped_behind: 0 },
         |b, vcd| eth_rxbuf_sim(queues, width, b, vcd),
         || EthRxbufStimulus::new(seed, queues, width),
         |s, _| endless(s),
@@ -73,6 +78,8 @@ pub fn run(queues: usize, width: usize, seed: u64, o: &TbOptions) -> Result<TbRe
             Gate::at_least("words moved to the readers", inner.read, 100 * min),
             Gate::at_least("clocks a word waited for its reader (tready low)", inner.waited, 100 * min),
             Gate::at_least("nearly-full clocks", inner.nearly_full, 10 * min),
+            Gate::at_least("bursts of one-word frames back to back", stim.bursts, min),
+            Gate::at_least("frames dropped in the clock after one was stored in their queue", m.dropped_behind, min.div_ceil(10)),
         ];
         for k in [RxFrameKind::Tagged, RxFrameKind::Untagged, RxFrameKind::Runt, RxFrameKind::Oversize, RxFrameKind::Control] {
             g.push(Gate::at_least(format!("{k:?} frames sent"), stim.sent.iter().filter(|&&x| x == k).count() as u64, min));
