@@ -65,7 +65,6 @@ localparam [COUNT_BITS-1:0] ONE = 1;
 // Words of this frame before the current one (idx), saturating: long.
 reg [3:0] idx;
 reg       long;
-wire      first = idx == 4'd0 && !long;
 
 // The frame so far: bytes 0..HDR_WORDS*BYTES-1, byte b at [8b+7:8b]; with the current
 // word in place (the fields of a short frame may be in it).
@@ -78,16 +77,26 @@ always @(*) begin
       if (!long && {28'd0, idx} == w) head[DATA_WIDTH*w +: DATA_WIDTH] = rx_data;
 end
 
-// The FCS register over every byte of the frame.
+// The FCS register over every byte of the frame, as the step takes it: all ones before a
+// frame's first word (set by the last word, so no select on first stands before the
+// step).
 reg  [31:0] crc;
 wire [31:0] crc_next;
 generate
    if (DATA_WIDTH == 64) begin : w64
-      iblink_crc32_xor_w64 step (.prev(first ? 32'hffff_ffff : crc), .data(rx_data), .next(crc_next));
+      iblink_crc32_xor_w64 step (.prev(crc), .data(rx_data), .next(crc_next));
    end else begin : w32
-      iblink_crc32_xor_w32 step (.prev(first ? 32'hffff_ffff : crc), .data(rx_data), .next(crc_next));
+      iblink_crc32_xor_w32 step (.prev(crc), .data(rx_data), .next(crc_next));
    end
 endgenerate
+// The residue check of the register after the last word, a nibble at a time: fcs_eq[i]
+// is crc[4i+3:4i] == the residue's, as the word is added.
+localparam [31:0] RESIDUE = 32'hdebb_20e3;
+reg  [7:0] fcs_eq;
+integer n;
+reg  [7:0] fcs_eq_next;
+always @(*)
+   for (n = 0; n < 8; n = n + 1) fcs_eq_next[n] = crc_next[4*n +: 4] == RESIDUE[4*n +: 4];
 
 // Bytes in the frame, at its last word: 14 or more; exactly 64.
 integer k;
@@ -106,11 +115,11 @@ wire da_now   = head[47:0] == 48'h01_00_00_c2_80_01;
 wire type_now = head[111:96] == 16'h08_88;
 reg  decide, control, is64_r, da_ok, type_ok, marked;
 
-// The next clock: the decision. crc and hdr hold the whole frame (a 64-byte frame's
+// The next clock: the decision. fcs_eq and hdr hold the whole frame (a 64-byte frame's
 // last word is past the header), whatever word of the next frame arrives now.
 wire [15:0] opcode = {hdr[119:112], hdr[127:120]};
 wire [15:0] f16 = {hdr[135:128], hdr[143:136]};  // PAUSE: the time; PFC: the enable vector
-wire fcs_ok = crc == 32'hdebb_20e3;
+wire fcs_ok = &fcs_eq;
 wire d_marked = decide && control && marked;
 wire checked = decide && control && !marked;
 wire d_length = checked && !is64_r;
@@ -133,6 +142,7 @@ initial begin
    long = 1'b0;
    hdr = {HDR_WORDS*DATA_WIDTH{1'b0}};
    crc = 32'hffff_ffff;
+   fcs_eq = 8'd0;
    cnt_pause = {COUNT_BITS{1'b0}};
    cnt_pfc = {COUNT_BITS{1'b0}};
    cnt_length = {COUNT_BITS{1'b0}};
@@ -146,8 +156,10 @@ end
 always @(posedge clock) begin
    if (rx_valid) begin
       hdr <= head;
-      crc <= crc_next;
+      fcs_eq <= fcs_eq_next;
    end
+   if (reset || done) crc <= 32'hffff_ffff;
+   else if (rx_valid) crc <= crc_next;
    control <= ge14 && (da_now || type_now);
    is64_r <= is64;
    da_ok <= da_now;

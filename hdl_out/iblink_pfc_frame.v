@@ -58,11 +58,9 @@ localparam WORDS = 512 / DATA_WIDTH;
 localparam integer LAST_I = WORDS - 1;
 localparam [3:0] LAST = LAST_I[3:0];
 
-// A frame in progress after its first clock, the index of the word it offers, and
-// whether that is the first word (it waited in the frame_start clock).
+// A frame in progress after its first clock, and the index of the word it offers.
 reg       sending;
 reg [3:0] next_word;
-reg       first_held;
 wire [3:0] word = frame_start ? 4'd0 : next_word;
 assign tx_valid = frame_start | sending;
 assign tx_last = tx_valid & (word == LAST);
@@ -72,23 +70,19 @@ assign frame_done = tx_last & tx_ready;
 initial begin
    sending = 1'b0;
    next_word = 4'd0;
-   first_held = 1'b0;
 end
 
 always @(posedge clock) begin
    if (reset) begin
       sending <= 1'b0;
       next_word <= 4'd0;
-      first_held <= 1'b0;
    end else if (moves) begin
       sending <= word != LAST;
       next_word <= word + 4'd1;
-      first_held <= 1'b0;
    end else if (frame_start) begin
       // The first word waits: it is offered again from data_r.
       sending <= 1'b1;
       next_word <= 4'd0;
-      first_held <= 1'b1;
    end
 end
 
@@ -101,56 +95,64 @@ always @(*) begin
       if (frame_queues[q]) enable = enable | cfg_priorities[8*q +: 8];
 end
 
-// Bytes 0..59 but the pause times PT0-PT7 (bytes 18..33, left 0 here); byte b at
-// [8b+7:8b]. Bytes 60..63, the FCS, are put in by the last word.
+// The pause time of priority p (PFC): its queue's PT when the queue is in the frame and
+// not released (queues' masks do not overlap), else 0.
+reg [127:0] times;
+integer tp, tq;
+always @(*) begin
+   times = 128'd0;
+   for (tp = 0; tp < 8; tp = tp + 1)
+      for (tq = 0; tq < QUEUES; tq = tq + 1)
+         if (frame_queues[tq] && !frame_zero[tq] && cfg_priorities[8*tq + tp])
+            times[16*tp +: 16] = times[16*tp +: 16] | cfg_pause_quanta[16*tq +: 16];
+end
+
+// The frame these inputs stand for, bytes 0..59 (byte b at [8b+7:8b]); bytes 60..63, the
+// FCS, are put in by the last word.
+localparam [511:0] FIXED = {384'd0,
+                            8'h01, 8'h00,                               // opcode, low byte
+                            16'h08_88,                                  // EtherType 0x8808
+                            48'd0,                                      // SA
+                            48'h01_00_00_c2_80_01};                     // DA 01-80-C2-00-00-01
 wire [15:0] pause_time = frame_zero[0] ? 16'd0 : cfg_pause_quanta[15:0];
-wire [511:0] body;
-assign body[47:0]    = 48'h01_00_00_c2_80_01;                          // DA 01-80-C2-00-00-01
-assign body[95:48]   = {cfg_sa[7:0], cfg_sa[15:8], cfg_sa[23:16],
-                        cfg_sa[31:24], cfg_sa[39:32], cfg_sa[47:40]}; // SA
-assign body[111:96]  = 16'h08_88;                                      // EtherType 0x8808
-assign body[127:112] = cfg_pfc ? 16'h01_01 : 16'h01_00;                // opcode
-assign body[143:128] = cfg_pfc ? {enable, 8'h00} : {pause_time[7:0], pause_time[15:8]};
-assign body[511:144] = 368'd0;                                         // PT0-PT7, padding
+reg  [511:0] frame_now;
+integer tb;
+always @(*) begin
+   frame_now = FIXED;
+   frame_now[95:48] = {cfg_sa[7:0], cfg_sa[15:8], cfg_sa[23:16],
+                       cfg_sa[31:24], cfg_sa[39:32], cfg_sa[47:40]};
+   frame_now[119:112] = cfg_pfc ? 8'h01 : 8'h00;
+   frame_now[143:128] = cfg_pfc ? {enable, 8'h00} : {pause_time[7:0], pause_time[15:8]};
+   for (tb = 0; tb < 8; tb = tb + 1)
+      frame_now[144 + 16*tb +: 16] = cfg_pfc ? {times[16*tb +: 8], times[16*tb + 8 +: 8]} : 16'd0;
+end
 
-// The word after this one (its index), built into data_r for the next clock.
-localparam LANES = DATA_WIDTH / 16;
-wire [3:0] next_index = word + 4'd1;
-wire [DATA_WIDTH-1:0] next_body = body[DATA_WIDTH*next_index[$clog2(WORDS)-1:0] +: DATA_WIDTH];
+// The frame as it stood at frame_start (the inputs are held through it): the words after
+// the first are built from it.
+reg [511:0] frame_r;
+initial frame_r = FIXED;
+always @(posedge clock)
+   if (frame_start) frame_r <= frame_now;
 
-// The pause times in that word: 16-bit lane j is halfword h = next_index*LANES + j of
-// the frame, PT(h - 9) for h = 9..16; each is its queue's PT when the queue is in the
-// frame and not released (queues' masks do not overlap).
-wire [DATA_WIDTH-1:0] next_times;
-genvar j;
-generate
-   for (j = 0; j < LANES; j = j + 1) begin : lane
-      localparam integer H0 = j;
-      localparam [5:0] J = H0[5:0];
-      localparam [5:0] LANES6 = LANES[5:0];
-      wire [5:0] h = {2'b00, next_index} * LANES6 + J;
-      // h - 9, modulo 8
-      wire [2:0] pr = h[2:0] - 3'd1;
-      reg [15:0] t;
-      integer k, pi;
-      always @(*) begin
-         t = 16'd0;
-         pi = {29'd0, pr};
-         for (k = 0; k < QUEUES; k = k + 1)
-            if (frame_queues[k] && !frame_zero[k] && cfg_priorities[8*k + pi])
-               t = t | cfg_pause_quanta[16*k +: 16];
-      end
-      wire in_times = cfg_pfc && h >= 6'd9 && h <= 6'd16;
-      assign next_times[16*j +: 16] = in_times ? {t[7:0], t[15:8]} : 16'd0;
-   end
-endgenerate
+// The index of the word after the one offered (the word data_r is built for when that
+// one moves), kept beside next_word.
+reg [3:0] build;
+initial build = 4'd1;
+always @(posedge clock) begin
+   if (reset) build <= 4'd1;
+   else if (moves) build <= frame_start ? 4'd2 : build + 4'd1;
+   else if (frame_start) build <= 4'd1;
+end
 
-// The FCS register: over every word but the FCS's own, a word added when it moves; fcs:
-// the FCS if the next word is the last.
+// The FCS register: over every word but the FCS's own, a word added when it moves; all
+// ones while no frame is in progress (set by the last word and by reset), so a frame's
+// first word finds it ready. The bytes the FCS is built over after the register (at 64
+// bits 48..55 and 56..59, at 32 bits 56..59) are padding, zero: the FCS is a function of
+// the register alone.
 reg  [31:0] crc;
-wire [31:0] crc_prev = (frame_start | first_held) ? 32'hffff_ffff : crc;
 wire [31:0] crc_next;
-wire [31:0] fcs;
+wire [31:0] crc_first;
+wire [31:0] crc_fcs;
 wire [DATA_WIDTH-1:0] fcs_word;
 reg  [DATA_WIDTH-1:0] data_r;
 
@@ -159,29 +161,32 @@ initial data_r = {DATA_WIDTH{1'b0}};
 
 generate
    if (DATA_WIDTH == 64) begin : w64
-      iblink_crc32_xor_w64 step (.prev(crc_prev), .data(tx_data), .next(crc_next));
-      // The last word: bytes 56..59 (padding, zero) go through the register first.
-      wire [31:0] crc_pad;
-      iblink_crc32_xor_w64_z32 pad (.prev(crc_prev), .data(tx_data), .next(crc_pad));
-      assign fcs = ~crc_pad;
-      assign fcs_word = {fcs, 32'd0};
+      iblink_crc32_xor_w64 step (.prev(crc), .data(data_r), .next(crc_next));
+      iblink_crc32_xor_w64 first (.prev(32'hffff_ffff), .data(frame_now[63:0]), .next(crc_first));
+      // The last word: bytes 56..59 go through the register first.
+      iblink_crc32_xor_w64_z32 pad (.prev(crc), .data(64'd0), .next(crc_fcs));
+      assign fcs_word = {~crc_fcs, 32'd0};
    end else begin : w32
-      iblink_crc32_xor_w32 step (.prev(crc_prev), .data(tx_data), .next(crc_next));
-      assign fcs = ~crc_next;
-      assign fcs_word = fcs;
+      iblink_crc32_xor_w32 step (.prev(crc), .data(data_r), .next(crc_next));
+      iblink_crc32_xor_w32 first (.prev(32'hffff_ffff), .data(frame_now[31:0]), .next(crc_first));
+      iblink_crc32_xor_w32 pad (.prev(crc), .data(32'd0), .next(crc_fcs));
+      assign fcs_word = ~crc_fcs;
    end
 endgenerate
 
 // The first word is the DA and SA bytes alone; the others come from data_r (the first
 // too, while it waits).
-always @(*) tx_data = frame_start ? body[DATA_WIDTH-1:0] : data_r;
+always @(*) tx_data = frame_start ? frame_now[DATA_WIDTH-1:0] : data_r;
 
 always @(posedge clock) begin
+   if (reset || frame_done) crc <= 32'hffff_ffff;
+   else if (moves) crc <= frame_start ? crc_first : crc_next;
    if (moves) begin
-      crc <= crc_next;
-      data_r <= (next_index == LAST) ? fcs_word : (next_body | next_times);
+      if (frame_start) data_r <= frame_now[DATA_WIDTH +: DATA_WIDTH];
+      else if (build == LAST) data_r <= fcs_word;
+      else data_r <= frame_r[DATA_WIDTH*build[$clog2(WORDS)-1:0] +: DATA_WIDTH];
    end else if (frame_start) begin
-      data_r <= body[DATA_WIDTH-1:0];
+      data_r <= frame_now[DATA_WIDTH-1:0];
    end
 end
 

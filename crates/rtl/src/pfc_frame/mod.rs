@@ -72,9 +72,13 @@ pub struct PfcFrameTwin {
     width: usize,
     sending: bool,
     next_word: u8,
+    /// All ones while no frame is in progress (set by the last word and by reset).
     crc: u32,
     /// The next word, built the clock before it goes out.
     data_r: u64,
+    /// The frame's bytes as the inputs stood at `frame_start` (the words after the first
+    /// are built from them).
+    frame: [u8; 64],
     step: [Xor32; 32],
     /// At 64 bits: a word then the 32 zero bits of padding before the FCS.
     step_pad: [Xor32; 32],
@@ -90,6 +94,7 @@ impl PfcFrameTwin {
             next_word: 0,
             crc: crc32::INIT,
             data_r: 0,
+            frame: fixed_bytes(),
             step: crc32::equations(width),
             step_pad: crc32::equations_then_zeros(width, 32),
         }
@@ -137,12 +142,26 @@ impl PfcFrameTwin {
         if i.frame_start { 0 } else { self.next_word }
     }
 
-    /// Word `idx` of the body (the Verilog's word select: 4 bits at 32 bits, 3 at 64).
-    fn body_word(&self, i: &PfcFrameIn, idx: u8) -> u64 {
+    /// Word `idx` of `bytes` (the Verilog's word select: 4 bits at 32 bits, 3 at 64).
+    fn word_of(&self, bytes: &[u8; 64], idx: u8) -> u64 {
         let n = self.width / 8;
         let at = (idx as usize % self.words() as usize) * n;
-        self.body(i)[at..at + n].iter().rev().fold(0u64, |x, &y| x << 8 | y as u64)
+        bytes[at..at + n].iter().rev().fold(0u64, |x, &y| x << 8 | y as u64)
     }
+
+    /// Word `idx` of the body for these inputs.
+    fn body_word(&self, i: &PfcFrameIn, idx: u8) -> u64 {
+        self.word_of(&self.body(i), idx)
+    }
+}
+
+/// The bytes every frame has: DA, EtherType, the opcode's low byte.
+fn fixed_bytes() -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[..6].copy_from_slice(&[0x01, 0x80, 0xc2, 0x00, 0x00, 0x01]);
+    b[12..14].copy_from_slice(&[0x88, 0x08]);
+    b[15] = 0x01;
+    b
 }
 
 impl Twin for PfcFrameTwin {
@@ -166,19 +185,28 @@ impl Twin for PfcFrameTwin {
         let w = self.word(i);
         let moves = o.tx_valid && i.tx_ready;
         if moves {
-            let prev = if w == 0 { crc32::INIT } else { self.crc };
-            let next = crc32::eval(&self.step, prev, o.tx_data);
+            // The register is all ones before a frame's first word; the words the FCS is
+            // built over after it are padding (zero).
+            let next = if i.frame_start { crc32::eval(&self.step, crc32::INIT, o.tx_data) } else { crc32::eval(&self.step, self.crc, self.data_r) };
             let idx = (w + 1) & 0xf;
-            self.data_r = if idx != self.words() - 1 {
+            self.data_r = if i.frame_start {
                 self.body_word(i, idx)
+            } else if idx != self.words() - 1 {
+                self.word_of(&self.frame, idx)
             } else if self.width == 64 {
-                ((!crc32::eval(&self.step_pad, prev, o.tx_data)) as u64) << 32
+                ((!crc32::eval(&self.step_pad, self.crc, 0)) as u64) << 32
             } else {
-                (!next) as u64
+                (!crc32::eval(&self.step, self.crc, 0)) as u64
             };
-            self.crc = next;
+            self.crc = if o.frame_done { crc32::INIT } else { next };
         } else if i.frame_start {
             self.data_r = o.tx_data;
+        }
+        if i.frame_start {
+            self.frame = self.body(i);
+        }
+        if i.reset {
+            self.crc = crc32::INIT;
         }
         if i.reset {
             self.sending = false;
