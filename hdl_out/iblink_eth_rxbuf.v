@@ -110,6 +110,16 @@ always @(*) begin
    for (l = BYTES - 1; l >= 0; l = l - 1)
       if (!s_axis_tkeep[l]) lanes = l[3:0];
 end
+// The current word has at least k valid lanes: its keep's lanes 0..k-1 are all set (the
+// valid lanes are the trailing ones), a compare with a constant without an adder.
+function lanes_ge(input [BYTES-1:0] keep, input integer k);
+   integer i;
+   begin
+      lanes_ge = k <= BYTES;
+      for (i = 0; i < BYTES; i = i + 1)
+         if (i < k && !keep[i]) lanes_ge = 1'b0;
+   end
+endfunction
 localparam integer HDR_WORDS_I = HDR_WORDS;
 localparam [8:0] HDR_W = HDR_WORDS_I[8:0];
 wire        short = idx < HDR_W;
@@ -118,8 +128,7 @@ wire        short = idx < HDR_W;
 localparam integer LIM_I = 1522 / BYTES;
 localparam [8:0] LIM_IDX = LIM_I[8:0];
 localparam integer LIM_L = 1522 % BYTES;
-localparam [3:0] LIM_LANES = LIM_L[3:0];
-wire        len_ok = idx < LIM_IDX || (idx == LIM_IDX && lanes <= LIM_LANES);
+wire        len_ok = idx < LIM_IDX || (idx == LIM_IDX && !lanes_ge(s_axis_tkeep, LIM_L + 1));
 
 // What the frame is, from its first 16 bytes: its queue (one-hot) is the first whose mask
 // holds its priority, else queue 0.
@@ -178,16 +187,16 @@ generate
             ty_b[8*(y-12) +: 8] = (y / BYTES == h) ? s_axis_tdata[8*(y % BYTES) +: 8] : hdr[8*y +: 8];
          pcp = (14 / BYTES == h) ? s_axis_tdata[8*(14 % BYTES) + 5 +: 3] : hdr[8*14 + 5 +: 3];
       end
-      localparam integer OFF_I = h * BYTES;
-      localparam [5:0] OFF = OFF_I[5:0];
-      wire [5:0]  len = OFF + {2'd0, lanes};
+      // The frame is at least n bytes long: the current word, word h, has at least
+      // n - h*BYTES valid lanes.
+      localparam integer OFF = h * BYTES;
       wire        da_pause = da_b == 48'h01_00_00_c2_80_01;
       wire [15:0] type12 = {ty_b[7:0], ty_b[15:8]};
       wire        is_ctrl = type12 == 16'h8808;
       wire        is_tag = type12 == 16'h8100;
-      assign ctrl_h[h] = (len >= 6'd6 && da_pause) || (len >= 6'd14 && is_ctrl);
+      assign ctrl_h[h] = (lanes_ge(s_axis_tkeep, 6 - OFF) && da_pause) || (lanes_ge(s_axis_tkeep, 14 - OFF) && is_ctrl);
       wire [QUEUES-1:0] q_pcp = qtab_at(pcp, qtab_r);
-      assign qsel_h[QUEUES*h +: QUEUES] = (len >= 6'd16 && is_tag) ? q_pcp : q_untagged;
+      assign qsel_h[QUEUES*h +: QUEUES] = (lanes_ge(s_axis_tkeep, 16 - OFF) && is_tag) ? q_pcp : q_untagged;
       if (h == HDR_WORDS - 1) begin : full
          assign ctrl_full = da_pause || is_ctrl;
          assign qsel_full = is_tag ? q_pcp : q_untagged;
