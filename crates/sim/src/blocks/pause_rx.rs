@@ -140,8 +140,9 @@ impl PauseRxStimulus {
             FrameKind::Pfc => good(pfc(r)),
             FrameKind::Release => good(PauseKind::Pfc { enable: r.gen::<u8>() as u16, times: [0; 8] }),
             FrameKind::BadFcs => {
+                // One bit anywhere, or (half the time) in the FCS's own bytes.
                 let mut f = good(pfc(r));
-                let b = r.gen_range(0..64);
+                let b = if r.gen_ratio(1, 2) { r.gen_range(60..64) } else { r.gen_range(0..64) };
                 f[b] ^= 1 << r.gen_range(0..8);
                 f
             }
@@ -228,8 +229,13 @@ impl Iterator for PauseRxStimulus {
             self.queue_frame();
         }
         let mut i = self.words.pop_front().unwrap();
-        if self.rng.gen_ratio(1, 100_000) {
+        if self.rng.gen_ratio(1, 20_000) {
             i.reset = true;
+            // Half the time the frame it cuts ends there: the next one starts on a
+            // receive side that only the reset made ready for it.
+            if self.rng.gen_ratio(1, 2) {
+                self.words.clear();
+            }
         }
         if self.width == 32 {
             i.rx_keep &= 0xf;
