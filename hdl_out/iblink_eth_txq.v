@@ -201,6 +201,8 @@ generate
       wire [ADDR_BITS:0] one = {{ADDR_BITS{1'b0}}, 1'b1};
       assign s_axis_tready[g] = rdy;
       wire take = s_axis_tvalid[g] && rdy;
+      // A frame's last word is taken now: the queue holds one more whole frame.
+      wire ends = take && s_axis_tlast[g];
       wire pop = data_valid && m_axis_tready && sel[g];
       wire go = start && pick[g];
 
@@ -252,7 +254,7 @@ generate
          end else begin
             if (take) wr_ptr <= wr_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
             if (pop) rd_ptr <= rd_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
-            frames <= frames + {15'd0, take && s_axis_tlast[g]} - {15'd0, go};
+            frames <= frames + {15'd0, ends} - {15'd0, go};
             has_frame <= go ? whole_n1[g] : whole_n0[g];
             if (take != pop) begin
                held <= take ? held + one : held - one;
@@ -263,7 +265,6 @@ generate
       end
 
       assign head[SW*g +: SW] = out;
-      wire ends = take && s_axis_tlast[g];
       assign whole_n0[g] = ends || has_frame;
       assign whole_n1[g] = pick[g] ? ends || frames > 16'd1 : whole_n0[g];
       assign free_n[g] = (paused & cfg_priorities[8*g +: 8]) == 8'd0;
