@@ -185,8 +185,17 @@ pub fn pfc_tx_sim_for(cfg: &PfcConfig, b: Backend, vcd: Option<&Path>, target: O
     }
 }
 
+/// Random fill thresholds for one queue.
+fn random_threshold(rng: &mut ChaCha8Rng) -> Threshold {
+    let size_bytes = rng.gen_range(4096..=FILL_MAX);
+    let rfa_bytes = rng.gen_range(2..=size_bytes);
+    let rfd_bytes = rng.gen_range(1..rfa_bytes);
+    Threshold { size_bytes, rfa_bytes, rfd_bytes }
+}
+
 /// A random valid configuration with short pause times (so refreshes come often), fill
-/// thresholds on some queues, in PFC or PAUSE mode.
+/// thresholds on some queues (at least one, so the RX-fill trigger is always exercised),
+/// in PFC or PAUSE mode.
 pub fn random_config(rng: &mut ChaCha8Rng, queues: usize, width: u32, mode: Mode) -> PfcConfig {
     // Each queue gets one or more priorities of a shuffled set.
     let mut prios: Vec<u8> = (0..8).collect();
@@ -201,18 +210,17 @@ pub fn random_config(rng: &mut ChaCha8Rng, queues: usize, width: u32, mode: Mode
     cuts.sort();
     let bounds: Vec<usize> = std::iter::once(0).chain(cuts).chain(std::iter::once(8)).collect();
     let refresh_quanta = rng.gen_range(1..6);
-    let qs = (0..queues)
+    let mut qs: Vec<QueueConfig> = (0..queues)
         .map(|q| {
             let priorities = prios[bounds[q]..bounds[q + 1]].iter().fold(0u8, |m, p| m | 1 << p);
-            let threshold = rng.gen_bool(0.7).then(|| {
-                let size_bytes = rng.gen_range(4096..=FILL_MAX);
-                let rfa_bytes = rng.gen_range(2..=size_bytes);
-                let rfd_bytes = rng.gen_range(1..rfa_bytes);
-                Threshold { size_bytes, rfa_bytes, rfd_bytes }
-            });
+            let threshold = rng.gen_bool(0.7).then(|| random_threshold(rng));
             QueueConfig { priorities, pause_quanta: rng.gen_range(refresh_quanta + 1..=refresh_quanta + 30), threshold }
         })
         .collect();
+    if qs.iter().all(|q| q.threshold.is_none()) {
+        let q = rng.gen_range(0..queues);
+        qs[q].threshold = Some(random_threshold(rng));
+    }
     PfcConfig {
         mode,
         sa: [0x02, 0, 0, 0, 0, 1],
