@@ -102,6 +102,40 @@ pub struct PauseRxStimulus {
     pub sent: Vec<FrameKind>,
 }
 
+/// The CRC-32 register (reflected, as a receiver runs it over the frame LSB first) after
+/// four bytes `e` from zero: what an error `e` in a frame's FCS bytes adds to the
+/// register at the frame's end (the CRC is linear).
+fn crc_of_fcs_error(e: u32) -> u32 {
+    let mut s = 0u32;
+    for byte in e.to_le_bytes() {
+        s ^= byte as u32;
+        for _ in 0..8 {
+            s = if s & 1 != 0 { s >> 1 ^ 0xedb8_8320 } else { s >> 1 };
+        }
+    }
+    s
+}
+
+/// The FCS error that moves the receiver's CRC register at the frame's end by `r`:
+/// `crc_of_fcs_error` is a bijection on 32 bits (multiplication by x^32 modulo the
+/// generator), solved here by Gaussian elimination over GF(2).
+fn fcs_error_for_residue(r: u32) -> u32 {
+    // Rows: (the register's change, the error that makes it), reduced to one pivot each.
+    let mut rows: Vec<(u32, u32)> = (0..32).map(|j| (crc_of_fcs_error(1 << j), 1 << j)).collect();
+    for bit in 0..32 {
+        let p = (bit..32).find(|&i| rows[i].0 >> bit & 1 != 0).expect("invertible");
+        rows.swap(bit, p);
+        let pivot = rows[bit];
+        for (i, row) in rows.iter_mut().enumerate() {
+            if i != bit && row.0 >> bit & 1 != 0 {
+                row.0 ^= pivot.0;
+                row.1 ^= pivot.1;
+            }
+        }
+    }
+    (0..32).filter(|&bit| r >> bit & 1 != 0).fold(0, |e, bit| e ^ rows[bit].1)
+}
+
 impl PauseRxStimulus {
     pub fn new(seed: u64, width: usize) -> Self {
         Self { rng: ChaCha8Rng::seed_from_u64(seed), width, words: VecDeque::new(), sent: vec![] }
@@ -140,10 +174,20 @@ impl PauseRxStimulus {
             FrameKind::Pfc => good(pfc(r)),
             FrameKind::Release => good(PauseKind::Pfc { enable: r.gen::<u8>() as u16, times: [0; 8] }),
             FrameKind::BadFcs => {
-                // One bit anywhere, or (half the time) in the FCS's own bytes.
+                // One bit anywhere, or in the FCS's own bytes, or an FCS that leaves the
+                // receiver's CRC register off its residue in one nibble alone (a check
+                // that skips a nibble passes only that one).
                 let mut f = good(pfc(r));
-                let b = if r.gen_ratio(1, 2) { r.gen_range(60..64) } else { r.gen_range(0..64) };
-                f[b] ^= 1 << r.gen_range(0..8);
+                match r.gen_range(0..4) {
+                    0 => f[r.gen_range(0..64)] ^= 1 << r.gen_range(0..8),
+                    1 | 2 => f[r.gen_range(60..64)] ^= 1 << r.gen_range(0..8),
+                    _ => {
+                        let nibble = r.gen_range(1..16u32) << (4 * r.gen_range(0..8));
+                        for (b, e) in f[60..].iter_mut().zip(fcs_error_for_residue(nibble).to_le_bytes()) {
+                            *b ^= e;
+                        }
+                    }
+                }
                 f
             }
             FrameKind::BadDa => {
@@ -241,5 +285,29 @@ impl Iterator for PauseRxStimulus {
             i.rx_keep &= 0xf;
         }
         Some(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_fcs_error_solved_for_a_residue_moves_the_register_by_it() {
+        let mut r = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..200 {
+            let x: u32 = r.gen();
+            assert_eq!(crc_of_fcs_error(fcs_error_for_residue(x)), x);
+        }
+        // And on a whole frame: the register over frame and FCS is the good residue
+        // (0xdebb20e3 as the register holds it, before the final inversion) moved by x.
+        let f = PauseFrame { sa: [2, 0, 0, 0, 0, 1], kind: PauseKind::Pause { quanta: 9 } }.encode().to_vec();
+        let reg = |f: &[u8]| !CRC32.checksum(f);
+        let x = 0x0000_0f00;
+        let mut bad = f.clone();
+        for (b, e) in bad[60..].iter_mut().zip(fcs_error_for_residue(x).to_le_bytes()) {
+            *b ^= e;
+        }
+        assert_eq!(reg(&bad) ^ reg(&f), x);
     }
 }
