@@ -102,18 +102,11 @@ pub struct PauseRxStimulus {
     pub sent: Vec<FrameKind>,
 }
 
-/// The CRC-32 register (reflected, as a receiver runs it over the frame LSB first) after
-/// four bytes `e` from zero: what an error `e` in a frame's FCS bytes adds to the
-/// register at the frame's end (the CRC is linear).
+/// What an error `e` in a frame's four FCS bytes adds to the receiver's CRC-32 register
+/// at the frame's end: the CRC is linear, so it is the checksum of `e` less that of four
+/// zero bytes (the initial value and the final inversion cancel).
 fn crc_of_fcs_error(e: u32) -> u32 {
-    let mut s = 0u32;
-    for byte in e.to_le_bytes() {
-        s ^= byte as u32;
-        for _ in 0..8 {
-            s = if s & 1 != 0 { s >> 1 ^ 0xedb8_8320 } else { s >> 1 };
-        }
-    }
-    s
+    CRC32.checksum(&e.to_le_bytes()) ^ CRC32.checksum(&[0; 4])
 }
 
 /// The FCS error that moves the receiver's CRC register at the frame's end by `r`:
