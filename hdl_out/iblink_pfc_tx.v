@@ -184,6 +184,11 @@ wire [QUEUES-1:0] wait_zero_next_t, wait_zero_next_n;
 wire [QUEUES-1:0] wait_sw_next_t, wait_sw_next_n;
 wire [QUEUES-1:0] sw_again_next_t, sw_again_next_n;
 wire [QUEUES-1:0] new_entry;  // an entry set in the waiting frame this clock
+// new_entry apart from frame_done (late, from the wire): set whatever it does, and a
+// refresh that the end of its slot's frame in this clock cancels. The ORs below take
+// frame_done last.
+(* keep *) wire [QUEUES-1:0] entry_sure;
+(* keep *) wire [QUEUES-1:0] entry_unless_done;
 
 generate
    for (q = 0; q < QUEUES; q = q + 1) begin : slot
@@ -194,7 +199,8 @@ generate
       wire [15:0] pt = cfg_pause_quanta[16*q +: 16];
       wire rose = level_now[q] & ~level[q];
       wire fell = ~level_now[q] & level[q];
-      wire refresh = level_now[q] & armed[q] & ~arm_hit[q] & at_fire;
+      wire refresh_due = level_now[q] & armed[q] & at_fire;
+      wire refresh = refresh_due & ~arm_hit[q];
       // A pause time counts from its frame's last byte while the level holds: a rise,
       // a fall or the refresh disarms. Armed implies the level held last clock, so
       // (level_now & level) stands for "no rise or fall".
@@ -209,6 +215,8 @@ generate
       wire set_pt0 = rose | refresh | (sw & ~pend0);
       wire set_pt1 = rose | refresh | (sw & ~pend1);
       assign new_entry[q] = rose | refresh | sw | set_zero;
+      assign entry_sure[q] = rose | sw | set_zero | (refresh_due & ~frame_queues[q]);
+      assign entry_unless_done[q] = refresh_due & frame_queues[q];
       // Every new entry is in the next frame; a take leaves the requests that waited.
       assign wait_q_next_t[q] = new_entry[q] | pend1;
       assign wait_q_next_n[q] = new_entry[q] | wait_q[q];
@@ -254,12 +262,13 @@ generate
          end else begin
             any_old_t <= |sw_again;
             any_old_n <= any_wait;
-            any_new_lo <= |new_entry[HALF-1:0];
-            any_new_hi <= |(new_entry >> HALF);
+            any_new_lo <= |entry_sure[HALF-1:0] | (~frame_done & |entry_unless_done[HALF-1:0]);
+            any_new_hi <= |(entry_sure >> HALF) | (~frame_done & |(entry_unless_done >> HALF));
          end
       end
       assign any_wait = (take_q ? any_old_t : any_old_n) | any_new_lo | any_new_hi;
    end else begin : any_one
+      wire new_any = |entry_sure | (~frame_done & |entry_unless_done);
       reg any_t = 1'b0;
       reg any_n = 1'b0;
       always @(posedge clock)
@@ -267,8 +276,8 @@ generate
             any_t <= 1'b0;
             any_n <= 1'b0;
          end else begin
-            any_t <= |sw_again | (|new_entry);
-            any_n <= any_wait | (|new_entry);
+            any_t <= |sw_again | new_any;
+            any_n <= any_wait | new_any;
          end
       assign any_wait = take_q ? any_t : any_n;
    end

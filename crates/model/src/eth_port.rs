@@ -722,7 +722,8 @@ mod tests {
         c.pfc.datapath_bits = 32;
         let mut p = EthPort::new(c);
         // A PFC frame holding priority 0 for 2 quanta (32 clocks at 32 bits); `receive`
-        // ends with the clock it is checked in, so the hold starts in the next.
+        // ends with the clock after its last word, it is checked in the next (clock 0
+        // below), so the hold runs from clock 1 to 32.
         let pf = PauseFrame { sa: [2, 0, 0, 0, 0, 9], kind: PauseKind::Pfc { enable: 0x01, times: [2, 0, 0, 0, 0, 0, 0, 0] } }.encode();
         receive(&mut p, &[pf.to_vec()]);
         // A 64-byte frame for each queue (16 words): both whole at clock 15.
@@ -740,7 +741,7 @@ mod tests {
         // Queue 1's goes as soon as it is whole; queue 0's in the clock after the hold
         // has run out (the choice sees a release a clock after it comes).
         assert_eq!((w[0].0, &w[0].1), (16, &f1));
-        assert_eq!((w[1].0, &w[1].1), (33, &f0));
-        assert!(outs[31].paused & 1 == 1 && outs[32].paused == 0);
+        assert_eq!((w[1].0, &w[1].1), (34, &f0));
+        assert!(outs[0].paused == 0 && outs[32].paused & 1 == 1 && outs[33].paused == 0);
     }
 }

@@ -24,6 +24,7 @@
 
 use crate::config::ConfigError;
 use crate::ethernet::{PauseFrame, PauseKind, FRAME_BYTES};
+use std::collections::VecDeque;
 
 /// RX queues (and so trigger sets) at most (docs/spec.md §9).
 pub const MAX_QUEUES: usize = 8;
@@ -462,8 +463,9 @@ impl PfcTx {
 }
 
 /// Clocks from a frame's last byte to the clock it is checked and counted in; its pause
-/// times hold from the clock after that.
-pub const RX_DECIDE_DELAY: u64 = 1;
+/// times hold from the clock after that (docs/spec.md §10, "The PAUSE/PFC receive side":
+/// decided in the second clock after the last word).
+pub const RX_DECIDE_DELAY: u64 = 2;
 
 /// Why a received frame was not acted on (docs/spec.md §9), in the order they are checked
 /// but the last, `Marked`, which is checked first.
@@ -504,14 +506,19 @@ pub struct PauseRx {
     clocks_per_quantum: u64,
     timers: [u64; 8],
     counts: RxCounts,
-    /// The frame whose last byte arrived last clock, and whether the MAC marked it bad:
-    /// it is acted on now.
-    arrived: Option<(Vec<u8>, bool)>,
+    /// The frames whose last byte arrived in each of the last [`RX_DECIDE_DELAY`] clocks,
+    /// oldest first, and whether the MAC marked each bad: the oldest is acted on now.
+    arrived: VecDeque<Option<(Vec<u8>, bool)>>,
 }
 
 impl PauseRx {
     pub fn new(datapath_bits: u32) -> Self {
-        Self { clocks_per_quantum: QUANTUM_BITS / datapath_bits as u64, timers: [0; 8], counts: RxCounts::default(), arrived: None }
+        Self {
+            clocks_per_quantum: QUANTUM_BITS / datapath_bits as u64,
+            timers: [0; 8],
+            counts: RxCounts::default(),
+            arrived: (0..RX_DECIDE_DELAY).map(|_| None).collect(),
+        }
     }
 
     pub fn counts(&self) -> RxCounts {
@@ -525,8 +532,8 @@ impl PauseRx {
 
     /// One clock: `frame_end` is the frame whose last byte arrived in this clock, if any.
     /// Returns `paused` during this clock (bit i: priority i). A frame is checked and
-    /// counted in the clock after its last byte ([`RX_DECIDE_DELAY`]); its times hold from
-    /// the clock after that, for as many clocks as they say.
+    /// counted in the second clock after its last byte ([`RX_DECIDE_DELAY`]); its times
+    /// hold from the clock after that, for as many clocks as they say.
     pub fn tick(&mut self, frame_end: Option<&[u8]>) -> u8 {
         self.tick_marked(frame_end, false)
     }
@@ -534,7 +541,8 @@ impl PauseRx {
     /// [`tick`](Self::tick), with the MAC's mark on the frame ending now (`marked`: a
     /// control frame so marked is counted as [`RxDrop::Marked`] and not acted on).
     pub fn tick_marked(&mut self, frame_end: Option<&[u8]>, marked: bool) -> u8 {
-        let frame = std::mem::replace(&mut self.arrived, frame_end.map(|f| (f.to_vec(), marked)));
+        self.arrived.push_back(frame_end.map(|f| (f.to_vec(), marked)));
+        let frame = self.arrived.pop_front().flatten();
         match frame {
             Some((f, m)) => self.act(Some(&f), m),
             None => self.act(None, false),
@@ -760,13 +768,13 @@ mod tests {
     #[test]
     fn pfc_frame_pauses_its_priorities_for_its_times() {
         // 32 bits: 16 clocks a quantum. PT0 = 2 quanta, PT2 = 1, PT5 = 3 but not enabled.
-        // The frame ends at 10, is checked at 11 and holds from 12.
+        // The frame ends at 10, is checked at 12 and holds from 13.
         let f = frame(PauseKind::Pfc { enable: 0x05, times: [2, 9, 1, 0, 0, 3, 0, 0] });
         let (p, c) = paused_run(32, &f, 60);
-        assert!(p[..=11].iter().all(|&x| x == 0));
-        assert!(p[12..=27].iter().all(|&x| x == 0x05), "both for 16 clocks");
-        assert!(p[28..=43].iter().all(|&x| x == 0x01), "priority 0 for 16 more");
-        assert!(p[44..].iter().all(|&x| x == 0));
+        assert!(p[..=12].iter().all(|&x| x == 0));
+        assert!(p[13..=28].iter().all(|&x| x == 0x05), "both for 16 clocks");
+        assert!(p[29..=44].iter().all(|&x| x == 0x01), "priority 0 for 16 more");
+        assert!(p[45..].iter().all(|&x| x == 0));
         assert_eq!((c.pfc, c.pause), (1, 0));
         // At 64 bits a quantum is 8 clocks.
         let (p, _) = paused_run(64, &f, 60);
@@ -785,8 +793,9 @@ mod tests {
                 _ => None,
             }))
             .collect();
-        assert!(p[7..=21].iter().all(|&x| x == 0xff));
-        assert!(p[22..].iter().all(|&x| x == 0xf0), "priorities 0-3 released, 4-7 still paused");
+        assert!(p[..=7].iter().all(|&x| x == 0));
+        assert!(p[8..=22].iter().all(|&x| x == 0xff));
+        assert!(p[23..].iter().all(|&x| x == 0xf0), "priorities 0-3 released, 4-7 still paused");
     }
 
     #[test]

@@ -17,9 +17,12 @@
 //! | `cnt_length`, `cnt_fcs`, `cnt_da`, `cnt_ethertype`, `cnt_opcode`, `cnt_marked` | out | control frames dropped, by the first failed check |
 //!
 //! # Cycle contract
-//! A frame's fields are taken in the clock of its last word and it is decided in the
-//! next (from the registered FCS); `paused` and the counters show it from the clock after
-//! that, `paused` for as many clocks as its times say (quanta x `512 / W`).
+//! docs/spec.md §10, "The PAUSE/PFC receive side": each word is registered as it arrives
+//! (with its CRC step's data part) and worked on a clock later. A frame's fields are
+//! taken in the clock after its last word and it is decided in the next (from the
+//! registered FCS); `paused` and the counters show it from the clock after that (the
+//! third after the last word), `paused` for as many clocks as its times say (quanta x
+//! `512 / W`). A word arriving with `reset` is dropped with its frame.
 
 use crate::bits::mask;
 use crate::crc32::{self, Xor32};
@@ -63,6 +66,8 @@ pub struct PauseRxOut {
 #[derive(Clone, Debug)]
 pub struct PauseRxTwin {
     width: usize,
+    /// The input stage: the word that arrived last clock (`rx_valid` low after a reset).
+    stage: PauseRxIn,
     idx: u8,
     long: bool,
     /// Bytes 0.. of the frame so far (the header words).
@@ -85,6 +90,7 @@ impl PauseRxTwin {
         assert!(WIDTHS.contains(&width), "PauseRxTwin: {width} bits");
         Self {
             width,
+            stage: PauseRxIn::default(),
             idx: 0,
             long: false,
             hdr: [0; 40],
@@ -132,9 +138,20 @@ impl Twin for PauseRxTwin {
     }
 
     fn tick(&mut self, i: &PauseRxIn) {
+        // The block works on the word of the input stage, with this clock's reset.
+        let s = PauseRxIn { reset: i.reset, ..self.stage };
+        self.stage = PauseRxIn { rx_valid: i.rx_valid && !i.reset, reset: false, ..*i };
+        self.work(&s);
+    }
+}
+
+impl PauseRxTwin {
+    /// One clock of the block behind the input stage: `i` is the stage's word.
+    fn work(&mut self, i: &PauseRxIn) {
         let n = self.bytes();
         let qc_bits = (512 / self.width).trailing_zeros();
-        // This clock's decision, on the frame that ended last clock (hdr, crc hold it).
+        // This clock's decision, on the frame whose last word was in the stage last clock
+        // (hdr, crc hold it).
         let be16 = |h: &[u8; 40], b: usize| u16::from_be_bytes([h[b], h[b + 1]]);
         let fcs_ok = self.crc == RESIDUE;
         let mut which = None;
@@ -165,17 +182,20 @@ impl Twin for PauseRxTwin {
                 }
             });
         }
-        // The word arriving now.
+        // The stage's word.
         let head = self.head(i);
         let first = self.idx == 0 && !self.long;
         let data = i.rx_data & mask(self.width);
-        let keep = (i.rx_keep as u64 & mask(n)).count_ones() as usize;
-        let bytes = self.idx as usize * n + keep;
+        // The valid lanes run from lane 0 up: 14 bytes or more is a word past the one
+        // holding byte 13, or that word with byte 13's lane valid.
+        let keep = i.rx_keep as u64 & mask(n);
+        let idx = self.idx as usize;
+        let ge14 = self.long || idx > 13 / n || (idx == 13 / n && keep >> (13 % n) & 1 == 1);
         let done = i.rx_valid && i.rx_last;
         let da_now = head[..6] == [0x01, 0x80, 0xc2, 0x00, 0x00, 0x01];
         let type_now = be16(&head, 12) == 0x8808;
-        self.control = (self.long || bytes >= 14) && (da_now || type_now);
-        self.is64 = !self.long && self.idx as usize == 64 / n - 1 && keep == n;
+        self.control = ge14 && (da_now || type_now);
+        self.is64 = !self.long && idx == 64 / n - 1 && keep == mask(n);
         self.da_ok = da_now;
         self.type_ok = type_now;
         self.marked = i.rx_user;

@@ -21,14 +21,15 @@ use std::fmt::Write as _;
 /// gap before the PAUSE/PFC frame (`G = ceil(mac_overhead / (W/8))` clocks at most: it
 /// owes less than a word before a frame's gap, and stalls while it owes a word), the
 /// PAUSE/PFC frame, the wire, the other end's decision (its choice first holds the
-/// queue in the third clock after the frame's last byte: docs/spec.md §10), the data
-/// frame it had started, and the wire back: in bytes,
-/// `W/8 x (N + 2 x latency + 2 + FRAME_LATENCY + N + N x reverse + G) + 64`.
+/// queue in the fourth clock after the frame's last byte: `pause_rx` shows it from the
+/// third and the choice reads it a clock later, docs/spec.md §10), the data frame it had
+/// started, and the wire back: in bytes,
+/// `W/8 x (N + 2 x latency + 2 + FRAME_LATENCY + N + 1 + N x reverse + G) + 64`.
 pub fn headroom_bound(cfg: &EthPortConfig, latency: u32, mac_overhead: u32, reverse: bool) -> u64 {
     let wb = cfg.word_bytes() as u64;
     let n = (MAX_FRAME_BYTES as u64).div_ceil(wb);
     let gap = (mac_overhead as u64).div_ceil(wb);
-    wb * (n + 2 * latency as u64 + 2 + FRAME_LATENCY + n + n * reverse as u64 + gap) + FRAME_BYTES as u64
+    wb * (n + 2 * latency as u64 + 2 + FRAME_LATENCY + n + 1 + n * reverse as u64 + gap) + FRAME_BYTES as u64
 }
 
 fn pct(n: u64, d: u64) -> String {
