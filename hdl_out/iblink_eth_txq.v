@@ -70,33 +70,37 @@ module iblink_eth_txq #(
 localparam BYTES = DATA_WIDTH / 8;
 localparam SW = DATA_WIDTH + BYTES + 1;
 
-// The frame on the wire (its first word offered), from queue cur (one-hot); the queues
-// after the one served last, in round-robin order before the wrap (a mask).
+// The frame on the wire (its first word offered), from queue cur (one-hot); per queue,
+// the queues before it in round-robin order after the one served last (blocks of the
+// queues past that one, kept as registers so the round robin reads flip-flops).
 reg                sending;
 reg  [QUEUES-1:0]  cur;
-reg  [QUEUES-1:0]  after;
+reg  [QUEUES*QUEUES-1:0] blk;
 
 // Per queue: its oldest word.
 wire [SW*QUEUES-1:0] head;
 
-// The round robin: of the queues in elig, the lowest one after the one served last
-// (after), else the lowest of all (one-hot).
+// Per queue k, the queues that come before it in round-robin order after the one served
+// last, from the queues past that one (aft, a mask; none: the last queue served last):
+// queue j at [QUEUES*k+j].
+function [QUEUES*QUEUES-1:0] blocks;
+   input [QUEUES-1:0] aft;
+   integer k, j;
+   begin
+      for (k = 0; k < QUEUES; k = k + 1)
+         for (j = 0; j < QUEUES; j = j + 1)
+            blocks[QUEUES*k+j] = (j < k) ? (!aft[k] || aft[j]) : (j > k) ? (!aft[k] && aft[j]) : 1'b0;
+   end
+endfunction
+
+// The round robin (one-hot): the queue of elig none of whose blockers (blocks) is in elig.
 function [QUEUES-1:0] rr;
    input [QUEUES-1:0] elig;
-   input [QUEUES-1:0] aft;
-   reg   [QUEUES-1:0] ea;
-   reg               seen_a;
-   reg               seen_e;
+   input [QUEUES*QUEUES-1:0] bl;
    integer k;
    begin
-      ea = elig & aft;
-      seen_a = 1'b0;
-      seen_e = 1'b0;
-      for (k = 0; k < QUEUES; k = k + 1) begin
-         rr[k] = (ea != {QUEUES{1'b0}}) ? (ea[k] && !seen_a) : (elig[k] && !seen_e);
-         seen_a = seen_a || ea[k];
-         seen_e = seen_e || elig[k];
-      end
+      for (k = 0; k < QUEUES; k = k + 1)
+         rr[k] = elig[k] && (elig & bl[QUEUES*k +: QUEUES]) == {QUEUES{1'b0}};
    end
 endfunction
 
@@ -116,7 +120,7 @@ endfunction
 
 // The next queue in round-robin order after the one served last with a whole frame and
 // no priority paused in the clock before (one-hot), and whether there is one:
-// registered, from the values has_frame and after take at this clock's end and from
+// registered, from the values has_frame and blk take at this clock's end and from
 // paused in this clock; the start, late (ctrl), selects between the two cases last.
 reg  [QUEUES-1:0] pick;
 reg               any;
@@ -152,7 +156,7 @@ assign tx_busy = data_valid && !last_moves;
 initial begin
    sending = 1'b0;
    cur = {QUEUES{1'b0}};
-   after = {QUEUES{1'b0}};
+   blk = blocks({QUEUES{1'b0}});
    pick = {QUEUES{1'b0}};
    any = 1'b0;
 end
@@ -161,7 +165,7 @@ always @(posedge clock) begin
    if (reset) begin
       sending <= 1'b0;
       cur <= {QUEUES{1'b0}};
-      after <= {QUEUES{1'b0}};
+      blk <= blocks({QUEUES{1'b0}});
       pick <= {QUEUES{1'b0}};
       any <= 1'b0;
    end else begin
@@ -169,8 +173,8 @@ always @(posedge clock) begin
          sending <= !last_moves;
          cur <= sel;
       end
-      if (start) after <= past(pick);
-      pick <= start ? rr(elig_n1, past(pick)) : rr(elig_n0, after);
+      if (start) blk <= blocks(past(pick));
+      pick <= start ? rr(elig_n1, blocks(past(pick))) : rr(elig_n0, blk);
       any <= start ? elig_n1 != {QUEUES{1'b0}} : elig_n0 != {QUEUES{1'b0}};
    end
 end
@@ -184,8 +188,9 @@ generate
       reg  [ADDR_BITS:0] wr_ptr;
       reg  [ADDR_BITS:0] rd_ptr;
       reg  [15:0] frames;
-      // frames != 0, kept in a flip-flop beside the count.
+      // frames != 0 and frames > 1, kept in flip-flops beside the count.
       reg  has_frame;
+      reg  more;
       // Words held (wr_ptr - rd_ptr) and one more, kept as registers; rdy is
       // held < cfg_tx_words, kept in a flip-flop. Each next value is one of three made
       // from registers (the count one less, the same, one more), chosen by this clock's
@@ -208,16 +213,13 @@ generate
 
       // The word as stored: data, lanes (whole but on the last word), last.
       wire [BYTES-1:0] keep_in = s_axis_tkeep[BYTES*g +: BYTES];
+      // Lane l is valid when lanes 0 to l all are (each lane its own AND, none read
+      // through another's).
       reg  [BYTES-1:0] keep_n;
-      reg              run;
       integer l;
-      always @(*) begin
-         run = 1'b1;
-         for (l = 0; l < BYTES; l = l + 1) begin
-            run = run && (keep_in[l] || !s_axis_tlast[g]);
-            keep_n[l] = run;
-         end
-      end
+      always @(*)
+         for (l = 0; l < BYTES; l = l + 1)
+            keep_n[l] = !s_axis_tlast[g] || (keep_in | ~({BYTES{1'b1}} >> (BYTES - 1 - l))) == {BYTES{1'b1}};
       wire [SW-1:0] wr_word = {s_axis_tlast[g], keep_n, s_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH]};
       wire [ADDR_BITS-1:0] wa = wr_ptr[ADDR_BITS-1:0];
       // The read address: this word's, or the next one's when it moves now. Both and
@@ -238,6 +240,7 @@ generate
          rd_ptr = {(ADDR_BITS+1){1'b0}};
          frames = 16'd0;
          has_frame = 1'b0;
+         more = 1'b0;
          held = {(ADDR_BITS+1){1'b0}};
          held_p1 = {{ADDR_BITS{1'b0}}, 1'b1};
          rdy = 1'b1;
@@ -248,6 +251,7 @@ generate
             rd_ptr <= {(ADDR_BITS+1){1'b0}};
             frames <= 16'd0;
             has_frame <= 1'b0;
+            more <= 1'b0;
             held <= {(ADDR_BITS+1){1'b0}};
             held_p1 <= {{ADDR_BITS{1'b0}}, 1'b1};
             rdy <= cfg_tx_words != 16'd0;
@@ -256,6 +260,8 @@ generate
             if (pop) rd_ptr <= rd_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
             frames <= frames + {15'd0, ends} - {15'd0, go};
             has_frame <= go ? whole_n1[g] : whole_n0[g];
+            // frames + ends - go > 1
+            more <= (go == ends) ? more : ends ? has_frame : frames > 16'd2;
             if (take != pop) begin
                held <= take ? held + one : held - one;
                held_p1 <= take ? held_p1 + one : held_p1 - one;
@@ -266,7 +272,7 @@ generate
 
       assign head[SW*g +: SW] = out;
       assign whole_n0[g] = ends || has_frame;
-      assign whole_n1[g] = pick[g] ? ends || frames > 16'd1 : whole_n0[g];
+      assign whole_n1[g] = pick[g] ? ends || more : whole_n0[g];
       assign free_n[g] = (paused & cfg_priorities[8*g +: 8]) == 8'd0;
    end
 endgenerate
