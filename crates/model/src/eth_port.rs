@@ -12,8 +12,9 @@
 //!   (`tx_queue_bytes`, counted in whole words); a frame may go from the clock after its
 //!   last word was taken (store and forward). In a clock with no frame on the wire and
 //!   no PAUSE/PFC frame starting, the next queue in round-robin order after the last one
-//!   served that holds a whole frame and none of whose priorities was paused in the
-//!   clock before starts one (a pause or a release is seen a clock after it comes).
+//!   served that holds a whole frame and none of whose priorities was paused two
+//!   clocks before starts one (a pause or a release is seen two clocks after it comes:
+//!   [`TX_PAUSE_SEEN_DELAY`]).
 //!   A frame once started is sent whole. The transmit side's `busy` is "a data word that
 //!   is not a frame's last is on the wire", so a waiting PAUSE/PFC frame is taken in
 //!   the last clock of a data frame and follows it back to back.
@@ -205,6 +206,10 @@ pub struct EthPortCounts {
     pub ctrl_stalls: u64,
 }
 
+/// Clocks from a clock's paused priorities to the transmit choice that reads them
+/// (docs/spec.md §10, "The Ethernet transmit queues").
+pub const TX_PAUSE_SEEN_DELAY: usize = 2;
+
 #[derive(Clone, Debug, Default)]
 struct TxQueue {
     /// Every word held, oldest first: whole frames, then the one being written.
@@ -218,7 +223,8 @@ struct TxQueue {
 pub struct TxQueuesIn {
     /// The word each queue's user offers.
     pub tx: [Option<Word>; MAX_QUEUES],
-    /// Priorities held by received PAUSE/PFC frames; the choice reads them a clock later.
+    /// Priorities held by received PAUSE/PFC frames; the choice reads them
+    /// [`TX_PAUSE_SEEN_DELAY`] clocks later.
     pub paused: u8,
     /// A PAUSE/PFC frame's word for the wire this clock (its first included).
     pub ctrl: Option<Word>,
@@ -255,14 +261,15 @@ pub struct TxQueues {
     sending: Option<usize>,
     /// Round-robin: the queue served last.
     last_served: usize,
-    /// The priorities the choice reads: those held in the clock before (docs/spec.md §10).
-    paused_seen: u8,
+    /// The priorities the choice reads: `[0]` in the next clock, `[1]` in the one after
+    /// (a clock's `paused` is read two clocks later: docs/spec.md §10).
+    paused_seen: [u8; TX_PAUSE_SEEN_DELAY],
 }
 
 impl TxQueues {
     pub fn new(cfg: EthPortConfig) -> Self {
         let n = cfg.pfc.queues.len();
-        Self { queues: vec![TxQueue::default(); n], sending: None, last_served: n - 1, paused_seen: 0, cfg }
+        Self { queues: vec![TxQueue::default(); n], sending: None, last_served: n - 1, paused_seen: [0; TX_PAUSE_SEEN_DELAY], cfg }
     }
 
     /// Words each queue can hold.
@@ -276,7 +283,9 @@ impl TxQueues {
         let mut o = TxQueuesOut::default();
         let room: Vec<bool> = self.queues.iter().map(|t| t.words.len() < cap).collect();
         o.room = room.iter().enumerate().fold(0, |m, (q, &r)| m | (r as u8) << q);
-        let paused = std::mem::replace(&mut self.paused_seen, i.paused);
+        let paused = self.paused_seen[0];
+        self.paused_seen.rotate_left(1);
+        self.paused_seen[TX_PAUSE_SEEN_DELAY - 1] = i.paused;
         if self.sending.is_none() && i.ctrl.is_none() {
             for k in 1..=nq {
                 let q = (self.last_served + k) % nq;
@@ -321,7 +330,7 @@ impl TxQueues {
     /// Whether queue `q` holds a whole frame that the next clock's choice passes over
     /// because one of its priorities is paused.
     pub fn held(&self, q: usize) -> bool {
-        self.has_frame(q) && self.paused_seen & self.cfg.pfc.queues[q].priorities != 0
+        self.has_frame(q) && self.paused_seen[0] & self.cfg.pfc.queues[q].priorities != 0
     }
 }
 
@@ -738,10 +747,10 @@ mod tests {
             })
             .collect();
         let w = on_wire(&outs);
-        // Queue 1's goes as soon as it is whole; queue 0's in the clock after the hold
-        // has run out (the choice sees a release a clock after it comes).
+        // Queue 1's goes as soon as it is whole; queue 0's in the second clock after the
+        // hold has run out (the choice sees a release two clocks after it comes).
         assert_eq!((w[0].0, &w[0].1), (16, &f1));
-        assert_eq!((w[1].0, &w[1].1), (34, &f0));
+        assert_eq!((w[1].0, &w[1].1), (35, &f0));
         assert!(outs[0].paused == 0 && outs[32].paused & 1 == 1 && outs[33].paused == 0);
     }
 }

@@ -5,8 +5,8 @@
 // the clock after its last word was taken (store and forward). In a clock with no frame
 // on the wire and no PAUSE/PFC word on it (ctrl, the frame builder's tx_valid), the next
 // queue in round-robin order after the last one served that holds a whole frame and none
-// of whose priorities was paused in the clock before starts one (a pause or a release
-// is seen a clock after it comes: docs/spec.md §10), its first word on tx_* in that clock; a
+// of whose priorities was paused two clocks before starts one (a pause or a release
+// is seen two clocks after it comes: docs/spec.md §10), its first word on tx_* in that clock; a
 // frame once started (its first word offered) is sent whole. tx_* is the wire, an
 // AXI4-Stream beat (docs/spec.md §10): a word moves in a clock with m_axis_tvalid and m_axis_tready
 // both high, and while m_axis_tready is low the word offered and m_axis_tvalid hold; a word leaves
@@ -45,7 +45,7 @@ module iblink_eth_txq #(
     input  wire [QUEUES-1:0]              s_axis_tlast,
     output wire [QUEUES-1:0]              s_axis_tready,
 
-    // Priorities held by received PAUSE/PFC frames (the choice reads them a clock
+    // Priorities held by received PAUSE/PFC frames (the choice reads them two clocks
     // later); a PAUSE/PFC word for the wire (the frame builder's tx_valid, tx_data,
     // tx_last: whole words)
     input  wire [7:0]                     paused,
@@ -114,13 +114,13 @@ function [QUEUES-1:0] past;
 endfunction
 
 // The next queue in round-robin order after the one served last with a whole frame and
-// no priority paused in the clock before (one-hot), and whether there is one:
+// no priority paused two clocks before (one-hot), and whether there is one:
 // registered, from the values has_frame and blk take at this clock's end and from
-// paused in this clock; the start, late (ctrl), selects between the two cases last.
+// free_q (paused in the clock before); the start, late (ctrl), selects between the two cases last.
 reg  [QUEUES-1:0] pick;
 reg               any;
 // Per queue, whole at this clock's end without a start now, and if it starts now; no
-// priority paused this clock.
+// priority paused in the clock before.
 wire [QUEUES-1:0] whole_n0;
 wire [QUEUES-1:0] whole_n1;
 wire [QUEUES-1:0] free_n;
@@ -268,7 +268,13 @@ generate
       assign head[SW*g +: SW] = out;
       assign whole_n0[g] = ends || has_frame;
       assign whole_n1[g] = pick[g] ? ends || more : whole_n0[g];
-      assign free_n[g] = (paused & cfg_priorities[8*g +: 8]) == 8'd0;
+      // No priority of the queue paused, as paused was in the clock before: kept in a
+      // flip-flop beside the choice, so the choice reads it two clocks after pause_rx
+      // shows it (docs/spec.md §10). 1 at power-up and after reset (nothing seen paused).
+      reg free_q;
+      initial free_q = 1'b1;
+      always @(posedge clock) free_q <= reset || (paused & cfg_priorities[8*g +: 8]) == 8'd0;
+      assign free_n[g] = free_q;
    end
 endgenerate
 

@@ -14,7 +14,7 @@
 //! | `cfg_priorities[8Q]`, `cfg_tx_words[16]` | in | per queue priority mask; words a queue holds at most (static) |
 //! | `s_axis_tvalid[Q]`, `s_axis_tdata[WQ]`, `s_axis_tkeep[WQ/8]`, `s_axis_tlast[Q]` | in | one frame stream per queue |
 //! | `s_axis_tready[Q]` | out | the queue takes the offered word this clock |
-//! | `paused[8]` | in | priorities held (from `pause_rx`); the choice reads them a clock later |
+//! | `paused[8]` | in | priorities held (from `pause_rx`); the choice reads them two clocks later |
 //! | `ctrl`, `ctrl_data[W]`, `ctrl_last` | in | a PAUSE/PFC word for the wire (the builder's `m_axis_tvalid`, `m_axis_tdata`, `m_axis_tlast`) |
 //! | `m_axis_tvalid`, `m_axis_tdata[W]`, `m_axis_tkeep[W/8]`, `m_axis_tlast` | out | the wire: the data word, else the PAUSE/PFC word |
 //! | `m_axis_tready` | in | the wire takes the word offered this clock (AXI4-Stream) |
@@ -24,8 +24,8 @@
 //! A frame may go from the clock after its last word was taken. A frame starts in a
 //! clock with no frame on the wire and `ctrl` low, from the next queue in round-robin
 //! order after the last one served that holds a whole frame and none of whose
-//! priorities was paused in the clock before (a pause or a release is seen a clock after
-//! it comes, docs/spec.md §10); its first word is on `tx_*` in that clock, and the frame
+//! priorities was paused two clocks before (a pause or a release is seen two clocks
+//! after it comes, docs/spec.md §10); its first word is on `tx_*` in that clock, and the frame
 //! is committed then (docs/spec.md §10): a word offered holds until `m_axis_tready`
 //! takes it, and leaves its queue (freeing room) in the clock it moves.
 //! `m_axis_tdata` and `m_axis_tkeep` mean something only while `m_axis_tvalid`, `m_axis_tdata` only in its
@@ -97,8 +97,11 @@ pub struct EthTxqTwin {
     sending: bool,
     cur: usize,
     last_served: usize,
-    /// The priorities the choice reads this clock: the last clock's `paused`.
+    /// The priorities the choice reads this clock: `paused` two clocks ago.
     paused_seen: u8,
+    /// The last clock's `paused` (the Verilog's per-queue `free_q`), read in the next;
+    /// none after a reset.
+    paused_last: u8,
 }
 
 impl EthTxqTwin {
@@ -117,6 +120,7 @@ impl EthTxqTwin {
             cur: 0,
             last_served: queues - 1,
             paused_seen: 0,
+            paused_last: 0,
         }
     }
 
@@ -178,7 +182,7 @@ impl Twin for EthTxqTwin {
         let sent = sel.map(|(q, start)| (q, start, self.head(q).2));
         let a = (1 << self.addr_bits) - 1;
         let p = mask(self.addr_bits + 1) as usize;
-        self.paused_seen = i.paused;
+        self.paused_seen = std::mem::replace(&mut self.paused_last, if i.reset { 0 } else { i.paused });
         for q in 0..self.queues {
             let take = i.s_axis_tvalid >> q & 1 == 1 && ready >> q & 1 == 1;
             let last = i.s_axis_tlast >> q & 1 == 1;

@@ -124,7 +124,7 @@ pub fn eth_txq_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>) 
 /// paused; a PAUSE/PFC frame (8 or 16 words of `ctrl`) starts now and then where the
 /// port's would, when no data frame was in progress (`tx_busy` low), its words held
 /// until they move. The wire's `m_axis_tready` goes through phases (docs/spec.md §10): always
-/// high, random (high 30 to 95 % of clocks), stalls of 100 to 2,000 clocks, and an
+/// high, random (high 30 to 95 % of clocks), stalls of 100 to 1,000 clocks (one in 200 clocks), and an
 /// inter-frame gap of 1 to 3 clocks after every last word that moves. Random masks and a
 /// room of 200 to 600 words (a frame always fits); the odd reset.
 pub struct EthTxqStimulus {
@@ -169,7 +169,7 @@ impl EthTxqStimulus {
             ctrl_offered: false,
             paused_for: 0,
             paused: 0,
-            wire: super::ReadyPhases::new(2_000..20_000, 0.3..0.95, 300, 100..2_000, true),
+            wire: super::ReadyPhases::new(2_000..20_000, 0.3..0.95, 200, 100..1_000, true),
             ready: true,
             frames_offered: 0,
         }

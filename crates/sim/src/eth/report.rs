@@ -4,9 +4,9 @@
 use super::run::{dir_name, EthReport, EthRun};
 use super::scenario::EthScenario;
 use iblink_model::config::ConfigError;
-use iblink_model::eth_port::{EthPortConfig, MAX_FRAME_BYTES};
+use iblink_model::eth_port::{EthPortConfig, MAX_FRAME_BYTES, TX_PAUSE_SEEN_DELAY};
 use iblink_model::ethernet::FRAME_BYTES;
-use iblink_model::pfc::{Mode, FRAME_LATENCY};
+use iblink_model::pfc::{Mode, FRAME_LATENCY, RX_DECIDE_DELAY};
 use std::fmt::Write as _;
 
 /// Headroom (`size_bytes - rfa_bytes`) that no sequence of frames can overrun, for a wire
@@ -21,15 +21,18 @@ use std::fmt::Write as _;
 /// gap before the PAUSE/PFC frame (`G = ceil(mac_overhead / (W/8))` clocks at most: it
 /// owes less than a word before a frame's gap, and stalls while it owes a word), the
 /// PAUSE/PFC frame, the wire, the other end's decision (its choice first holds the
-/// queue in the fourth clock after the frame's last byte: `pause_rx` shows it from the
-/// third and the choice reads it a clock later, docs/spec.md §10), the data frame it had
-/// started, and the wire back: in bytes,
-/// `W/8 x (N + 2 x latency + 2 + FRAME_LATENCY + N + 1 + N x reverse + G) + 64`.
+/// queue in the fifth clock after the frame's last byte: `pause_rx` shows it from the
+/// third and the choice reads it two clocks later, docs/spec.md §10), the data frame it
+/// had started, and the wire back: in bytes,
+/// `W/8 x (N + 2 x latency + 2 + FRAME_LATENCY + N + 2 + N x reverse + G) + 64`; the `2`
+/// is the receive side's decision and the choice's reading each a clock later than a
+/// clock each ([`RX_DECIDE_DELAY`] - 1 + [`TX_PAUSE_SEEN_DELAY`] - 1).
 pub fn headroom_bound(cfg: &EthPortConfig, latency: u32, mac_overhead: u32, reverse: bool) -> u64 {
     let wb = cfg.word_bytes() as u64;
     let n = (MAX_FRAME_BYTES as u64).div_ceil(wb);
     let gap = (mac_overhead as u64).div_ceil(wb);
-    wb * (n + 2 * latency as u64 + 2 + FRAME_LATENCY + n + 1 + n * reverse as u64 + gap) + FRAME_BYTES as u64
+    let late = RX_DECIDE_DELAY - 1 + TX_PAUSE_SEEN_DELAY as u64 - 1;
+    wb * (n + 2 * latency as u64 + 2 + FRAME_LATENCY + n + late + n * reverse as u64 + gap) + FRAME_BYTES as u64
 }
 
 fn pct(n: u64, d: u64) -> String {
