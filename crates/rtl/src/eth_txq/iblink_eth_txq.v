@@ -16,10 +16,12 @@
 // PAUSE/PFC frame is taken in the clock a data frame's last word moves and follows it
 // back to back.
 //
-// A queue's memory is read every clock at the word it will show next, with the word
-// being written passed straight through when it is that one, so the queue's oldest word
-// is always in a register and a frame goes back to back after another with a registered
-// block RAM read. s_axis_tkeep marks the valid byte lanes of a frame's last word (from lane 0
+// A queue's oldest words, up to three, wait in flip-flops (S0 the oldest, the word
+// offered); the block RAM behind them is read at a fetch pointer, a register, whenever
+// fewer than three words are in the flip-flops and the block RAM's output together, and
+// a word written while the block RAM holds none not yet fetched goes straight to the
+// flip-flops. So the block RAM's address and the word offered both come from registers,
+// not from this clock's pop, and a frame goes back to back after another. s_axis_tkeep marks the valid byte lanes of a frame's last word (from lane 0
 // up); the other words are whole. m_axis_tdata and m_axis_tkeep mean something only while m_axis_tvalid.
 module iblink_eth_txq #(
     // Queues, 1 to 8
@@ -178,15 +180,26 @@ genvar g;
 generate
    for (g = 0; g < QUEUES; g = g + 1) begin : queue
       reg  [SW-1:0] mem [0:(1 << ADDR_BITS) - 1];
-      reg  [SW-1:0] out;
-      // Next word to write and to send (one bit more than the address: full vs empty).
+      // Next word to write (one bit more than the address).
       reg  [ADDR_BITS:0] wr_ptr;
-      reg  [ADDR_BITS:0] rd_ptr;
+      // The read side: the next word to fetch from the block RAM (fptr), the words
+      // written and not yet fetched (pend: there are some; pend2: more than one); dout,
+      // the block RAM's output, holds the word fetched last clock when dv; the oldest
+      // words in s0, s1, s2 (cnt of them: 0 to 3); room is cnt + dv <= 2.
+      reg  [ADDR_BITS:0] fptr;
+      reg  [ADDR_BITS:0] npend;
+      reg  pend;
+      reg  pend2;
+      reg  [SW-1:0] dout;
+      reg  dv;
+      reg  [SW-1:0] s0, s1, s2;
+      reg  [1:0] cnt;
+      reg  room;
       reg  [15:0] frames;
       // frames != 0 and frames > 1, kept in flip-flops beside the count.
       reg  has_frame;
       reg  more;
-      // Words held (wr_ptr - rd_ptr) and one more, kept as registers; rdy is
+      // Words held (words written and not yet moved) and one more, kept as registers; rdy is
       // held < cfg_tx_words, kept in a flip-flop. Each next value is one of three made
       // from registers (the count one less, the same, one more), chosen by this clock's
       // take and pop (late). rdy is 1 at power-up: a queue's room is at least a maximum
@@ -217,22 +230,44 @@ generate
             keep_n[l] = !s_axis_tlast[g] || (keep_in | ~({BYTES{1'b1}} >> (BYTES - 1 - l))) == {BYTES{1'b1}};
       wire [SW-1:0] wr_word = {s_axis_tlast[g], keep_n, s_axis_tdata[DATA_WIDTH*g +: DATA_WIDTH]};
       wire [ADDR_BITS-1:0] wa = wr_ptr[ADDR_BITS-1:0];
-      // The read address: this word's, or the next one's when it moves now. Both and
-      // their bypass compares come from registers; pop (late: the scheduler, the wire's
-      // ready) only selects.
-      wire [ADDR_BITS-1:0] ra0 = rd_ptr[ADDR_BITS-1:0];
-      wire [ADDR_BITS-1:0] ra1 = ra0 + {{(ADDR_BITS-1){1'b0}}, 1'b1};
-      wire [ADDR_BITS-1:0] ra = pop ? ra1 : ra0;
-      wire bypass = take && (pop ? wa == ra1 : wa == ra0);
-
+      // Fetch from the block RAM when it holds a word not yet fetched and there is room
+      // (both registers); a word written now goes straight to the flip-flops when the
+      // block RAM holds none not yet fetched and there is room.
+      wire fetch = pend && room;
+      wire byp = take && !pend && room;
       always @(posedge clock) begin
          if (take) mem[wa] <= wr_word;
-         out <= bypass ? wr_word : mem[ra];
+         dout <= mem[fptr[ADDR_BITS-1:0]];
       end
+
+      // The flip-flops after this clock: the words kept (past the one that moves), then
+      // dout's when dv, then the word written when byp. Position k of the new order is
+      // old position k + pop while that is below cnt, else the k + pop - cnt-th word
+      // coming in. cnt is 3 at most, and cnt + dv <= 3, cnt <= 2 when byp.
+      wire [2:0] at0 = {2'b00, pop};
+      wire [SW-1:0] in0 = dv ? dout : wr_word;
+      function [SW-1:0] slot;
+         input [2:0] k;
+         input [1:0] c;
+         input [SW-1:0] a0, a1, a2, i0, i1;
+         begin
+            if (k < {1'b0, c}) slot = (k == 3'd0) ? a0 : (k == 3'd1) ? a1 : a2;
+            else slot = (k == {1'b0, c}) ? i0 : i1;
+         end
+      endfunction
+      wire [1:0] cnt_n = cnt - {1'b0, pop} + {1'b0, dv} + {1'b0, byp};
+      // room next: cnt_n + fetch <= 2.
+      wire room_n = {1'b0, cnt_n} + {2'b00, fetch} <= 3'd2;
 
       initial begin
          wr_ptr = {(ADDR_BITS+1){1'b0}};
-         rd_ptr = {(ADDR_BITS+1){1'b0}};
+         fptr = {(ADDR_BITS+1){1'b0}};
+         npend = {(ADDR_BITS+1){1'b0}};
+         pend = 1'b0;
+         pend2 = 1'b0;
+         dv = 1'b0;
+         cnt = 2'd0;
+         room = 1'b1;
          frames = 16'd0;
          has_frame = 1'b0;
          more = 1'b0;
@@ -243,7 +278,13 @@ generate
       always @(posedge clock) begin
          if (reset) begin
             wr_ptr <= {(ADDR_BITS+1){1'b0}};
-            rd_ptr <= {(ADDR_BITS+1){1'b0}};
+            fptr <= {(ADDR_BITS+1){1'b0}};
+            npend <= {(ADDR_BITS+1){1'b0}};
+            pend <= 1'b0;
+            pend2 <= 1'b0;
+            dv <= 1'b0;
+            cnt <= 2'd0;
+            room <= 1'b1;
             frames <= 16'd0;
             has_frame <= 1'b0;
             more <= 1'b0;
@@ -252,7 +293,17 @@ generate
             rdy <= cfg_tx_words != 16'd0;
          end else begin
             if (take) wr_ptr <= wr_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
-            if (pop) rd_ptr <= rd_ptr + {{ADDR_BITS{1'b0}}, 1'b1};
+            if (fetch || byp) fptr <= fptr + {{ADDR_BITS{1'b0}}, 1'b1};
+            // Words not yet fetched: + a word written that did not go straight through,
+            // - a fetch (never both a fetch and byp).
+            if ((take && !byp) != fetch)
+               npend <= fetch ? npend - one : npend + one;
+            pend <= fetch ? (pend2 || (take && !byp)) : (pend || (take && !byp));
+            pend2 <= fetch ? (npend > {{(ADDR_BITS-1){1'b0}}, 2'd2} || (pend2 && take && !byp))
+                           : (pend2 || (pend && take && !byp));
+            dv <= fetch;
+            cnt <= cnt_n;
+            room <= room_n;
             frames <= frames + {15'd0, ends} - {15'd0, go};
             has_frame <= go ? whole_n1[g] : whole_n0[g];
             // frames + ends - go > 1
@@ -265,7 +316,13 @@ generate
          end
       end
 
-      assign head[SW*g +: SW] = out;
+      always @(posedge clock) begin
+         s0 <= slot(at0, cnt, s0, s1, s2, in0, wr_word);
+         s1 <= slot(at0 + 3'd1, cnt, s0, s1, s2, in0, wr_word);
+         s2 <= slot(at0 + 3'd2, cnt, s0, s1, s2, in0, wr_word);
+      end
+
+      assign head[SW*g +: SW] = s0;
       assign whole_n0[g] = ends || has_frame;
       assign whole_n1[g] = pick[g] ? ends || more : whole_n0[g];
       // No priority of the queue paused, as paused was in the clock before: kept in a
