@@ -190,7 +190,7 @@ generate
       // The read side: the next word to fetch from the block RAM (fptr), the words
       // written and not yet fetched (pend: there are some; pend2: more than one); dout,
       // the block RAM's output, holds the word fetched last clock when dv; the oldest
-      // words in s0, s1, s2 (cnt of them: 0 to 3); room is cnt + dv <= 2.
+      // words in the slots s0, s1, s2 (cnt of them: 0 to 3); room is cnt + dv <= 2.
       reg  [ADDR_BITS:0] fptr;
       reg  [ADDR_BITS:0] npend;
       reg  pend;
@@ -245,21 +245,16 @@ generate
          dout <= mem[fptr[ADDR_BITS-1:0]];
       end
 
-      // The flip-flops after this clock: the words kept (past the one that moves), then
-      // dout's when dv, then the word written when byp. Position k of the new order is
-      // old position k + pop while that is below cnt, else the k + pop - cnt-th word
-      // coming in. cnt is 3 at most, and cnt + dv <= 3, cnt <= 2 when byp.
-      wire [2:0] at0 = {2'b00, pop};
+      // The flip-flops are a ring of three slots: the oldest word in slot rp (one-hot
+      // rp_oh), the next word coming in goes to slot wp (one-hot wp_oh), the one after it
+      // to the slot after that. dout's word comes in when dv, then the word written when
+      // byp; a pop only moves rp, so no slot's data waits on it.
       wire [SW-1:0] in0 = dv ? dout : wr_word;
-      function [SW-1:0] slot;
-         input [2:0] k;
-         input [1:0] c;
-         input [SW-1:0] a0, a1, a2, i0, i1;
-         begin
-            if (k < {1'b0, c}) slot = (k == 3'd0) ? a0 : (k == 3'd1) ? a1 : a2;
-            else slot = (k == {1'b0, c}) ? i0 : i1;
-         end
-      endfunction
+      reg  [2:0] rp_oh;
+      reg  [2:0] wp_oh;
+      wire [2:0] wp_oh1 = {wp_oh[1:0], wp_oh[2]};
+      wire [2:0] wr0 = wp_oh & {3{dv || byp}};
+      wire [2:0] wr1 = wp_oh1 & {3{dv && byp}};
       wire [1:0] cnt_n = cnt - {1'b0, pop} + {1'b0, dv} + {1'b0, byp};
       // room next: cnt_n + fetch <= 2.
       wire room_n = {1'b0, cnt_n} + {2'b00, fetch} <= 3'd2;
@@ -322,12 +317,26 @@ generate
       end
 
       always @(posedge clock) begin
-         s0 <= slot(at0, cnt, s0, s1, s2, in0, wr_word);
-         s1 <= slot(at0 + 3'd1, cnt, s0, s1, s2, in0, wr_word);
-         s2 <= slot(at0 + 3'd2, cnt, s0, s1, s2, in0, wr_word);
+         if (wr0[0]) s0 <= in0; else if (wr1[0]) s0 <= wr_word;
+         if (wr0[1]) s1 <= in0; else if (wr1[1]) s1 <= wr_word;
+         if (wr0[2]) s2 <= in0; else if (wr1[2]) s2 <= wr_word;
+      end
+      initial begin
+         rp_oh = 3'b001;
+         wp_oh = 3'b001;
+      end
+      always @(posedge clock) begin
+         if (reset) begin
+            rp_oh <= 3'b001;
+            wp_oh <= 3'b001;
+         end else begin
+            if (pop) rp_oh <= {rp_oh[1:0], rp_oh[2]};
+            if (dv && byp) wp_oh <= {wp_oh[0], wp_oh[2:1]};
+            else if (dv || byp) wp_oh <= wp_oh1;
+         end
       end
 
-      assign head[SW*g +: SW] = s0;
+      assign head[SW*g +: SW] = (s0 & {SW{rp_oh[0]}}) | (s1 & {SW{rp_oh[1]}}) | (s2 & {SW{rp_oh[2]}});
       assign whole_n0[g] = ends || has_frame;
       assign whole_n1[g] = pick[g] ? ends || more : whole_n0[g];
       // No priority of the queue paused, as paused was in the clock before: kept in a
