@@ -248,13 +248,16 @@ generate
       // The flip-flops are a ring of three slots: the oldest word in slot rp (one-hot
       // rp_oh), the next word coming in goes to slot wp (one-hot wp_oh), the one after it
       // to the slot after that. dout's word comes in when dv, then the word written when
-      // byp; a pop only moves rp, so no slot's data waits on it.
+      // byp. Slot wp, when free (cnt < 3), takes dv ? dout : the word written in every
+      // clock, and slot wp + 1, when free (cnt < 2), the word written: what is taken is
+      // counted by wp and cnt alone, and a free slot's contents are never read. So no
+      // slot waits on this clock's take or pop.
       wire [SW-1:0] in0 = dv ? dout : wr_word;
       reg  [2:0] rp_oh;
       reg  [2:0] wp_oh;
       wire [2:0] wp_oh1 = {wp_oh[1:0], wp_oh[2]};
-      wire [2:0] wr0 = wp_oh & {3{dv || byp}};
-      wire [2:0] wr1 = wp_oh1 & {3{dv && byp}};
+      wire [2:0] wr0 = wp_oh & {3{cnt != 2'd3}};
+      wire [2:0] wr1 = wp_oh1 & {3{!cnt[1]}};
       wire [1:0] cnt_n = cnt - {1'b0, pop} + {1'b0, dv} + {1'b0, byp};
       // room next: cnt_n + fetch <= 2.
       wire room_n = {1'b0, cnt_n} + {2'b00, fetch} <= 3'd2;
