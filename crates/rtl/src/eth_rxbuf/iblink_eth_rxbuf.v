@@ -198,18 +198,6 @@ generate
       end
    end
 endgenerate
-reg              ctrl_s;
-reg [QUEUES-1:0] qsel_s;
-integer v;
-always @(*) begin
-   ctrl_s = 1'b0;
-   qsel_s = {QUEUES{1'b0}};
-   for (v = 0; v < HDR_WORDS; v = v + 1)
-      if ({23'd0, idx} == v) begin
-         ctrl_s = ctrl_h[v];
-         qsel_s = qsel_h[QUEUES*v +: QUEUES];
-      end
-end
 reg              ctrl_r;
 reg [QUEUES-1:0] qsel_r;
 always @(posedge clock)
@@ -217,8 +205,17 @@ always @(posedge clock)
       ctrl_r <= ctrl_full;
       qsel_r <= qsel_full;
    end
-wire              ctrl = short ? ctrl_s : ctrl_r;
-wire [QUEUES-1:0] qsel = short ? qsel_s : qsel_r;
+// The queue (one-hot) of a data frame ending in this word, 0 for a control frame: each
+// case (the frame ends in header word v, or past the header) masked by its own
+// condition from registers and by its own class, ORed last, so no select by idx stands
+// between a compare and the store decision.
+reg [QUEUES-1:0] dsel;
+integer v;
+always @(*) begin
+   dsel = qsel_r & {QUEUES{!short && !ctrl_r}};
+   for (v = 0; v < HDR_WORDS; v = v + 1)
+      dsel = dsel | (qsel_h[QUEUES*v +: QUEUES] & {QUEUES{{23'd0, idx} == v && !ctrl_h[v]}});
+end
 
 wire        done = s_axis_tvalid && s_axis_tlast;
 // idx moves on to the next word (a word that is not the last, before a maximum frame).
@@ -243,7 +240,7 @@ wire [QUEUES-1:0] st = sel_r & room_r & {QUEUES{len_r}};
 // Known from power-up, as m_axis_* below: drop holds no X before the first frame.
 initial sel_r = {QUEUES{1'b0}};
 always @(posedge clock) begin
-   sel_r <= (done && !ctrl && !s_axis_tuser && !reset) ? qsel : {QUEUES{1'b0}};
+   sel_r <= dsel & {QUEUES{done && !s_axis_tuser && !reset}};
    len_r <= !over && len_ok;
    words_r <= words;
 end
