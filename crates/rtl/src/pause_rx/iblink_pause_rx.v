@@ -281,7 +281,13 @@ generate
          quanta <= op_pause ? f16 : pt;
          will_load <= !reset && cand && (op_pause || (op_pfc && f16[p]));
       end
-      wire load = will_load && fcs_ok;
+      // fcs_eq's own copy, kept (not merged with the others), so the check that
+      // completes a load is made beside this timer rather than fanned out from one place.
+      (* keep *) reg [7:0] fcs_eq_p;
+      initial fcs_eq_p = 8'd0;
+      always @(posedge clock)
+         if (in_valid) fcs_eq_p <= fcs_eq_next;
+      wire load = will_load && &fcs_eq_p;
       // run: timer != 0, kept in a register beside it (from the timer's next value), so
       // paused leaves a flip-flop rather than a wide OR.
       reg run;
