@@ -172,7 +172,7 @@ impl CycleSim for EthPortModelSim {
 /// Users, the far end's frames and the readers of one port, reacting to its last
 /// outputs. The configuration is random and valid (docs/spec.md §9): PFC or PAUSE, masks that
 /// share no priority, short pause times so refreshes come often, RX-fill triggers on most
-/// queues, buffers of half a maximum frame to three. Users offer 802.1Q frames of their
+/// queues (at least one), buffers of half a maximum frame to three. Users offer 802.1Q frames of their
 /// queue's priorities and hold a word until it is taken; the far end sends data frames
 /// of any priority, good PFC and PAUSE frames with short times (and releases), and now
 /// and then a bad one; readers go through phases of full speed, slow and stopped; the
@@ -212,11 +212,14 @@ impl EthPortStimulus {
         }
         let wb = (width / 8) as u16;
         let mw = max_words(width) as u16;
+        // Fill thresholds on some queues, at least one so the RX-fill trigger is always
+        // exercised.
+        let fill_q = r.gen_range(0..queues);
         for q in 0..queues {
             c.cfg_pause_quanta[q] = r.gen_range(6..60);
             c.cfg_size_words[q] = r.gen_range(mw / 2..=(3 * mw).min(max_size_words(width) as u16));
             let size = c.cfg_size_words[q] * wb;
-            if r.gen_bool(0.75) {
+            if r.gen_bool(0.75) || q == fill_q {
                 c.cfg_fill_en |= 1 << q;
                 c.cfg_rfa[q] = r.gen_range(size / 4..size - 8);
                 c.cfg_rfd[q] = r.gen_range(0..c.cfg_rfa[q]);
