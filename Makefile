@@ -24,8 +24,13 @@ run: deps build
 	$(IBLINK) sim --scenario $(QUICKSTART) --vcd-window $(QUICKSTART_VCD_WINDOW)
 
 ## test: every test: lint of the emitted RTL, the cocotb testbenches on Icarus, unit, snapshot, lockstep and CLI tests,
-## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40)
-test: deps build lint formal-fast cocotb
+## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40).
+## One cargo run builds the command line and every test binary; lint, the fast proofs and
+## cocotb then run two at a time (each target's output printed whole when it ends), then
+## the cargo tests.
+test: deps
+	$(CARGO) test --workspace --release --no-run
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint formal-fast cocotb
 	$(CARGO) test --workspace --release
 
 ## cocotb: the cocotb testbenches (tb/cocotb/, pytest) on Icarus Verilog, from .venv-tb/
