@@ -41,7 +41,8 @@ cocotb: deps
 ## soak: the same lockstep as `make test`, 10,000,000 cycles per block configuration
 ## (model, Rust twin and Verilator compared every clock), the system scenarios, and the
 ## fuzz tests (crates/sim/tests/fuzz/) with 10,000,000 inputs per decoder and frames per
-## RX twin and texts per TOML loader (`make test`: 1,000,000 each)
+## RX twin and texts per TOML loader (`make test`: 1,000,000 inputs, frames and packets,
+## 250,000 texts)
 SOAK_CYCLES ?= 10000000
 SOAK_FUZZ_INPUTS ?= 10000000
 SOAK_FUZZ_TOML_INPUTS ?= 10000000
