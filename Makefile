@@ -24,8 +24,13 @@ run: deps build
 	$(IBLINK) sim --scenario $(QUICKSTART) --vcd-window $(QUICKSTART_VCD_WINDOW)
 
 ## test: every test: lint of the emitted RTL, the cocotb testbenches on Icarus, unit, snapshot, lockstep and CLI tests,
-## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40)
-test: deps build lint formal-fast cocotb
+## and the synthesis smoke test (crates/synth/tests/smoke.rs: CRC w8 through yosys + nextpnr-ice40).
+## One cargo run builds the command line and every test binary; lint, the fast proofs and
+## cocotb then run two at a time (each target's output printed whole when it ends), then
+## the cargo tests.
+test: deps
+	$(CARGO) test --workspace --release --no-run
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint formal-fast cocotb
 	$(CARGO) test --workspace --release
 
 ## cocotb: the cocotb testbenches (tb/cocotb/, pytest) on Icarus Verilog, from .venv-tb/
@@ -36,7 +41,8 @@ cocotb: deps
 ## soak: the same lockstep as `make test`, 10,000,000 cycles per block configuration
 ## (model, Rust twin and Verilator compared every clock), the system scenarios, and the
 ## fuzz tests (crates/sim/tests/fuzz/) with 10,000,000 inputs per decoder and frames per
-## RX twin and texts per TOML loader (`make test`: 1,000,000 each)
+## RX twin and texts per TOML loader (`make test`: 1,000,000 inputs, frames and packets,
+## 250,000 texts)
 SOAK_CYCLES ?= 10000000
 SOAK_FUZZ_INPUTS ?= 10000000
 SOAK_FUZZ_TOML_INPUTS ?= 10000000
