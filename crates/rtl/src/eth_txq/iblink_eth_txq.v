@@ -16,13 +16,15 @@
 // PAUSE/PFC frame is taken in the clock a data frame's last word moves and follows it
 // back to back.
 //
-// A queue's oldest words, up to three, wait in flip-flops (S0 the oldest, the word
-// offered); the block RAM behind them is read at a fetch pointer, a register, whenever
-// fewer than three words are in the flip-flops and the block RAM's output together, and
-// a word written while the block RAM holds none not yet fetched goes straight to the
-// flip-flops. So the block RAM's address and the word offered both come from registers,
-// not from this clock's pop, and a frame goes back to back after another. s_axis_tkeep marks the valid byte lanes of a frame's last word (from lane 0
-// up); the other words are whole. m_axis_tdata and m_axis_tkeep mean something only while m_axis_tvalid.
+// A queue's oldest words, up to three, wait in a ring of three flip-flop slots (the
+// oldest is the word offered); the block RAM behind them is read at a fetch pointer, a
+// register, whenever fewer than three words are in the slots and the block RAM's output
+// together, and a word written while the block RAM holds none not yet fetched goes
+// straight to a slot. So the block RAM's address and the word offered both come from
+// registers, not from this clock's pop, and a frame goes back to back after another.
+// s_axis_tkeep marks the valid byte lanes of a frame's last word (from lane 0 up); the
+// other words are whole. m_axis_tdata and m_axis_tkeep mean something only while
+// m_axis_tvalid.
 module iblink_eth_txq #(
     // Queues, 1 to 8
     parameter QUEUES = 4,
