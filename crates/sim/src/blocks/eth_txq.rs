@@ -120,7 +120,10 @@ pub fn eth_txq_sim(queues: usize, width: usize, b: Backend, vcd: Option<&Path>) 
 /// The users and the rest of the port, reacting to the block's last outputs: each queue's
 /// user offers frames of 1 to 200 words (a fifth of one word, to be sent in the clock
 /// after it was written) a word at a time,
-/// holding a word until it is taken, with pauses; priorities go through phases of being
+/// holding a word until it is taken, in phases of its own (a new word after each taken
+/// one in every clock, in 70 % or 15 % of clocks, or none), so that a queue fills while
+/// the wire serves others or stalls and then drains with nothing or little coming in, at
+/// any number of queues; priorities go through phases of being
 /// paused; a PAUSE/PFC frame (8 or 16 words of `ctrl`) starts now and then where the
 /// port's would, when no data frame was in progress (`tx_busy` low), its words held
 /// until they move. The wire's `m_axis_tready` goes through phases (docs/spec.md §10): always
@@ -136,6 +139,9 @@ pub struct EthTxqStimulus {
     left: [usize; 8],
     cur: [Option<(u64, u8, bool)>; 8],
     offered: u8,
+    /// Per queue: the chance of a new word in a clock, and the clocks left at it.
+    rate: [f64; 8],
+    rate_for: [u64; 8],
     ctrl_left: usize,
     /// The PAUSE/PFC word offered (data, last) and whether it was offered last clock.
     ctrl_cur: Option<(u64, bool)>,
@@ -164,6 +170,8 @@ impl EthTxqStimulus {
             left: [0; 8],
             cur: [None; 8],
             offered: 0,
+            rate: [0.7; 8],
+            rate_for: [0; 8],
             ctrl_left: 0,
             ctrl_cur: None,
             ctrl_offered: false,
@@ -185,7 +193,12 @@ impl EthTxqStimulus {
             if taken >> q & 1 == 1 {
                 self.cur[q] = None;
             }
-            if self.cur[q].is_none() && r.gen_bool(0.7) {
+            if self.rate_for[q] == 0 {
+                self.rate_for[q] = r.gen_range(50..2_000);
+                self.rate[q] = [1.0, 0.7, 0.7, 0.15, 0.0][r.gen_range(0..5)];
+            }
+            self.rate_for[q] -= 1;
+            if self.cur[q].is_none() && r.gen_bool(self.rate[q]) {
                 if self.left[q] == 0 {
                     self.left[q] = match r.gen_range(0..10) {
                         0 | 1 => 1,
@@ -203,8 +216,9 @@ impl EthTxqStimulus {
         self.offered = 0;
         for q in 0..self.queues {
             if let Some((d, k, l)) = self.cur[q] {
-                // A user may also let its word go for a clock (valid low) and come back.
-                if r.gen_bool(0.9) {
+                // A user may also let its word go for a clock (valid low) and come back
+                // (not in a phase of a word every clock).
+                if self.rate[q] >= 1.0 || r.gen_bool(0.9) {
                     i.s_axis_tvalid |= 1 << q;
                     i.s_axis_tdata[q] = d;
                     i.s_axis_tkeep[q] = k;
