@@ -190,7 +190,9 @@ generate
       // Next word to write (one bit more than the address).
       reg  [ADDR_BITS:0] wr_ptr;
       // The read side: the next word to fetch from the block RAM (fptr), the words
-      // written and not yet fetched (pend: there are some; pend2: more than one); dout,
+      // written and not yet fetched (npend, which is wr_ptr - fptr kept as a counter of
+      // its own so that pend2's next value compares a register, not a difference; pend:
+      // there are some; pend2: more than one); dout,
       // the block RAM's output, holds the word fetched last clock when dv; the oldest
       // words in the slots s0, s1, s2 (cnt of them: 0 to 3); room is cnt + dv <= 2.
       reg  [ADDR_BITS:0] fptr;
